@@ -1,0 +1,37 @@
+/** @module Who is calling: bearer API keys by hash, scopes, and the admin token compared in constant time. */
+
+import { createHash, timingSafeEqual } from 'node:crypto'
+import type { KeyRecord, Scope, SystemState } from '../ledger/system.js'
+
+export function hashSecret(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex')
+}
+
+function bearerOf(authorization: string | undefined): string | null {
+  if (authorization === undefined) return null
+  const match = /^Bearer[ ]+(\S+)\s*$/i.exec(authorization)
+  return match === null ? null : match[1]
+}
+
+/**
+ * The key for an Authorization header, or null. Keys are found by the sha256 of the secret, so the
+ * lookup's timing depends only on a hash the caller cannot steer toward a stored one.
+ */
+export function authenticate(system: SystemState, authorization: string | undefined): KeyRecord | null {
+  const secret = bearerOf(authorization)
+  if (secret === null || secret.length > 512) return null
+  const key = system.keysByHash.get(hashSecret(secret))
+  if (key === undefined || key.revokedAtMs !== null) return null
+  return key
+}
+
+export function hasScope(key: KeyRecord, scope: Scope): boolean {
+  return key.scopes.includes(scope)
+}
+
+/** Constant-time comparison of the admin token (both sides hashed to equal length first). */
+export function isAdmin(adminToken: string, authorization: string | undefined): boolean {
+  const presented = bearerOf(authorization)
+  if (presented === null) return false
+  return timingSafeEqual(createHash('sha256').update(presented).digest(), createHash('sha256').update(adminToken).digest())
+}

@@ -1,0 +1,78 @@
+/** @module uWebSockets.js plumbing: read a bounded body, notice aborted clients, write a corked response. */
+
+import type { HttpRequest, HttpResponse } from 'uWebSockets.js'
+
+export interface Exchange {
+  readonly res: HttpResponse
+  aborted: boolean
+  answered: boolean
+  /** Called once, when the exchange is answered or the client went away. */
+  readonly onSettled: () => void
+}
+
+export interface ReadBody {
+  /** The body, or null when it exceeded the limit (the rest was read and dropped). */
+  readonly bytes: Buffer | null
+}
+
+const statusText: Record<number, string> = {
+  200: 'OK', 201: 'Created', 204: 'No Content', 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden',
+  404: 'Not Found', 409: 'Conflict', 413: 'Payload Too Large', 422: 'Unprocessable Entity', 429: 'Too Many Requests',
+  500: 'Internal Server Error', 503: 'Service Unavailable',
+}
+
+export function openExchange(res: HttpResponse, onSettled: () => void): Exchange {
+  const exchange: Exchange = { res, aborted: false, answered: false, onSettled }
+  // uWS frees the response when the client goes away; touching it after that would crash the process.
+  res.onAborted(() => {
+    exchange.aborted = true
+    if (!exchange.answered) onSettled()
+  })
+  return exchange
+}
+
+/** Headers must be read before the handler returns: uWS reuses the request object after that. */
+export function readHeaders(req: HttpRequest, names: readonly string[]): Map<string, string> {
+  const headers = new Map<string, string>()
+  for (const name of names) {
+    const value = req.getHeader(name)
+    if (value !== '') headers.set(name, value)
+  }
+  return headers
+}
+
+/** Collects the body up to bytesMax; past it, keeps draining but drops the bytes. */
+export function readBody(exchange: Exchange, bytesMax: number, done: (body: ReadBody) => void): void {
+  const chunks: Buffer[] = []
+  let length = 0
+  let tooLarge = false
+  exchange.res.onData((chunk, isLast) => {
+    if (!tooLarge) {
+      length += chunk.byteLength
+      if (length > bytesMax) {
+        tooLarge = true
+        chunks.length = 0
+      } else {
+        // uWS reuses the chunk's memory after this callback: copy it.
+        chunks.push(Buffer.from(new Uint8Array(chunk).slice()))
+      }
+    }
+    if (isLast) done({ bytes: tooLarge ? null : Buffer.concat(chunks, length) })
+  })
+}
+
+export function send(exchange: Exchange, status: number, body: string, headers: readonly (readonly [string, string])[]): void {
+  if (exchange.aborted || exchange.answered) return
+  exchange.answered = true
+  exchange.onSettled()
+  exchange.res.cork(() => {
+    exchange.res.writeStatus(`${status} ${statusText[status] ?? 'Unknown'}`)
+    for (const [name, value] of headers) exchange.res.writeHeader(name, value)
+    if (status === 204) {
+      exchange.res.endWithoutBody()
+      return
+    }
+    exchange.res.writeHeader('content-type', 'application/json')
+    exchange.res.end(body)
+  })
+}

@@ -1,0 +1,57 @@
+/** @module /v2/entries routes: post a balanced entry, read one, list with filters. No PATCH or DELETE. */
+
+import { reject } from '../../errors.js'
+import { parseTimestampMs } from '../../ledger/calendar.js'
+import { getEntry } from '../../ledger/entries.js'
+import { listEntries } from '../../ledger/entry-list.js'
+import type { V2Route } from '../route.js'
+import { limitParam, textParam, timestampParam } from '../query.js'
+import { entryPost } from '../schemas/ledger.js'
+import { validator } from '../schemas/validate.js'
+
+interface EntryBody {
+  lines: { account: string; amount: number }[]
+  effective_at?: string
+  description?: string | null
+  metadata?: Record<string, string> | null
+}
+
+export const entryRoutes: V2Route[] = [
+  {
+    method: 'POST', pattern: '/v2/entries', scope: 'entries:write', summary: 'Post a balanced entry',
+    body: { validate: validator(entryPost) },
+    handle: ({ actor, envelope, body }) => {
+      const input = body as EntryBody
+      const zero = input.lines.findIndex((line) => line.amount === 0)
+      if (zero >= 0) return reject('request_invalid', 'Entry line amounts must be non-zero.', [{ path: `/lines/${zero}/amount`, message: 'must not be 0' }])
+      let effectiveAtMs: number | null = null
+      if (input.effective_at !== undefined) {
+        effectiveAtMs = parseTimestampMs(input.effective_at)
+        if (effectiveAtMs === null) return reject('request_invalid', 'effective_at must be an RFC 3339 timestamp.', [{ path: '/effective_at', message: 'must be an RFC 3339 timestamp' }])
+      }
+      return actor.submit({
+        ...envelope, type: 'entry.post', lines: input.lines.map(({ account, amount }) => ({ account, amount })),
+        effective_at_ms: effectiveAtMs, description: input.description ?? null, metadata: input.metadata ?? null,
+      })
+    },
+  },
+  {
+    method: 'GET', pattern: '/v2/entries/:id', scope: 'entries:read', summary: 'Read one entry',
+    handle: ({ actor, params, key }) => actor.query((state) => getEntry(state, params.id, key.accounts)),
+  },
+  {
+    method: 'GET', pattern: '/v2/entries', scope: 'entries:read', summary: 'List entries',
+    handle: ({ actor, key, query }) => {
+      const limit = limitParam(query)
+      if (!limit.ok) return limit
+      const parsed = [textParam(query, 'account'), textParam(query, 'reconciliation'), textParam(query, 'cursor', 1024)] as const
+      for (const param of parsed) if (!param.ok) return param
+      const from = timestampParam(query, 'from')
+      if (!from.ok) return from
+      const to = timestampParam(query, 'to')
+      if (!to.ok) return to
+      const [account, reconciliation, cursor] = parsed.map((param) => (param.ok ? param.value : null))
+      return actor.query((state) => listEntries(state, { account, reconciliation, fromMs: from.value, toMs: to.value, limit: limit.value, cursor }, key.accounts))
+    },
+  },
+]

@@ -1,0 +1,106 @@
+/** @module /v2/reconciliations routes: windows, statement lines (JSON or CSV), matches, transitions, history. */
+
+import type { StatementLineInput } from '../../ledger/commands.js'
+import { listMatches } from '../../ledger/matches.js'
+import { getWindow, listLines, listWindows, windowHistory } from '../../ledger/windows.js'
+import type { V2Route } from '../route.js'
+import { enumParam, limitParam, textParam } from '../query.js'
+import { linesAdd, matchCreate, windowOpen, windowTransition } from '../schemas/ledger.js'
+import { validator } from '../schemas/validate.js'
+import { parseStatementCsv } from '../statement-csv.js'
+
+interface WindowBody {
+  label: string
+  accounts: string[]
+  window: { from: string; to: string }
+  claimed_movement: number
+  statement_ref?: string | null
+  tolerance?: number
+}
+
+export const reconciliationRoutes: V2Route[] = [
+  {
+    method: 'POST', pattern: '/v2/reconciliations', scope: 'recon:write', summary: 'Open a window',
+    body: { validate: validator(windowOpen) },
+    handle: ({ actor, envelope, body, workspace }) => {
+      const input = body as WindowBody
+      return actor.submit({
+        ...envelope, type: 'window.open', label: input.label, accounts: input.accounts, from: input.window.from, to: input.window.to,
+        claimed_movement: input.claimed_movement, statement_ref: input.statement_ref ?? null, tolerance: input.tolerance ?? 0, time_zone: workspace.timeZone,
+      })
+    },
+  },
+  {
+    method: 'GET', pattern: '/v2/reconciliations', scope: 'recon:read', summary: 'List windows',
+    handle: ({ actor, key, query }) => {
+      const limit = limitParam(query)
+      if (!limit.ok) return limit
+      const state = enumParam(query, 'state', ['open', 'balanced', 'closed', 'abandoned'] as const)
+      if (!state.ok) return state
+      const account = textParam(query, 'account')
+      if (!account.ok) return account
+      const cursor = textParam(query, 'cursor', 1024)
+      if (!cursor.ok) return cursor
+      return actor.query((workspace) => listWindows(workspace, { state: state.value, account: account.value, limit: limit.value, cursor: cursor.value }, key.accounts))
+    },
+  },
+  {
+    method: 'GET', pattern: '/v2/reconciliations/:id', scope: 'recon:read', summary: 'Read a window with live figures',
+    handle: ({ actor, key, params }) => actor.query((state) => getWindow(state, params.id, key.accounts)),
+  },
+  {
+    method: 'PATCH', pattern: '/v2/reconciliations/:id', scope: 'recon:write', summary: 'Close or abandon a window',
+    body: { validate: validator(windowTransition) },
+    handle: ({ actor, envelope, body, params }) => {
+      const input = body as { state: string; reason?: string | null }
+      return actor.submit({ ...envelope, type: 'window.transition', window: params.id, state: input.state, reason: input.reason ?? null })
+    },
+  },
+  {
+    method: 'POST', pattern: '/v2/reconciliations/:id/lines', scope: 'recon:write', summary: 'Add statement lines (JSON or text/csv)',
+    body: { validate: validator(linesAdd), bytesMax: 16 * 1024 * 1024, parse: (bytes) => parseStatementCsv(bytes) },
+    handle: ({ actor, envelope, body, params }) => {
+      const input = body as { lines: { amount: number; date: string; reference?: string | null; description?: string | null }[] }
+      const lines: StatementLineInput[] = input.lines.map((line) => ({ amount: line.amount, date: line.date, reference: line.reference ?? null, description: line.description ?? null }))
+      return actor.submit({ ...envelope, type: 'window.lines.add', window: params.id, lines })
+    },
+  },
+  {
+    method: 'GET', pattern: '/v2/reconciliations/:id/lines', scope: 'recon:read', summary: 'List statement lines',
+    handle: ({ actor, key, params, query }) => {
+      const limit = limitParam(query)
+      if (!limit.ok) return limit
+      const status = enumParam(query, 'status', ['matched', 'unmatched'] as const)
+      if (!status.ok) return status
+      const cursor = textParam(query, 'cursor', 1024)
+      if (!cursor.ok) return cursor
+      return actor.query((state) => listLines(state, params.id, { status: status.value, limit: limit.value, cursor: cursor.value }, key.accounts))
+    },
+  },
+  {
+    method: 'POST', pattern: '/v2/reconciliations/:id/matches', scope: 'recon:write', summary: 'Attach a match',
+    body: { validate: validator(matchCreate) },
+    handle: ({ actor, envelope, body, params }) => {
+      const input = body as { statement_lines: string[]; entries?: string[]; strategy: 'amount_and_date' | 'manual' | 'write_off'; reason?: string | null }
+      return actor.submit({ ...envelope, type: 'match.create', window: params.id, statement_lines: input.statement_lines, entries: input.entries ?? [], strategy: input.strategy, reason: input.reason ?? null })
+    },
+  },
+  {
+    method: 'GET', pattern: '/v2/reconciliations/:id/matches', scope: 'recon:read', summary: 'List matches, active and reversed',
+    handle: ({ actor, key, params, query }) => {
+      const limit = limitParam(query)
+      if (!limit.ok) return limit
+      const cursor = textParam(query, 'cursor', 1024)
+      if (!cursor.ok) return cursor
+      return actor.query((state) => listMatches(state, params.id, { limit: limit.value, cursor: cursor.value }, key.accounts))
+    },
+  },
+  {
+    method: 'DELETE', pattern: '/v2/reconciliations/:id/matches/:match_id', scope: 'recon:write', summary: 'Reverse a match (unmatch)',
+    handle: ({ actor, envelope, params }) => actor.submit({ ...envelope, type: 'match.reverse', window: params.id, match: params.match_id }),
+  },
+  {
+    method: 'GET', pattern: '/v2/reconciliations/:id/history', scope: 'recon:read', summary: 'The audit trail of a window',
+    handle: ({ actor, key, params }) => actor.query((state) => windowHistory(state, params.id, key.accounts)),
+  },
+]

@@ -1,0 +1,24 @@
+/** @module Compiled typebox validators that turn schema failures into request_invalid details. */
+
+import { Compile } from 'typebox/compile'
+import type { Static, TSchema } from 'typebox'
+import { reject, type ErrorDetail, type Rejection } from '../../errors.js'
+
+const detailsMax = 20
+
+export interface Validator<T> {
+  (value: unknown): { ok: true; value: T } | Rejection
+}
+
+export function validator<S extends TSchema>(schema: S): Validator<Static<S>> {
+  const compiled = Compile(schema)
+  return (value: unknown) => {
+    if (compiled.Check(value)) return { ok: true, value: value as Static<S> }
+    const details: ErrorDetail[] = []
+    for (const error of compiled.Errors(value)) {
+      details.push({ path: error.instancePath === '' ? '/' : error.instancePath, message: error.message })
+      if (details.length === detailsMax) break
+    }
+    return reject('request_invalid', `Invalid request: ${details[0]?.path ?? '/'} ${details[0]?.message ?? ''}`.trim(), details)
+  }
+}

@@ -1,0 +1,64 @@
+/** @module The chart of accounts: create, rename, re-tag, look up and present accounts. */
+
+import { reject } from '../errors.js'
+import type { AccountCreate, AccountUpdate } from './commands.js'
+import { makeId, parseId } from './ids.js'
+import { accept, type Outcome } from './outcome.js'
+import { formatTimestamp } from './calendar.js'
+import { SumTree } from './sum-tree.js'
+import type { Account, WorkspaceState } from './state.js'
+import { isVisible, type Visibility } from './visibility.js'
+
+export const accountNamePattern = '^[A-Za-z0-9_.-]+(:[A-Za-z0-9_.-]+)+$'
+const accountNameRegExp = new RegExp(accountNamePattern)
+export const accountNameLengthMax = 200
+
+export function isAccountName(name: string): boolean {
+  return name.length <= accountNameLengthMax && accountNameRegExp.test(name)
+}
+
+/** An account by id or by name, only when the key can see it. */
+export function findAccount(state: WorkspaceState, reference: string, visibility: Visibility): Account | undefined {
+  const seq = parseId('acc_', state.tag, reference)
+  const account = seq > 0 ? state.accounts[seq - 1] : state.accountsByName.get(reference)
+  if (account === undefined || !isVisible(visibility, account.name)) return undefined
+  return account
+}
+
+export function accountView(account: Account): object {
+  return { id: account.id, name: account.name, tags: account.tags, created_at: formatTimestamp(account.createdAtMs) }
+}
+
+export function createAccount(state: WorkspaceState, command: AccountCreate): Outcome {
+  if (!isAccountName(command.name)) return reject('request_invalid', 'Account name must be segments joined by ":".', [{ path: '/name', message: 'invalid account name' }])
+  if (!isVisible(command.visibility, command.name)) return reject('scope_missing', `This key cannot create accounts outside its visible accounts: ${command.name}.`)
+  if (state.accountsByName.has(command.name)) return reject('account_exists', `An account named ${command.name} already exists.`)
+  const seq = state.accounts.length + 1
+  const account: Account = {
+    id: makeId('acc_', state.tag, seq),
+    seq,
+    name: command.name,
+    tags: [...command.tags],
+    createdAtMs: command.at_ms,
+    index: new SumTree(),
+  }
+  state.accounts.push(account)
+  state.accountsByName.set(account.name, account)
+  return accept(201, accountView(account))
+}
+
+export function updateAccount(state: WorkspaceState, command: AccountUpdate): Outcome {
+  const account = findAccount(state, command.account, command.visibility)
+  if (account === undefined) return reject('not_found', 'No such account.')
+  const name = command.name
+  if (name !== undefined && name !== account.name) {
+    if (!isAccountName(name)) return reject('request_invalid', 'Account name must be segments joined by ":".', [{ path: '/name', message: 'invalid account name' }])
+    if (!isVisible(command.visibility, name)) return reject('scope_missing', `This key cannot name an account outside its visible accounts: ${name}.`)
+    if (state.accountsByName.has(name)) return reject('account_exists', `An account named ${name} already exists.`)
+    state.accountsByName.delete(account.name)
+    account.name = name
+    state.accountsByName.set(name, account)
+  }
+  if (command.tags !== undefined) account.tags = [...command.tags]
+  return accept(200, accountView(account))
+}

@@ -1,0 +1,92 @@
+/** @module The commands a workspace actor applies, as they are logged: plain data, wire names, time and key inside. */
+
+import type { Visibility } from './visibility.js'
+
+/** What every command carries: the clock reading and the acting key, stamped once at the edge. */
+export interface CommandEnvelope {
+  readonly at_ms: number
+  readonly key_id: string
+  readonly visibility: Visibility
+  readonly idempotency?: { readonly key: string; readonly fingerprint: string }
+}
+
+export interface AccountCreate extends CommandEnvelope {
+  readonly type: 'account.create'
+  readonly name: string
+  readonly tags: readonly string[]
+}
+
+export interface AccountUpdate extends CommandEnvelope {
+  readonly type: 'account.update'
+  readonly account: string
+  readonly name?: string
+  readonly tags?: readonly string[]
+}
+
+export interface EntryPost extends CommandEnvelope {
+  readonly type: 'entry.post'
+  readonly lines: readonly { readonly account: string; readonly amount: number }[]
+  readonly effective_at_ms: number | null
+  readonly description: string | null
+  readonly metadata: Readonly<Record<string, string>> | null
+}
+
+export interface WindowOpen extends CommandEnvelope {
+  readonly type: 'window.open'
+  readonly label: string
+  readonly accounts: readonly string[]
+  readonly from: string
+  readonly to: string
+  readonly claimed_movement: number
+  readonly statement_ref: string | null
+  readonly tolerance: number
+  /** The workspace timezone when the window was opened; the window keeps it. */
+  readonly time_zone: string
+}
+
+export interface StatementLineInput {
+  readonly amount: number
+  readonly date: string
+  readonly reference: string | null
+  readonly description: string | null
+}
+
+export interface WindowLinesAdd extends CommandEnvelope {
+  readonly type: 'window.lines.add'
+  readonly window: string
+  readonly lines: readonly StatementLineInput[]
+}
+
+export type MatchStrategy = 'amount_and_date' | 'manual' | 'write_off'
+
+export interface MatchCreate extends CommandEnvelope {
+  readonly type: 'match.create'
+  readonly window: string
+  readonly statement_lines: readonly string[]
+  readonly entries: readonly string[]
+  readonly strategy: MatchStrategy
+  readonly reason: string | null
+}
+
+export interface MatchReverse extends CommandEnvelope {
+  readonly type: 'match.reverse'
+  readonly window: string
+  readonly match: string
+}
+
+export interface WindowTransition extends CommandEnvelope {
+  readonly type: 'window.transition'
+  readonly window: string
+  readonly state: string
+  readonly reason: string | null
+}
+
+export type WorkspaceCommand =
+  | AccountCreate
+  | AccountUpdate
+  | EntryPost
+  | WindowOpen
+  | WindowLinesAdd
+  | MatchCreate
+  | MatchReverse
+  | WindowTransition

@@ -1,0 +1,108 @@
+/** @module Postings: validate and post a balanced entry, present entries, derive balances at a time. */
+
+import { reject, type ErrorDetail } from '../errors.js'
+import { findAccount } from './accounts.js'
+import { formatTimestamp } from './calendar.js'
+import type { EntryPost } from './commands.js'
+import { makeId, parseId } from './ids.js'
+import { addSafe, sumSafe } from './money.js'
+import { accept, type Outcome } from './outcome.js'
+import type { Account, Entry, EntryLine, WorkspaceState } from './state.js'
+import { isVisible, type Visibility } from './visibility.js'
+import { applyEntryToWindows, checkEntryAgainstWindows } from './window-effects.js'
+
+export function postEntry(state: WorkspaceState, command: EntryPost): Outcome {
+  const resolved: Account[] = []
+  const unknown: ErrorDetail[] = []
+  command.lines.forEach((line, index) => {
+    const account = findAccount(state, line.account, command.visibility)
+    if (account === undefined) unknown.push({ path: `/lines/${index}/account`, message: `unknown account ${line.account}` })
+    else resolved.push(account)
+  })
+  if (unknown.length > 0) return reject('account_unknown', `Unknown account: ${command.lines[Number(unknown[0].path.split('/')[2])].account}.`, unknown)
+  const total = sumSafe(command.lines.map((line) => line.amount))
+  if (total === null) return reject('amount_out_of_range', 'The entry lines sum beyond the safe integer range.')
+  if (total !== 0) return reject('entry_unbalanced', `The entry lines sum to ${total}, not 0.`)
+  const effectiveAtMs = command.effective_at_ms ?? command.at_ms
+  const lines: EntryLine[] = command.lines.map((line, index) => ({ accountSeq: resolved[index].seq, amount: line.amount }))
+  const perAccount = amountsPerAccount(lines)
+  for (const [accountSeq, amount] of perAccount) {
+    if (!state.accounts[accountSeq - 1].index.canInsert(effectiveAtMs, amount)) {
+      return reject('amount_out_of_range', `The balance of ${state.accounts[accountSeq - 1].name} would leave the safe integer range.`)
+    }
+  }
+  const seq = state.entries.length + 1
+  const entry: Entry = {
+    id: makeId('ent_', state.tag, seq),
+    seq,
+    lines,
+    effectiveAtMs,
+    postedAtMs: command.at_ms,
+    description: command.description,
+    metadata: command.metadata,
+  }
+  const windowRejection = checkEntryAgainstWindows(state, entry, perAccount)
+  if (windowRejection !== null) return windowRejection
+  for (const [accountSeq, amount] of perAccount) state.accounts[accountSeq - 1].index.insert(effectiveAtMs, seq, amount)
+  state.entries.push(entry)
+  state.entryOrder.insert(effectiveAtMs, seq, 0)
+  applyEntryToWindows(state, entry, perAccount, command)
+  return accept(201, entryView(state, entry))
+}
+
+/** Lines of one entry summed per account, in order of first appearance. */
+export function amountsPerAccount(lines: readonly EntryLine[]): Map<number, number> {
+  const amounts = new Map<number, number>()
+  for (const line of lines) amounts.set(line.accountSeq, (amounts.get(line.accountSeq) ?? 0) + line.amount)
+  return amounts
+}
+
+export function entryView(state: WorkspaceState, entry: Entry): object {
+  return {
+    id: entry.id,
+    lines: entry.lines.map((line) => {
+      const account = state.accounts[line.accountSeq - 1]
+      return { account: account.name, account_id: account.id, amount: line.amount }
+    }),
+    effective_at: formatTimestamp(entry.effectiveAtMs),
+    posted_at: formatTimestamp(entry.postedAtMs),
+    description: entry.description,
+    metadata: entry.metadata,
+  }
+}
+
+export function isEntryVisible(state: WorkspaceState, entry: Entry, visibility: Visibility): boolean {
+  if (visibility === null) return true
+  return entry.lines.every((line) => isVisible(visibility, state.accounts[line.accountSeq - 1].name))
+}
+
+export function findEntry(state: WorkspaceState, id: string, visibility: Visibility): Entry | undefined {
+  const seq = parseId('ent_', state.tag, id)
+  const entry = seq > 0 ? state.entries[seq - 1] : undefined
+  if (entry === undefined || !isEntryVisible(state, entry, visibility)) return undefined
+  return entry
+}
+
+export function getEntry(state: WorkspaceState, id: string, visibility: Visibility): Outcome {
+  const entry = findEntry(state, id, visibility)
+  if (entry === undefined) return reject('not_found', 'No such entry.')
+  return accept(200, entryView(state, entry))
+}
+
+/** The balance route: every line on the account with effective_at <= at. */
+export function balanceAt(state: WorkspaceState, reference: string, atMs: number, visibility: Visibility): Outcome {
+  const account = findAccount(state, reference, visibility)
+  if (account === undefined) return reject('not_found', 'No such account.')
+  return accept(200, { account: account.id, name: account.name, balance: account.index.sumAtOrBefore(atMs), at: formatTimestamp(atMs) })
+}
+
+/** Movement of several accounts over [startMs, endMs), or null when it leaves the safe range. */
+export function movementOver(state: WorkspaceState, accountSeqs: readonly number[], startMs: number, endMs: number): number | null {
+  let total = 0
+  for (const accountSeq of accountSeqs) {
+    const next = addSafe(total, state.accounts[accountSeq - 1].index.sumRange(startMs, endMs))
+    if (next === null) return null
+    total = next
+  }
+  return total
+}

@@ -1,0 +1,71 @@
+/** @module The in-memory state of one workspace: accounts, entries and their indexes, idempotency records. */
+
+import { SumTree } from './sum-tree.js'
+import { createWindowsState, type WindowsState } from './windows-state.js'
+
+export interface Account {
+  readonly id: string
+  readonly seq: number
+  name: string
+  tags: readonly string[]
+  readonly createdAtMs: number
+  /** Every line on this account keyed by (effectiveAtMs, entry seq): balance-at in O(log n). */
+  readonly index: SumTree
+}
+
+export interface EntryLine {
+  readonly accountSeq: number
+  readonly amount: number
+}
+
+export interface Entry {
+  readonly id: string
+  readonly seq: number
+  readonly lines: readonly EntryLine[]
+  readonly effectiveAtMs: number
+  readonly postedAtMs: number
+  readonly description: string | null
+  readonly metadata: Readonly<Record<string, string>> | null
+}
+
+/** A stored 2xx answer to a request that carried an Idempotency-Key (CONTRACT.md 5). */
+export interface IdempotencyRecord {
+  readonly key: string
+  readonly fingerprint: string
+  readonly status: number
+  readonly body: string
+  readonly createdAtMs: number
+}
+
+export interface WorkspaceState {
+  readonly workspaceId: string
+  /** Random per workspace, part of every id, so ids never collide across workspaces. */
+  readonly tag: string
+  /** accounts[seq - 1]; seqs are dense from 1. */
+  readonly accounts: Account[]
+  readonly accountsByName: Map<string, Account>
+  /** entries[seq - 1]; seqs are dense from 1. */
+  readonly entries: Entry[]
+  /** Every entry keyed by (effectiveAtMs, seq), amount 0: the order of the entry list. */
+  readonly entryOrder: SumTree
+  readonly idempotency: Map<string, IdempotencyRecord>
+  /** Keys in creation order, so expiry pops from the front without scanning the map. */
+  readonly idempotencyOrder: string[]
+  idempotencyOrderHead: number
+  readonly windows: WindowsState
+}
+
+export function createWorkspaceState(workspaceId: string, tag: string): WorkspaceState {
+  return {
+    workspaceId,
+    tag,
+    accounts: [],
+    accountsByName: new Map(),
+    entries: [],
+    entryOrder: new SumTree(),
+    idempotency: new Map(),
+    idempotencyOrder: [],
+    idempotencyOrderHead: 0,
+    windows: createWindowsState(),
+  }
+}

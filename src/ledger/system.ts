@@ -1,0 +1,96 @@
+/** @module The system state machine: workspaces (timezone, limits) and API keys (scopes, visibility, hashes). */
+
+import { reject } from '../errors.js'
+import { formatTimestamp, isValidTimeZone } from './calendar.js'
+import { accept, type Outcome } from './outcome.js'
+
+export const scopes = ['accounts:read', 'accounts:write', 'entries:read', 'entries:write', 'recon:read', 'recon:write', 'hooks:read', 'hooks:write'] as const
+export type Scope = (typeof scopes)[number]
+
+export interface Limits {
+  readonly writes_per_minute: number
+  readonly reads_per_minute: number
+}
+
+export const limitsDefault: Limits = { writes_per_minute: 600, reads_per_minute: 3000 }
+
+export interface WorkspaceRecord {
+  readonly id: string
+  timeZone: string
+  limits: Limits
+  readonly tag: string
+  readonly createdAtMs: number
+}
+
+export interface KeyRecord {
+  readonly id: string
+  readonly workspace: string
+  readonly scopes: readonly Scope[]
+  readonly accounts: readonly string[] | null
+  readonly name: string | null
+  /** sha256 of the secret, hex; the secret itself is never stored or logged. */
+  readonly secretHash: string
+  readonly createdAtMs: number
+  revokedAtMs: number | null
+}
+
+export interface SystemState {
+  readonly workspaces: Map<string, WorkspaceRecord>
+  readonly keys: Map<string, KeyRecord>
+  readonly keysByHash: Map<string, KeyRecord>
+  readonly tags: Set<string>
+}
+
+export type SystemCommand =
+  | { readonly type: 'workspace.create'; readonly at_ms: number; readonly id: string; readonly time_zone: string; readonly limits: Limits; readonly tag: string }
+  | { readonly type: 'workspace.update'; readonly at_ms: number; readonly id: string; readonly time_zone?: string; readonly limits?: Partial<Limits> }
+  | { readonly type: 'key.create'; readonly at_ms: number; readonly id: string; readonly workspace: string; readonly scopes: readonly Scope[]; readonly accounts: readonly string[] | null; readonly name: string | null; readonly secret_hash: string }
+  | { readonly type: 'key.revoke'; readonly at_ms: number; readonly id: string }
+
+export function createSystemState(): SystemState {
+  return { workspaces: new Map(), keys: new Map(), keysByHash: new Map(), tags: new Set() }
+}
+
+export function workspaceView(workspace: WorkspaceRecord): object {
+  return { id: workspace.id, timezone: workspace.timeZone, limits: workspace.limits, created_at: formatTimestamp(workspace.createdAtMs) }
+}
+
+export function keyView(key: KeyRecord): object {
+  return { id: key.id, workspace: key.workspace, scopes: key.scopes, accounts: key.accounts, name: key.name, created_at: formatTimestamp(key.createdAtMs), revoked_at: key.revokedAtMs === null ? null : formatTimestamp(key.revokedAtMs) }
+}
+
+export function executeSystem(state: SystemState, command: SystemCommand): Outcome {
+  switch (command.type) {
+    case 'workspace.create': {
+      if (state.workspaces.has(command.id)) return reject('workspace_exists', `Workspace ${command.id} already exists.`)
+      if (!isValidTimeZone(command.time_zone)) return reject('request_invalid', `Unknown IANA timezone: ${command.time_zone}.`, [{ path: '/timezone', message: 'unknown timezone' }])
+      if (state.tags.has(command.tag)) return reject('unavailable', 'Workspace tag collision; retry.')
+      const workspace: WorkspaceRecord = { id: command.id, timeZone: command.time_zone, limits: command.limits, tag: command.tag, createdAtMs: command.at_ms }
+      state.workspaces.set(workspace.id, workspace)
+      state.tags.add(workspace.tag)
+      return accept(201, workspaceView(workspace))
+    }
+    case 'workspace.update': {
+      const workspace = state.workspaces.get(command.id)
+      if (workspace === undefined) return reject('not_found', `No workspace ${command.id}.`)
+      if (command.time_zone !== undefined && !isValidTimeZone(command.time_zone)) return reject('request_invalid', `Unknown IANA timezone: ${command.time_zone}.`, [{ path: '/timezone', message: 'unknown timezone' }])
+      if (command.time_zone !== undefined) workspace.timeZone = command.time_zone
+      if (command.limits !== undefined) workspace.limits = { ...workspace.limits, ...command.limits }
+      return accept(200, workspaceView(workspace))
+    }
+    case 'key.create': {
+      if (!state.workspaces.has(command.workspace)) return reject('not_found', `No workspace ${command.workspace}.`)
+      const key: KeyRecord = { id: command.id, workspace: command.workspace, scopes: command.scopes, accounts: command.accounts, name: command.name, secretHash: command.secret_hash, createdAtMs: command.at_ms, revokedAtMs: null }
+      state.keys.set(key.id, key)
+      state.keysByHash.set(key.secretHash, key)
+      return accept(201, keyView(key))
+    }
+    case 'key.revoke': {
+      const key = state.keys.get(command.id)
+      if (key === undefined || key.revokedAtMs !== null) return reject('not_found', `No active key ${command.id}.`)
+      key.revokedAtMs = command.at_ms
+      state.keysByHash.delete(key.secretHash)
+      return accept(204, null)
+    }
+  }
+}

@@ -1,0 +1,98 @@
+/** @module Live window figures: derived movement, residual and state, and how a posting moves them. */
+
+import { reject, type Rejection } from '../errors.js'
+import type { CommandEnvelope } from './commands.js'
+import { movementOver } from './entries.js'
+import { parseId } from './ids.js'
+import { addSafe } from './money.js'
+import type { Entry, WorkspaceState } from './state.js'
+import { isVisible, type Visibility } from './visibility.js'
+import type { ReconciliationWindow, WindowStateName } from './windows-state.js'
+
+export function isTerminal(state: WindowStateName): boolean {
+  return state === 'closed' || state === 'abandoned'
+}
+
+/** A window by id, only when the key can see every one of its accounts. */
+export function findWindow(state: WorkspaceState, id: string, visibility: Visibility): ReconciliationWindow | undefined {
+  const seq = parseId('rec_', state.tag, id)
+  const window = seq > 0 ? state.windows.windows[seq - 1] : undefined
+  if (window === undefined) return undefined
+  if (visibility !== null && !window.accountSeqs.every((accountSeq) => isVisible(visibility, state.accounts[accountSeq - 1].name))) return undefined
+  return window
+}
+
+/** Derived movement as it stands: frozen once terminal, else summed live from the balance index. */
+export function derivedOf(state: WorkspaceState, window: ReconciliationWindow): number | null {
+  if (window.frozenDerived !== null) return window.frozenDerived
+  return movementOver(state, window.accountSeqs, window.startMs, window.endMs)
+}
+
+/** residual = claimed_movement − derived_movement − Σ matched_amount of active matches. */
+export function residualFrom(window: ReconciliationWindow, derived: number, matchedTotal: number): number | null {
+  const afterDerived = addSafe(window.claimedMovement, -derived)
+  return afterDerived === null ? null : addSafe(afterDerived, -matchedTotal)
+}
+
+export function residualOf(state: WorkspaceState, window: ReconciliationWindow): number {
+  if (window.frozenResidual !== null) return window.frozenResidual
+  const derived = derivedOf(state, window)
+  const residual = derived === null ? null : residualFrom(window, derived, window.matchedTotal)
+  if (residual === null) throw new RangeError(`window ${window.id} figures left the safe range`)
+  return residual
+}
+
+/** balanced exactly when the residual is 0 and there is at least one active match (CONTRACT.md 4). */
+export function liveStateOf(window: ReconciliationWindow, residual: number): WindowStateName {
+  return residual === 0 && window.activeMatchCount > 0 ? 'balanced' : 'open'
+}
+
+/** Sets the live state after a change; records a flip with its cause in the window history. */
+export function reevaluate(state: WorkspaceState, window: ReconciliationWindow, command: CommandEnvelope, cause: Record<string, unknown>): void {
+  if (isTerminal(window.state)) return
+  const residual = residualOf(state, window)
+  const next = liveStateOf(window, residual)
+  if (next === window.state) return
+  const from = window.state
+  window.state = next
+  window.history.push({ type: next, atMs: command.at_ms, keyId: command.key_id, state: next, residual, detail: { from, ...cause } })
+}
+
+function windowAmountOf(window: ReconciliationWindow, perAccount: ReadonlyMap<number, number>): number {
+  let amount = 0
+  for (const accountSeq of window.accountSeqs) amount += perAccount.get(accountSeq) ?? 0
+  return amount
+}
+
+function* liveWindowsTouched(state: WorkspaceState, entry: Entry, perAccount: ReadonlyMap<number, number>): Generator<ReconciliationWindow> {
+  const seen = new Set<number>()
+  for (const accountSeq of perAccount.keys()) {
+    for (const windowSeq of state.windows.liveWindowsByAccount.get(accountSeq) ?? []) {
+      if (seen.has(windowSeq)) continue
+      seen.add(windowSeq)
+      const window = state.windows.windows[windowSeq - 1]
+      if (entry.effectiveAtMs >= window.startMs && entry.effectiveAtMs < window.endMs) yield window
+    }
+  }
+}
+
+/** A posting may not push a live window's figures out of the safe range. */
+export function checkEntryAgainstWindows(state: WorkspaceState, entry: Entry, perAccount: ReadonlyMap<number, number>): Rejection | null {
+  for (const window of liveWindowsTouched(state, entry, perAccount)) {
+    const derived = derivedOf(state, window)
+    const next = derived === null ? null : addSafe(derived, windowAmountOf(window, perAccount))
+    if (next === null || residualFrom(window, next, window.matchedTotal) === null) {
+      return reject('amount_out_of_range', `The figures of window ${window.id} would leave the safe integer range.`)
+    }
+  }
+  return null
+}
+
+/** After a posting lands: record it in each live window whose period it falls in, and re-evaluate. */
+export function applyEntryToWindows(state: WorkspaceState, entry: Entry, perAccount: ReadonlyMap<number, number>, command: CommandEnvelope): void {
+  for (const window of liveWindowsTouched(state, entry, perAccount)) {
+    const amount = windowAmountOf(window, perAccount)
+    window.history.push({ type: 'entry_posted', atMs: command.at_ms, keyId: command.key_id, state: window.state, residual: residualOf(state, window), detail: { entry: entry.id, amount } })
+    reevaluate(state, window, command, { cause: 'entry_posted', entry: entry.id })
+  }
+}

@@ -1,0 +1,91 @@
+/** @module The data model of reconciliation windows, statement lines, matches and their audit history. */
+
+export type WindowStateName = 'open' | 'balanced' | 'closed' | 'abandoned'
+
+export interface StatementLine {
+  /** l1, l2, … per window, in the order they were added. */
+  readonly id: string
+  readonly number: number
+  readonly amount: number
+  readonly date: string
+  readonly reference: string | null
+  readonly description: string | null
+  /** Seq of the active match holding this line, 0 when unmatched. */
+  matchSeq: number
+}
+
+export interface Match {
+  readonly id: string
+  readonly seq: number
+  readonly windowSeq: number
+  readonly strategy: 'amount_and_date' | 'manual' | 'write_off'
+  /** Statement line numbers (l<n>). */
+  readonly lineNumbers: readonly number[]
+  readonly entrySeqs: readonly number[]
+  readonly matchedAmount: number
+  readonly reason: string | null
+  readonly createdAtMs: number
+  readonly createdBy: string
+  reversedAtMs: number | null
+  reversedBy: string | null
+}
+
+export interface HistoryEvent {
+  readonly type: string
+  readonly atMs: number
+  readonly keyId: string
+  readonly state: WindowStateName
+  readonly residual: number
+  readonly detail: Readonly<Record<string, unknown>>
+}
+
+export interface ReconciliationWindow {
+  readonly id: string
+  readonly seq: number
+  readonly label: string
+  readonly accountSeqs: readonly number[]
+  readonly from: string
+  readonly to: string
+  readonly timeZone: string
+  /** from at 00:00 in timeZone. */
+  readonly startMs: number
+  /** The day after to, at 00:00 in timeZone (exclusive). */
+  readonly endMs: number
+  readonly claimedMovement: number
+  readonly tolerance: number
+  readonly statementRef: string | null
+  readonly openedAtMs: number
+  readonly openedBy: string
+  state: WindowStateName
+  readonly lines: StatementLine[]
+  readonly matchSeqs: number[]
+  /** Σ matched_amount of active matches. */
+  matchedTotal: number
+  activeMatchCount: number
+  activeWriteOffCount: number
+  unmatchedLineCount: number
+  /** entry seq → seq of the active match that holds it. */
+  readonly matchedEntries: Map<number, number>
+  /** Set at close or abandon: the figures as they stood, never recomputed after. */
+  frozenDerived: number | null
+  frozenResidual: number | null
+  closedAtMs: number | null
+  closedBy: string | null
+  closeReason: string | null
+  abandonedAtMs: number | null
+  abandonReason: string | null
+  readonly history: HistoryEvent[]
+}
+
+export interface WindowsState {
+  /** windows[seq - 1]; seqs are dense from 1. */
+  readonly windows: ReconciliationWindow[]
+  /** matches[seq - 1], across all windows of the workspace. */
+  readonly matches: Match[]
+  /** account seq → seqs of its non-terminal windows, so a posting finds its windows without a scan. */
+  readonly liveWindowsByAccount: Map<number, Set<number>>
+}
+
+export function createWindowsState(): WindowsState {
+  return { windows: [], matches: [], liveWindowsByAccount: new Map() }
+}

@@ -1,0 +1,46 @@
+/** @module The workspace state machine: one command in, one outcome out; no I/O, no clock, no randomness. */
+
+import assert from 'node:assert/strict'
+import { createAccount, updateAccount } from './accounts.js'
+import type { WorkspaceCommand } from './commands.js'
+import { postEntry } from './entries.js'
+import { expireIdempotency, storeIdempotency } from './idempotency.js'
+import { createMatch, reverseMatch } from './matches.js'
+import type { Outcome } from './outcome.js'
+import type { WorkspaceState } from './state.js'
+import { addStatementLines, openWindow, transitionWindow } from './windows.js'
+
+/**
+ * Applies a command. Same state and command, same outcome: live traffic and log replay share this path.
+ * A rejection leaves the state exactly as it was; an accepted command with an Idempotency-Key stores
+ * its answer in the same step, so the log can never hold one without the other.
+ */
+export function executeWorkspace(state: WorkspaceState, command: WorkspaceCommand): Outcome {
+  const outcome = dispatch(state, command)
+  if (!outcome.ok) return outcome
+  expireIdempotency(state, command.at_ms)
+  if (command.idempotency !== undefined) {
+    assert(outcome.status >= 200 && outcome.status < 300)
+    storeIdempotency(state, {
+      key: command.idempotency.key,
+      fingerprint: command.idempotency.fingerprint,
+      status: outcome.status,
+      body: JSON.stringify(outcome.body),
+      createdAtMs: command.at_ms,
+    })
+  }
+  return outcome
+}
+
+function dispatch(state: WorkspaceState, command: WorkspaceCommand): Outcome {
+  switch (command.type) {
+    case 'account.create': return createAccount(state, command)
+    case 'account.update': return updateAccount(state, command)
+    case 'entry.post': return postEntry(state, command)
+    case 'window.open': return openWindow(state, command)
+    case 'window.lines.add': return addStatementLines(state, command)
+    case 'match.create': return createMatch(state, command)
+    case 'match.reverse': return reverseMatch(state, command)
+    case 'window.transition': return transitionWindow(state, command)
+  }
+}

@@ -1,0 +1,82 @@
+/** @module Assembles one trueup service: data dir, admin token, log, replay, first start, HTTP, snapshots, stop. */
+
+import { randomBytes } from 'node:crypto'
+import fs from 'node:fs'
+import path from 'node:path'
+import { Runtime, type ReplayReport } from './actor/runtime.js'
+import type { Config } from './config.js'
+import { createKeyCommand, newKeySecret, randomText } from './edge/admin.js'
+import { startServer, type RunningServer } from './edge/server.js'
+import { limitsDefault, scopes } from './ledger/system.js'
+import { CommandLog } from './log/command-log.js'
+
+export interface Service {
+  readonly port: number
+  readonly runtime: Runtime
+  readonly replay: ReplayReport
+  /** Stop accepting, answer in-flight requests, flush the log, snapshot, close. */
+  stop(): Promise<void>
+}
+
+export interface ServiceHooks {
+  /** Where one-time secrets and start-up lines go (stdout in main). */
+  readonly print: (line: string) => void
+  readonly clock: () => number
+  readonly onLogFailure: (error: Error) => void
+}
+
+const snapshotCheckIntervalMs = 5_000
+
+function adminTokenOf(config: Config, print: (line: string) => void): string {
+  if (config.adminToken !== null) return config.adminToken
+  const file = path.join(config.dataDir, 'admin-token')
+  if (fs.existsSync(file)) return fs.readFileSync(file, 'utf8').trim()
+  const token = `adm_${randomBytes(32).toString('base64url')}`
+  fs.writeFileSync(file, `${token}\n`, { mode: 0o600 })
+  print(`Admin token (written to ${file}, shown once): ${token}`)
+  return token
+}
+
+/** On an empty data dir: workspace `default` in UTC and one key with every scope, printed once. */
+function firstStart(runtime: Runtime, clock: () => number, print: (line: string) => void): void {
+  if (runtime.system.workspaces.size > 0) return
+  const atMs = clock()
+  const created = runtime.submitSystem({ type: 'workspace.create', at_ms: atMs, id: 'default', time_zone: 'UTC', limits: limitsDefault, tag: randomText(40) })
+  if (!created.outcome.ok) throw new Error(`cannot create the default workspace: ${created.outcome.message}`)
+  const secret = newKeySecret()
+  const key = runtime.submitSystem(createKeyCommand(atMs, 'default', scopes, null, 'default', secret))
+  if (!key.outcome.ok) throw new Error(`cannot create the first API key: ${key.outcome.message}`)
+  print('First start: created workspace "default" (timezone UTC) and an API key with every scope.')
+  print(`API key (shown once): ${secret}`)
+}
+
+export async function startService(config: Config, hooks: ServiceHooks): Promise<Service> {
+  fs.mkdirSync(config.dataDir, { recursive: true })
+  const adminToken = adminTokenOf(config, hooks.print)
+  const log = new CommandLog({ path: path.join(config.dataDir, 'log'), groupCommitRecordsMax: config.groupCommitRecordsMax, pendingRecordsMax: config.pendingRecordsMax })
+  const runtime = new Runtime(log, config.snapshotCommandsInterval)
+  const replay = runtime.replay(hooks.clock)
+  firstStart(runtime, hooks.clock, hooks.print)
+  await new Promise<void>((resolve, reject) => log.afterDurable(log.lastSeq, (error) => (error === null ? resolve() : reject(error))))
+  let server: RunningServer
+  try {
+    server = await startServer({ runtime, host: config.host, port: config.port, adminToken, bodyBytesMax: config.bodyBytesMax, clock: hooks.clock, onLogFailure: hooks.onLogFailure })
+  } catch (error) {
+    await log.close()
+    throw error
+  }
+  const snapshots = setInterval(() => runtime.snapshotDue(false), snapshotCheckIntervalMs)
+  snapshots.unref()
+  return {
+    port: server.port,
+    runtime,
+    replay,
+    stop: async () => {
+      clearInterval(snapshots)
+      await server.close(config.shutdownGraceMs)
+      await log.idle()
+      runtime.snapshotDue(true)
+      await log.close()
+    },
+  }
+}

@@ -1,0 +1,18 @@
+/** The ledger core stays pure: it imports only itself, src/errors.ts and node:assert, and reads no clock or randomness. */
+import fs from 'node:fs'
+import path from 'node:path'
+import t from 'tap'
+
+const ledgerDir = path.resolve(import.meta.dirname, '../../src/ledger')
+
+for (const file of fs.readdirSync(ledgerDir).filter((name) => name.endsWith('.ts'))) {
+  t.test(file, async (t) => {
+    const text = fs.readFileSync(path.join(ledgerDir, file), 'utf8')
+    for (const match of text.matchAll(/^import\s.*?from\s+'([^']+)'/gms)) {
+      const target = match[1]
+      const allowed = target === 'node:assert/strict' || (target.startsWith('./') && !target.includes('/', 2)) || target === '../errors.js'
+      t.ok(allowed, `${file} imports ${target}`)
+    }
+    t.notMatch(text, /Date\.now\(|new Date\(\)|Math\.random\(|performance\.now\(|process\.|console\.|await /, `${file} reads no clock, randomness or I/O`)
+  })
+}

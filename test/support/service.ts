@@ -1,0 +1,77 @@
+/** @module Test support: a real trueup service in-process on 127.0.0.1 with a fresh data dir, and a tiny HTTP client. */
+
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { loadConfig } from '../../src/config.ts'
+import { startService, type Service } from '../../src/service.ts'
+
+export interface TestService {
+  readonly service: Service
+  readonly baseUrl: string
+  readonly dataDir: string
+  readonly adminToken: string
+  /** The all-scope key of workspace `default`, as printed at first start. */
+  readonly apiKey: string
+  /** Stop the service; the data dir stays, for restart tests. */
+  stop(): Promise<void>
+  /** Stop and delete the data dir. */
+  destroy(): Promise<void>
+}
+
+export interface StartOptions {
+  readonly dataDir?: string
+  readonly clock?: () => number
+  readonly env?: Record<string, string>
+  readonly apiKey?: string
+}
+
+export async function startTestService(options: StartOptions = {}): Promise<TestService> {
+  const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'trueup-test-'))
+  const adminToken = 'test-admin-token'
+  const config = loadConfig({ HOST: '127.0.0.1', PORT: '0', DATA_DIR: dataDir, ADMIN_TOKEN: adminToken, ...options.env })
+  const lines: string[] = []
+  const service = await startService(config, {
+    print: (line) => lines.push(line),
+    clock: options.clock ?? (() => Date.now()),
+    onLogFailure: (error) => { throw error },
+  })
+  const printed = lines.map((line) => /API key \(shown once\): (\S+)/.exec(line)?.[1]).find((key) => key !== undefined)
+  const apiKey = printed ?? options.apiKey ?? ''
+  let stopped = false
+  const stop = async () => {
+    if (stopped) return
+    stopped = true
+    await service.stop()
+  }
+  return {
+    service, baseUrl: `http://127.0.0.1:${service.port}`, dataDir, adminToken, apiKey, stop,
+    destroy: async () => {
+      await stop()
+      fs.rmSync(dataDir, { recursive: true, force: true })
+    },
+  }
+}
+
+export interface Reply {
+  readonly status: number
+  readonly headers: Headers
+  readonly body: any
+  readonly text: string
+}
+
+export async function call(baseUrl: string, method: string, route: string, options: { key?: string; body?: unknown; raw?: string | Buffer; headers?: Record<string, string> } = {}): Promise<Reply> {
+  const headers: Record<string, string> = { ...options.headers }
+  if (options.key !== undefined) headers.authorization = `Bearer ${options.key}`
+  let body: string | Buffer | undefined
+  if (options.raw !== undefined) body = options.raw
+  else if (options.body !== undefined) {
+    body = JSON.stringify(options.body)
+    headers['content-type'] ??= 'application/json'
+  }
+  const response = await fetch(baseUrl + route, { method, headers, body })
+  const text = await response.text()
+  let parsed: unknown = null
+  try { parsed = text === '' ? null : JSON.parse(text) } catch { parsed = text }
+  return { status: response.status, headers: response.headers, body: parsed, text }
+}
