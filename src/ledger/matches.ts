@@ -1,0 +1,271 @@
+/** @module Matches: attach statement lines to postings (or write them off), reverse a match, list a window's matches. */
+
+import assert from 'node:assert/strict'
+import { reject, type ErrorDetail, type Rejection } from '../errors.js'
+import { formatTimestamp, localDateOf } from './calendar.js'
+import type { MatchCreate, MatchReverse } from './commands.js'
+import { findEntry } from './entries.js'
+import { makeId, parseId } from './ids.js'
+import { addSafe, sumSafe } from './money.js'
+import { accept, type Outcome } from './outcome.js'
+import { collectPage } from './pages.js'
+import type { Entry, WorkspaceState } from './state.js'
+import type { Visibility } from './visibility.js'
+import { derivedOf, findWindow, isTerminal, reevaluate, residualFrom, residualOf } from './window-effects.js'
+import type { Match, ReconciliationWindow, StatementLine } from './windows-state.js'
+import { cursorSeq, invalidCursor, pushHistory, seqKeys, terminalRejection } from './windows.js'
+
+export const writeOffReasonLengthMax = 500
+
+interface MatchPlan {
+  readonly lines: readonly StatementLine[]
+  readonly entries: readonly Entry[]
+  readonly matchedAmount: number
+  readonly matchedTotal: number
+}
+
+export function createMatch(state: WorkspaceState, command: MatchCreate): Outcome {
+  const window = findWindow(state, command.window, command.visibility)
+  if (window === undefined) return reject('not_found', 'No such reconciliation.')
+  if (isTerminal(window.state)) return terminalRejection(window)
+  const plan = planMatch(state, window, command)
+  if (!('lines' in plan)) return plan
+  const seq = state.windows.matches.length + 1
+  const match: Match = {
+    id: makeId('mat_', state.tag, seq),
+    seq,
+    windowSeq: window.seq,
+    strategy: command.strategy,
+    lineNumbers: plan.lines.map((line) => line.number),
+    entrySeqs: plan.entries.map((entry) => entry.seq),
+    matchedAmount: plan.matchedAmount,
+    reason: command.reason === '' ? null : command.reason,
+    createdAtMs: command.at_ms,
+    createdBy: command.key_id,
+    reversedAtMs: null,
+    reversedBy: null,
+  }
+  state.windows.matches.push(match)
+  window.matchSeqs.push(seq)
+  for (const line of plan.lines) line.matchSeq = seq
+  for (const entry of plan.entries) window.matchedEntries.set(entry.seq, seq)
+  window.matchedTotal = plan.matchedTotal
+  window.activeMatchCount += 1
+  if (match.strategy === 'write_off') window.activeWriteOffCount += 1
+  window.unmatchedLineCount -= plan.lines.length
+  assert(window.unmatchedLineCount >= 0)
+  pushHistory(window, command, 'matched', residualOf(state, window), { match: match.id, strategy: match.strategy, matched_amount: match.matchedAmount })
+  reevaluate(state, window, command, { cause: 'match', match: match.id })
+  return accept(200, matchView(state, match))
+}
+
+/** Every check of a match, in CONTRACT.md order, before anything changes. */
+function planMatch(state: WorkspaceState, window: ReconciliationWindow, command: MatchCreate): MatchPlan | Rejection {
+  const resolved = resolveReferences(state, window, command)
+  if (!('lines' in resolved)) return resolved
+  const { lines, entries } = resolved
+  const taken = checkAvailable(state, window, lines, entries)
+  if (taken !== null) return taken
+  const accounts = new Set(window.accountSeqs)
+  const outside = entries.filter((entry) => !isInside(window, accounts, entry))
+  if (outside.length > 0) {
+    const details = entries.flatMap((entry, index) => (isInside(window, accounts, entry) ? [] : [{ path: `/entries/${index}`, message: `${entry.id} is ${isInPeriod(window, entry) ? 'on none of the window\'s accounts' : 'effective outside the window\'s period'}` }]))
+    return reject('entry_outside_window', `Entry ${outside.map((entry) => entry.id).join(', ')} is not inside the window's period or touches none of its accounts.`, details)
+  }
+  const strategyRejection = checkStrategy(window, command, lines, entries, accounts)
+  if (strategyRejection !== null) return strategyRejection
+  const { linesNet, entriesNet } = netsOf(accounts, lines, entries)
+  const matchedAmount = linesNet === null || entriesNet === null ? null : addSafe(linesNet, -entriesNet)
+  const matchedTotal = matchedAmount === null ? null : addSafe(window.matchedTotal, matchedAmount)
+  const derived = derivedOf(state, window)
+  assert(derived !== null)
+  if (matchedAmount === null || matchedTotal === null || residualFrom(window, derived, matchedTotal) === null) {
+    return reject('amount_out_of_range', 'This match would take the window\'s residual beyond the safe integer range.')
+  }
+  return { lines, entries, matchedAmount, matchedTotal }
+}
+
+/** Unknown ids answer 404 naming each; a repeated id is a malformed request. */
+function resolveReferences(state: WorkspaceState, window: ReconciliationWindow, command: MatchCreate): { lines: StatementLine[]; entries: Entry[] } | Rejection {
+  const lines: StatementLine[] = []
+  const entries: Entry[] = []
+  const unknown: ErrorDetail[] = []
+  const unknownIds: string[] = []
+  command.statement_lines.forEach((id, index) => {
+    const line = findLine(window, id)
+    if (line !== undefined) return void lines.push(line)
+    unknown.push({ path: `/statement_lines/${index}`, message: `this window has no statement line ${id}` })
+    unknownIds.push(id)
+  })
+  command.entries.forEach((id, index) => {
+    const entry = findEntry(state, id, command.visibility)
+    if (entry !== undefined) return void entries.push(entry)
+    unknown.push({ path: `/entries/${index}`, message: `no entry ${id}` })
+    unknownIds.push(id)
+  })
+  if (unknown.length > 0) return reject('not_found', `Unknown statement line or entry: ${unknownIds.join(', ')}.`, unknown)
+  const duplicates = [
+    ...duplicatesOf(lines.map((line) => line.number), '/statement_lines', command.statement_lines),
+    ...duplicatesOf(entries.map((entry) => entry.seq), '/entries', command.entries),
+  ]
+  if (duplicates.length > 0) return reject('request_invalid', 'A statement line or entry is listed more than once in this match.', duplicates)
+  return { lines, entries }
+}
+
+function duplicatesOf(keys: readonly number[], path: string, ids: readonly string[]): ErrorDetail[] {
+  const seen = new Set<number>()
+  const details: ErrorDetail[] = []
+  keys.forEach((key, index) => {
+    if (seen.has(key)) details.push({ path: `${path}/${index}`, message: `${ids[index]} is listed more than once` })
+    seen.add(key)
+  })
+  return details
+}
+
+function checkAvailable(state: WorkspaceState, window: ReconciliationWindow, lines: readonly StatementLine[], entries: readonly Entry[]): Rejection | null {
+  const matchedLines = lines.filter((line) => line.matchSeq !== 0)
+  if (matchedLines.length > 0) {
+    const details = lines.flatMap((line, index) => (line.matchSeq === 0 ? [] : [{ path: `/statement_lines/${index}`, message: `${line.id} is already in active match ${state.windows.matches[line.matchSeq - 1].id}` }]))
+    return reject('line_already_matched', `Statement line ${matchedLines.map((line) => line.id).join(', ')} is already part of an active match.`, details)
+  }
+  const matchedEntries = entries.filter((entry) => window.matchedEntries.has(entry.seq))
+  if (matchedEntries.length > 0) {
+    const details = entries.flatMap((entry, index) => (window.matchedEntries.has(entry.seq) ? [{ path: `/entries/${index}`, message: `${entry.id} is already in an active match of this window` }] : []))
+    return reject('entry_already_matched', `Entry ${matchedEntries.map((entry) => entry.id).join(', ')} is already part of an active match of this window.`, details)
+  }
+  return null
+}
+
+/** Net of the statement lines and of the entries on the window's accounts; null where a sum leaves the safe range. */
+function netsOf(accounts: ReadonlySet<number>, lines: readonly StatementLine[], entries: readonly Entry[]): { linesNet: number | null; entriesNet: number | null } {
+  const entryAmounts = entries.map((entry) => entryAmountFor(accounts, entry))
+  return {
+    linesNet: sumSafe(lines.map((line) => line.amount)),
+    entriesNet: entryAmounts.includes(null) ? null : sumSafe(entryAmounts as number[]),
+  }
+}
+
+function checkStrategy(window: ReconciliationWindow, command: MatchCreate, lines: readonly StatementLine[], entries: readonly Entry[], accounts: ReadonlySet<number>): Rejection | null {
+  if (command.strategy === 'write_off') {
+    if (command.reason === null || command.reason.length === 0 || command.reason.length > writeOffReasonLengthMax) {
+      return reject('request_invalid', `A write_off needs a reason of 1..${writeOffReasonLengthMax} characters.`, [{ path: '/reason', message: 'required for write_off' }])
+    }
+    if (entries.length > 0) return reject('request_invalid', 'A write_off takes no entries.', [{ path: '/entries', message: 'must be empty for write_off' }])
+    return null
+  }
+  if (entries.length === 0) return reject('request_invalid', `A ${command.strategy} match needs at least one entry.`, [{ path: '/entries', message: 'required' }])
+  if (command.strategy === 'manual') return null
+  assert.equal(command.strategy, 'amount_and_date')
+  const { linesNet, entriesNet } = netsOf(accounts, lines, entries)
+  if (linesNet === null || entriesNet === null) return reject('amount_out_of_range', 'The statement lines or entries of this match sum beyond the safe integer range.')
+  if (linesNet !== entriesNet) {
+    return reject('match_amount_mismatch', `The statement lines net to ${linesNet} and the entries to ${entriesNet} on the window's accounts.`)
+  }
+  if (lines.length === 1 && entries.length === 1) {
+    const entryDate = localDateOf(entries[0].effectiveAtMs, window.timeZone)
+    if (lines[0].date !== entryDate) {
+      return reject('match_date_mismatch', `Statement line ${lines[0].id} is dated ${lines[0].date}; entry ${entries[0].id} is effective on ${entryDate} (${window.timeZone}).`)
+    }
+  }
+  return null
+}
+
+function isInPeriod(window: ReconciliationWindow, entry: Entry): boolean {
+  return entry.effectiveAtMs >= window.startMs && entry.effectiveAtMs < window.endMs
+}
+
+function isInside(window: ReconciliationWindow, accounts: ReadonlySet<number>, entry: Entry): boolean {
+  return isInPeriod(window, entry) && entry.lines.some((line) => accounts.has(line.accountSeq))
+}
+
+/** An entry's amount for a window: the sum of its lines on the window's accounts, or null beyond the safe range. */
+export function entryAmountFor(accounts: ReadonlySet<number>, entry: Entry): number | null {
+  return sumSafe(entry.lines.filter((line) => accounts.has(line.accountSeq)).map((line) => line.amount))
+}
+
+function findLine(window: ReconciliationWindow, id: string): StatementLine | undefined {
+  const match = /^l([1-9][0-9]{0,6})$/.exec(id)
+  if (match === null) return undefined
+  return window.lines[Number(match[1]) - 1]
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reverse
+
+export function reverseMatch(state: WorkspaceState, command: MatchReverse): Outcome {
+  const window = findWindow(state, command.window, command.visibility)
+  if (window === undefined) return reject('not_found', 'No such reconciliation.')
+  if (isTerminal(window.state)) return terminalRejection(window)
+  const match = findMatch(state, window, command.match)
+  if (match === undefined) return reject('not_found', 'No such match on this reconciliation.')
+  if (match.reversedAtMs !== null) return reject('match_already_reversed', `Match ${match.id} was already reversed at ${formatTimestamp(match.reversedAtMs)}.`)
+  const matchedTotal = addSafe(window.matchedTotal, -match.matchedAmount)
+  const derived = derivedOf(state, window)
+  assert(derived !== null)
+  if (matchedTotal === null || residualFrom(window, derived, matchedTotal) === null) {
+    return reject('amount_out_of_range', 'Reversing this match would take the window\'s residual beyond the safe integer range.')
+  }
+  match.reversedAtMs = command.at_ms
+  match.reversedBy = command.key_id
+  for (const number of match.lineNumbers) {
+    const line: StatementLine = window.lines[number - 1]
+    assert.equal(line.matchSeq, match.seq)
+    line.matchSeq = 0
+  }
+  for (const entrySeq of match.entrySeqs) {
+    assert.equal(window.matchedEntries.get(entrySeq), match.seq)
+    window.matchedEntries.delete(entrySeq)
+  }
+  window.matchedTotal = matchedTotal
+  window.activeMatchCount -= 1
+  if (match.strategy === 'write_off') window.activeWriteOffCount -= 1
+  window.unmatchedLineCount += match.lineNumbers.length
+  assert(window.activeMatchCount >= 0 && window.activeWriteOffCount >= 0)
+  pushHistory(window, command, 'unmatched', residualOf(state, window), { match: match.id, strategy: match.strategy, matched_amount: match.matchedAmount })
+  reevaluate(state, window, command, { cause: 'unmatch', match: match.id })
+  return accept(200, matchView(state, match))
+}
+
+function findMatch(state: WorkspaceState, window: ReconciliationWindow, id: string): Match | undefined {
+  const seq = parseId('mat_', state.tag, id)
+  const match = seq > 0 ? state.windows.matches[seq - 1] : undefined
+  return match !== undefined && match.windowSeq === window.seq ? match : undefined
+}
+
+// ---------------------------------------------------------------------------------------------
+// Read side
+
+/** A match with the owning window's residual and state as they stand now. */
+export function matchView(state: WorkspaceState, match: Match): object {
+  const window = state.windows.windows[match.windowSeq - 1]
+  return {
+    id: match.id,
+    reconciliation: window.id,
+    strategy: match.strategy,
+    statement_lines: match.lineNumbers.map((number) => `l${number}`),
+    entries: match.entrySeqs.map((seq) => state.entries[seq - 1].id),
+    matched_amount: match.matchedAmount,
+    reason: match.reason,
+    residual: residualOf(state, window),
+    state: window.state,
+    created_at: formatTimestamp(match.createdAtMs),
+    reversed_at: match.reversedAtMs === null ? null : formatTimestamp(match.reversedAtMs),
+  }
+}
+
+export interface MatchListQuery {
+  readonly limit: number
+  readonly cursor: string | null
+}
+
+/** The window's matches in creation order, active and reversed alike. */
+export function listMatches(state: WorkspaceState, windowId: string, query: MatchListQuery, visibility: Visibility): Outcome {
+  const window = findWindow(state, windowId, visibility)
+  if (window === undefined) return reject('not_found', 'No such reconciliation.')
+  const startIndex = cursorSeq(query.cursor)
+  if (startIndex === null) return invalidCursor()
+  // The cursor counts positions in this window's match list (1-based), not workspace match seqs.
+  return accept(200, collectPage(seqKeys(startIndex, window.matchSeqs.length), query.limit, (key) => {
+    return matchView(state, state.windows.matches[window.matchSeqs[key.seq - 1] - 1])
+  }))
+}

@@ -1,0 +1,354 @@
+/** @module Reconciliation windows: open, add statement lines, close or abandon, and the window's read side. */
+
+import assert from 'node:assert/strict'
+import { reject, type ErrorDetail, type Rejection } from '../errors.js'
+import { findAccount } from './accounts.js'
+import { formatTimestamp, isValidTimeZone, localDateOf, parseDate, periodBoundsMs } from './calendar.js'
+import type { WindowLinesAdd, WindowOpen, WindowTransition } from './commands.js'
+import { movementOver } from './entries.js'
+import { makeId } from './ids.js'
+import { accept, type Outcome } from './outcome.js'
+import { collectPage, decodeCursor, type OrderKey } from './pages.js'
+import type { Account, WorkspaceState } from './state.js'
+import type { Visibility } from './visibility.js'
+import { derivedOf, findWindow, isTerminal, residualFrom, residualOf } from './window-effects.js'
+import type { HistoryEvent, ReconciliationWindow, StatementLine, WindowStateName } from './windows-state.js'
+
+/** A window holds at most this many statement lines, so every scan of its lines is bounded. */
+export const windowLinesMax = 1_000_000
+
+const windowStateNames: readonly WindowStateName[] = ['open', 'balanced', 'closed', 'abandoned']
+
+// ---------------------------------------------------------------------------------------------
+// Open
+
+interface OpenPlan {
+  readonly accounts: readonly Account[]
+  readonly startMs: number
+  readonly endMs: number
+}
+
+export function openWindow(state: WorkspaceState, command: WindowOpen): Outcome {
+  assert(isValidTimeZone(command.time_zone), `window.open carries an unknown time zone ${command.time_zone}`)
+  const plan = planOpen(state, command)
+  if (!('accounts' in plan)) return plan
+  const seq = state.windows.windows.length + 1
+  const window: ReconciliationWindow = {
+    id: makeId('rec_', state.tag, seq),
+    seq,
+    label: command.label,
+    accountSeqs: plan.accounts.map((account) => account.seq),
+    from: command.from,
+    to: command.to,
+    timeZone: command.time_zone,
+    startMs: plan.startMs,
+    endMs: plan.endMs,
+    claimedMovement: command.claimed_movement,
+    tolerance: command.tolerance,
+    statementRef: command.statement_ref,
+    openedAtMs: command.at_ms,
+    openedBy: command.key_id,
+    state: 'open',
+    lines: [],
+    matchSeqs: [],
+    matchedTotal: 0,
+    activeMatchCount: 0,
+    activeWriteOffCount: 0,
+    unmatchedLineCount: 0,
+    matchedEntries: new Map(),
+    frozenDerived: null,
+    frozenResidual: null,
+    closedAtMs: null,
+    closedBy: null,
+    closeReason: null,
+    abandonedAtMs: null,
+    abandonReason: null,
+    history: [],
+  }
+  const derived = movementOver(state, window.accountSeqs, window.startMs, window.endMs)
+  const residual = derived === null ? null : residualFrom(window, derived, 0)
+  if (derived === null || residual === null) return reject('amount_out_of_range', 'The derived movement or residual of this window would leave the safe integer range.')
+  state.windows.windows.push(window)
+  for (const accountSeq of window.accountSeqs) {
+    const live = state.windows.liveWindowsByAccount.get(accountSeq) ?? new Set<number>()
+    live.add(seq)
+    state.windows.liveWindowsByAccount.set(accountSeq, live)
+  }
+  pushHistory(window, command, 'opened', residual, { claimed_movement: window.claimedMovement, derived_movement: derived })
+  return accept(201, windowView(state, window))
+}
+
+/** Every check of an open, in CONTRACT.md order, before anything changes. */
+function planOpen(state: WorkspaceState, command: WindowOpen): OpenPlan | Rejection {
+  const from = parseDate(command.from)
+  const to = parseDate(command.to)
+  if (from === null) return reject('window_invalid', `window.from is not a real date (YYYY-MM-DD): ${command.from}.`, [{ path: '/window/from', message: 'not a real YYYY-MM-DD date' }])
+  if (to === null) return reject('window_invalid', `window.to is not a real date (YYYY-MM-DD): ${command.to}.`, [{ path: '/window/to', message: 'not a real YYYY-MM-DD date' }])
+  if (command.to < command.from) return reject('window_invalid', `window.to (${command.to}) precedes window.from (${command.from}).`, [{ path: '/window/to', message: 'before from' }])
+  const today = localDateOf(command.at_ms, command.time_zone)
+  if (command.to > today) return reject('window_invalid', `window.to (${command.to}) is after today (${today}, ${command.time_zone}).`, [{ path: '/window/to', message: 'in the future' }])
+  const accounts = resolveAccounts(state, command)
+  if (!Array.isArray(accounts)) return accounts
+  const { startMs, endMs } = periodBoundsMs(command.from, command.to, command.time_zone)
+  assert(startMs < endMs)
+  const overlap = findOverlap(state, accounts, startMs, endMs)
+  if (overlap !== undefined) {
+    const named = findWindow(state, overlap.id, command.visibility) === undefined ? '' : ` (${overlap.id})`
+    return reject('window_overlap', `A window that is not closed or abandoned${named} already covers these accounts over overlapping dates.`)
+  }
+  return { accounts, startMs, endMs }
+}
+
+function resolveAccounts(state: WorkspaceState, command: WindowOpen): Account[] | Rejection {
+  const accounts: Account[] = []
+  const unknown: ErrorDetail[] = []
+  command.accounts.forEach((reference, index) => {
+    const account = findAccount(state, reference, command.visibility)
+    if (account === undefined) unknown.push({ path: `/accounts/${index}`, message: `unknown account ${reference}` })
+    else accounts.push(account)
+  })
+  if (unknown.length > 0) return reject('account_unknown', `Unknown account: ${command.accounts[Number(unknown[0].path.split('/')[2])]}.`, unknown)
+  const seen = new Set<number>()
+  const duplicates: ErrorDetail[] = []
+  accounts.forEach((account, index) => {
+    if (seen.has(account.seq)) duplicates.push({ path: `/accounts/${index}`, message: `${account.name} is listed more than once` })
+    seen.add(account.seq)
+  })
+  if (duplicates.length > 0) return reject('request_invalid', 'An account is listed more than once in accounts.', duplicates)
+  return accounts
+}
+
+/** A non-terminal window sharing an account whose [startMs, endMs) meets the new period. */
+function findOverlap(state: WorkspaceState, accounts: readonly Account[], startMs: number, endMs: number): ReconciliationWindow | undefined {
+  for (const account of accounts) {
+    for (const windowSeq of state.windows.liveWindowsByAccount.get(account.seq) ?? []) {
+      const window = state.windows.windows[windowSeq - 1]
+      assert(!isTerminal(window.state))
+      if (window.startMs < endMs && startMs < window.endMs) return window
+    }
+  }
+  return undefined
+}
+
+// ---------------------------------------------------------------------------------------------
+// Statement lines
+
+export function addStatementLines(state: WorkspaceState, command: WindowLinesAdd): Outcome {
+  const window = findWindow(state, command.window, command.visibility)
+  if (window === undefined) return reject('not_found', 'No such reconciliation.')
+  if (isTerminal(window.state)) return terminalRejection(window)
+  const rejection = checkLines(window, command)
+  if (rejection !== null) return rejection
+  const added: StatementLine[] = command.lines.map((input, index) => {
+    const number = window.lines.length + index + 1
+    return { id: `l${number}`, number, amount: input.amount, date: input.date, reference: input.reference, description: input.description, matchSeq: 0 }
+  })
+  for (const line of added) window.lines.push(line)
+  window.unmatchedLineCount += added.length
+  pushHistory(window, command, 'lines_added', residualOf(state, window), { count: added.length, first: added[0].id, last: added[added.length - 1].id })
+  return accept(201, { lines: added.map(lineView), lines_count: window.lines.length })
+}
+
+function checkLines(window: ReconciliationWindow, command: WindowLinesAdd): Rejection | null {
+  if (command.lines.length === 0) return reject('request_invalid', 'At least one statement line is required.', [{ path: '/lines', message: 'empty' }])
+  if (window.lines.length + command.lines.length > windowLinesMax) {
+    return reject('request_invalid', `A window holds at most ${windowLinesMax} statement lines; it has ${window.lines.length} and this request adds ${command.lines.length}.`, [{ path: '/lines', message: 'too many lines for this window' }])
+  }
+  const invalid: ErrorDetail[] = []
+  const outside: ErrorDetail[] = []
+  command.lines.forEach((line, index) => {
+    assert(Number.isSafeInteger(line.amount))
+    if (parseDate(line.date) === null) invalid.push({ path: `/lines/${index}/date`, message: `not a real YYYY-MM-DD date: ${line.date}` })
+    else if (line.date < window.from || line.date > window.to) outside.push({ path: `/lines/${index}/date`, message: `${line.date} is outside ${window.from}..${window.to}` })
+  })
+  if (invalid.length > 0) return reject('request_invalid', `Statement line ${invalid[0].path.split('/')[2]} has an invalid date.`, invalid)
+  if (outside.length > 0) return reject('line_outside_window', `Statement line ${outside[0].path.split('/')[2]} is dated outside the window ${window.from}..${window.to}.`, outside)
+  return null
+}
+
+export function lineView(line: StatementLine): object {
+  return { id: line.id, amount: line.amount, date: line.date, reference: line.reference, description: line.description }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Close and abandon
+
+export function transitionWindow(state: WorkspaceState, command: WindowTransition): Outcome {
+  const window = findWindow(state, command.window, command.visibility)
+  if (window === undefined) return reject('not_found', 'No such reconciliation.')
+  if (isTerminal(window.state)) return terminalRejection(window)
+  if (command.state === 'closed') return closeWindow(state, window, command)
+  if (command.state === 'abandoned') return abandonWindow(state, window, command)
+  return reject('recon_state_invalid', `A window cannot be moved to ${JSON.stringify(command.state)}; only closed or abandoned can be requested (it is ${window.state}).`)
+}
+
+function closeWindow(state: WorkspaceState, window: ReconciliationWindow, command: WindowTransition): Outcome {
+  const residual = residualOf(state, window)
+  const reason = command.reason === null || command.reason === '' ? null : command.reason
+  const from = window.state
+  if (from === 'open') {
+    if (Math.abs(residual) > window.tolerance) {
+      return reject('recon_state_invalid', `The window cannot close: residual ${residual} is outside tolerance ${window.tolerance}.`)
+    }
+    if (reason === null && window.activeWriteOffCount === 0) {
+      return reject('recon_state_invalid', `The window cannot close from open: residual ${residual} is within tolerance ${window.tolerance}, but no write-off reason is recorded; give a reason.`)
+    }
+  }
+  assert(from === 'balanced' || from === 'open')
+  freeze(state, window)
+  window.state = 'closed'
+  window.closedAtMs = command.at_ms
+  window.closedBy = command.key_id
+  window.closeReason = reason
+  const writeOff = from === 'open' && reason !== null ? { write_off: { amount: residual, reason } } : {}
+  pushHistory(window, command, 'closed', residual, { from, reason, ...writeOff })
+  return accept(200, windowView(state, window))
+}
+
+function abandonWindow(state: WorkspaceState, window: ReconciliationWindow, command: WindowTransition): Outcome {
+  if (command.reason === null || command.reason === '') return reject('request_invalid', 'Abandoning a window requires a reason.', [{ path: '/reason', message: 'required' }])
+  const from = window.state
+  const residual = residualOf(state, window)
+  freeze(state, window)
+  window.state = 'abandoned'
+  window.abandonedAtMs = command.at_ms
+  window.abandonReason = command.reason
+  pushHistory(window, command, 'abandoned', residual, { from, reason: command.reason })
+  return accept(200, windowView(state, window))
+}
+
+/** The figures as they stand become the window's for good; a terminal window leaves the live index. */
+function freeze(state: WorkspaceState, window: ReconciliationWindow): void {
+  const derived = derivedOf(state, window)
+  assert(derived !== null)
+  const residual = residualOf(state, window)
+  window.frozenDerived = derived
+  window.frozenResidual = residual
+  for (const accountSeq of window.accountSeqs) {
+    const live = state.windows.liveWindowsByAccount.get(accountSeq)
+    assert(live !== undefined && live.delete(window.seq))
+    if (live.size === 0) state.windows.liveWindowsByAccount.delete(accountSeq)
+  }
+}
+
+export function terminalRejection(window: ReconciliationWindow): Rejection {
+  return reject('recon_state_invalid', `The window is ${window.state}; a closed or abandoned window cannot change.`)
+}
+
+export function pushHistory(window: ReconciliationWindow, command: { readonly at_ms: number; readonly key_id: string }, type: string, residual: number, detail: Record<string, unknown>): void {
+  window.history.push({ type, atMs: command.at_ms, keyId: command.key_id, state: window.state, residual, detail })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Read side
+
+const timestampOrNull = (atMs: number | null): string | null => (atMs === null ? null : formatTimestamp(atMs))
+
+export function windowView(state: WorkspaceState, window: ReconciliationWindow): object {
+  const derived = derivedOf(state, window)
+  assert(derived !== null)
+  return {
+    id: window.id,
+    label: window.label,
+    accounts: window.accountSeqs.map((seq) => state.accounts[seq - 1].name),
+    window: { from: window.from, to: window.to },
+    claimed_movement: window.claimedMovement,
+    derived_movement: derived,
+    residual: residualOf(state, window),
+    matched_count: window.activeMatchCount,
+    tolerance: window.tolerance,
+    statement_ref: window.statementRef,
+    state: window.state,
+    opened_at: formatTimestamp(window.openedAtMs),
+    lines_count: window.lines.length,
+    unmatched_lines_count: window.unmatchedLineCount,
+    closed_at: timestampOrNull(window.closedAtMs),
+    closed_by: window.closedBy,
+    close_reason: window.closeReason,
+    abandoned_at: timestampOrNull(window.abandonedAtMs),
+    abandon_reason: window.abandonReason,
+  }
+}
+
+export function getWindow(state: WorkspaceState, id: string, visibility: Visibility): Outcome {
+  const window = findWindow(state, id, visibility)
+  if (window === undefined) return reject('not_found', 'No such reconciliation.')
+  return accept(200, windowView(state, window))
+}
+
+export interface WindowListQuery {
+  readonly state: string | null
+  readonly account: string | null
+  readonly limit: number
+  readonly cursor: string | null
+}
+
+/** Windows in creation order; those the key cannot fully see are left out. */
+export function listWindows(state: WorkspaceState, query: WindowListQuery, visibility: Visibility): Outcome {
+  if (query.state !== null && !(windowStateNames as readonly string[]).includes(query.state)) {
+    return reject('request_invalid', `state must be one of ${windowStateNames.join(', ')}.`, [{ path: '/state', message: 'unknown state' }])
+  }
+  let accountSeq = 0
+  if (query.account !== null) {
+    const account = findAccount(state, query.account, visibility)
+    if (account === undefined) return reject('account_unknown', `Unknown account: ${query.account}.`, [{ path: '/account', message: 'unknown account' }])
+    accountSeq = account.seq
+  }
+  const startSeq = cursorSeq(query.cursor)
+  if (startSeq === null) return invalidCursor()
+  const windows = state.windows.windows
+  const keys = seqKeys(startSeq, windows.length)
+  return accept(200, collectPage(keys, query.limit, (key) => {
+    const window = windows[key.seq - 1]
+    if (query.state !== null && window.state !== query.state) return undefined
+    if (accountSeq !== 0 && !window.accountSeqs.includes(accountSeq)) return undefined
+    if (findWindow(state, window.id, visibility) === undefined) return undefined
+    return windowView(state, window)
+  }))
+}
+
+export interface LineListQuery {
+  readonly status: 'matched' | 'unmatched' | null
+  readonly limit: number
+  readonly cursor: string | null
+}
+
+export function listLines(state: WorkspaceState, windowId: string, query: LineListQuery, visibility: Visibility): Outcome {
+  const window = findWindow(state, windowId, visibility)
+  if (window === undefined) return reject('not_found', 'No such reconciliation.')
+  const startNumber = cursorSeq(query.cursor)
+  if (startNumber === null) return invalidCursor()
+  const matches = state.windows.matches
+  return accept(200, collectPage(seqKeys(startNumber, window.lines.length), query.limit, (key) => {
+    const line = window.lines[key.seq - 1]
+    if (query.status === 'matched' && line.matchSeq === 0) return undefined
+    if (query.status === 'unmatched' && line.matchSeq !== 0) return undefined
+    return { ...lineView(line), match: line.matchSeq === 0 ? null : matches[line.matchSeq - 1].id }
+  }))
+}
+
+export function windowHistory(state: WorkspaceState, windowId: string, visibility: Visibility): Outcome {
+  const window = findWindow(state, windowId, visibility)
+  if (window === undefined) return reject('not_found', 'No such reconciliation.')
+  return accept(200, { data: window.history.map(historyView) })
+}
+
+export function historyView(event: HistoryEvent): object {
+  return { type: event.type, at: formatTimestamp(event.atMs), key_id: event.keyId, state: event.state, residual: event.residual, ...event.detail }
+}
+
+/** Cursors of per-window and per-workspace sequences: the next item's seq, atMs always 0. 1 when absent, null when invalid. */
+export function cursorSeq(cursor: string | null): number | null {
+  if (cursor === null) return 1
+  const key = decodeCursor(cursor)
+  if (key === null || key.atMs !== 0 || key.seq < 1) return null
+  return key.seq
+}
+
+export function invalidCursor(): Rejection {
+  return reject('request_invalid', 'The cursor is not one this service issued.', [{ path: '/cursor', message: 'invalid cursor' }])
+}
+
+export function* seqKeys(fromSeq: number, lastSeq: number): Generator<OrderKey> {
+  for (let seq = fromSeq; seq <= lastSeq; seq++) yield { atMs: 0, seq }
+}
