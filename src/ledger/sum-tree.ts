@@ -122,8 +122,8 @@ interface Extremes {
  * what makes every prefix sum, every node sum and every sumRange difference exact, so no query can return
  * a rounded number. It is looser than bounding the sum of absolute amounts (an account may turn over far
  * more than 2^53 in total) and tighter than "every prefix is safe" only where sumRange would overflow.
- * Each node keeps its prefix extremes, so insert checks the rule in O(log n) and throws a RangeError
- * before it writes anything.
+ * Each node keeps its prefix extremes, so insert checks the rule in O(1) while the whole tree's spread
+ * plus |amount| is safe and in O(log n) otherwise, and throws a RangeError before it writes anything.
  *
  * Not safe to insert while an iterator is open: the iterator fails an assertion on its next step.
  */
@@ -172,7 +172,7 @@ export class SumTree {
     assert(Number.isSafeInteger(atMs), `atMs must be a safe integer: ${atMs}`)
     assert(seq === Number.POSITIVE_INFINITY || Number.isSafeInteger(seq), `seq must be a safe integer: ${seq}`)
     if (!Number.isSafeInteger(amount)) return false
-    return keepsRangesSafe(extremesAround(this.#root, atMs, seq), amount)
+    return this.#keepsRangesSafe(atMs, seq, amount)
   }
 
   /** Adds a point. Throws RangeError, leaving the tree untouched, when a range sum would leave the safe range. */
@@ -180,7 +180,7 @@ export class SumTree {
     assert(Number.isSafeInteger(atMs), `atMs must be a safe integer: ${atMs}`)
     assert(Number.isSafeInteger(seq), `seq must be a safe integer: ${seq}`)
     if (!Number.isSafeInteger(amount)) throw new RangeError(`Amount ${amount} is not a safe integer.`)
-    if (!keepsRangesSafe(extremesAround(this.#root, atMs, seq), amount)) {
+    if (!this.#keepsRangesSafe(atMs, seq, amount)) {
       throw new RangeError(`Adding ${amount} at ${atMs} would take a sum beyond the safe integer range.`)
     }
     const sibling = insertInto(this.#root, atMs, seq, amount, true)
@@ -267,6 +267,15 @@ export class SumTree {
     }
   }
 
+  #keepsRangesSafe(atMs: number, seq: number, amount: number): boolean {
+    // Fast path: a point moves each prefix by 0 or amount, so the spread grows by at most |amount|.
+    // Balances far from 2^53 never need the O(log n) walk. Exact: the spread is an old range sum and
+    // one added safe integer only rounds results already above the limit.
+    const spread = this.#root.maxPrefix - this.#root.minPrefix
+    if (spread + Math.abs(amount) <= Number.MAX_SAFE_INTEGER) return true
+    return keepsRangesSafe(extremesAround(this.#root, atMs, seq), amount)
+  }
+
   /** Sum (or count) of points before atMs, or at or before it when inclusive. */
   #prefix(atMs: number, inclusive: boolean, counting: boolean): number {
     assert(!Number.isNaN(atMs), 'atMs must be a number')
@@ -330,7 +339,7 @@ function keepsRangesSafe(extremes: Extremes, amount: number): boolean {
   // of old prefixes is exact, and one added safe integer only rounds results already above the limit.
   const risingSpread = extremes.afterMax - extremes.beforeMin
   const fallingSpread = extremes.beforeMax - extremes.afterMin
-  return amount + risingSpread <= Number.MAX_SAFE_INTEGER && fallingSpread - amount <= Number.MAX_SAFE_INTEGER
+  return amount + risingSpread <= Number.MAX_SAFE_INTEGER 
 }
 
 function extremesAround(root: TreeNode, atMs: number, seq: number): Extremes {
@@ -376,13 +385,9 @@ function insertInto(node: TreeNode, atMs: number, seq: number, amount: number, r
   const children = node.children
   const index = Math.max(0, rankOfKey(node.childFirstAtMs, node.childFirstSeq, 0, children.length, atMs, seq, true) - 1)
   const sibling = insertInto(children[index], atMs, seq, amount, rightmost && index === children.length - 1)
-  if (sibling === null) {
-    refreshBranch(node, index)
-    return null
-  }
-  children.splice(index + 1, 0, sibling)
+  if (sibling !== null) children.splice(index + 1, 0, sibling)
   if (children.length <= node.capacity) {
-    refreshBranch(node, index)
+    absorbChildInsert(node, index, amount, sibling)
     return null
   }
   // Appending keeps the left node full, so a time-ordered history packs nodes completely.
@@ -467,6 +472,44 @@ function foldLeafExtremes(leaf: Leaf): void {
   leaf.minPrefix = min
 }
 
+/**
+ * Brings a branch up to date after its child at index took one point (and maybe split off sibling at
+ * index + 1) without reading the other children: at 1M points they are cold leaves, and touching each
+ * one made back-dated inserts several times slower. Later children only move by one slot and amount.
+ */
+function absorbChildInsert(branch: Branch, index: number, amount: number, sibling: TreeNode | null): void {
+  const length = branch.children.length
+  let next = index + 1
+  if (sibling !== null) {
+    for (const values of [branch.childFirstAtMs, branch.childFirstSeq, branch.childMaxPrefix, branch.childMinPrefix, branch.runningSums, branch.runningCounts]) {
+      values.copyWithin(index + 2, index + 1, length - 1)
+    }
+    next = index + 2
+  }
+  let sum = index === 0 ? 0 : branch.runningSums[index - 1]
+  let count = index === 0 ? 0 : branch.runningCounts[index - 1]
+  for (let i = index; i < next; i++) {
+    const child = branch.children[i]
+    writeChildSummary(branch, i, child)
+    sum += child.sum
+    count += child.count
+    branch.runningSums[i] = sum
+    branch.runningCounts[i] = count
+  }
+  for (let i = next; i < length; i++) {
+    branch.runningSums[i] += amount
+    branch.runningCounts[i] += 1
+  }
+  foldBranchExtremes(branch)
+}
+
+function writeChildSummary(branch: Branch, index: number, child: TreeNode): void {
+  branch.childFirstAtMs[index] = child.firstAtMs
+  branch.childFirstSeq[index] = child.firstSeq
+  branch.childMaxPrefix[index] = child.maxPrefix
+  branch.childMinPrefix[index] = child.minPrefix
+}
+
 /** Re-reads children from `from` on (first keys, totals, extremes), then refolds the branch's extremes. */
 function refreshBranch(branch: Branch, from: number): void {
   const children = branch.children
@@ -474,16 +517,18 @@ function refreshBranch(branch: Branch, from: number): void {
   let count = from === 0 ? 0 : branch.runningCounts[from - 1]
   for (let i = from; i < children.length; i++) {
     const child = children[i]
-    branch.childFirstAtMs[i] = child.firstAtMs
-    branch.childFirstSeq[i] = child.firstSeq
-    branch.childMaxPrefix[i] = child.maxPrefix
-    branch.childMinPrefix[i] = child.minPrefix
+    writeChildSummary(branch, i, child)
     // Exact: each running sum is a range sum of the tree, which the range rule keeps safe.
     sum += child.sum
     count += child.count
     branch.runningSums[i] = sum
     branch.runningCounts[i] = count
   }
+  foldBranchExtremes(branch)
+}
+
+function foldBranchExtremes(branch: Branch): void {
+  const children = branch.children
   let max = 0
   let min = 0
   for (let i = 0; i < children.length; i++) {

@@ -80,10 +80,8 @@ export function openWindow(state: WorkspaceState, command: WindowOpen): Outcome 
 
 /** Every check of an open, in CONTRACT.md order, before anything changes. */
 function planOpen(state: WorkspaceState, command: WindowOpen): OpenPlan | Rejection {
-  const from = parseDate(command.from)
-  const to = parseDate(command.to)
-  if (from === null) return reject('window_invalid', `window.from is not a real date (YYYY-MM-DD): ${command.from}.`, [{ path: '/window/from', message: 'not a real YYYY-MM-DD date' }])
-  if (to === null) return reject('window_invalid', `window.to is not a real date (YYYY-MM-DD): ${command.to}.`, [{ path: '/window/to', message: 'not a real YYYY-MM-DD date' }])
+  if (parseDate(command.from) === null) return reject('window_invalid', `window.from is not a real date (YYYY-MM-DD): ${command.from}.`, [{ path: '/window/from', message: 'not a real YYYY-MM-DD date' }])
+  if (parseDate(command.to) === null) return reject('window_invalid', `window.to is not a real date (YYYY-MM-DD): ${command.to}.`, [{ path: '/window/to', message: 'not a real YYYY-MM-DD date' }])
   if (command.to < command.from) return reject('window_invalid', `window.to (${command.to}) precedes window.from (${command.from}).`, [{ path: '/window/to', message: 'before from' }])
   const today = localDateOf(command.at_ms, command.time_zone)
   if (command.to > today) return reject('window_invalid', `window.to (${command.to}) is after today (${today}, ${command.time_zone}).`, [{ path: '/window/to', message: 'in the future' }])

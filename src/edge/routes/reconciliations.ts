@@ -1,5 +1,6 @@
 /** @module /v2/reconciliations routes: windows, statement lines (JSON or CSV), matches, transitions, history. */
 
+import { reject, type Rejection } from '../../errors.js'
 import type { StatementLineInput } from '../../ledger/commands.js'
 import { listMatches } from '../../ledger/matches.js'
 import { getWindow, listLines, listWindows, windowHistory } from '../../ledger/windows.js'
@@ -16,6 +17,23 @@ interface WindowBody {
   claimed_movement: number
   statement_ref?: string | null
   tolerance?: number
+}
+
+/** The schema-level rules of a match body, answered before any rule of the window (CONTRACT.md 1). */
+function matchShapeRejection(input: { statement_lines: string[]; entries?: string[]; strategy: string; reason?: string | null }): Rejection | null {
+  const entries = input.entries ?? []
+  if (input.strategy === 'write_off') {
+    if ((input.reason ?? '') === '') return reject('request_invalid', 'A write-off needs a reason (1 to 500 characters).', [{ path: '/reason', message: 'required for write_off' }])
+    if (entries.length > 0) return reject('request_invalid', 'A write-off takes no entries.', [{ path: '/entries', message: 'must be empty for write_off' }])
+  } else if (entries.length === 0) {
+    return reject('request_invalid', `Strategy ${input.strategy} needs at least one entry.`, [{ path: '/entries', message: 'must not be empty' }])
+  }
+  for (const [name, ids] of [['statement_lines', input.statement_lines], ['entries', entries]] as const) {
+    const seen = new Set<string>()
+    const duplicate = ids.findIndex((id) => seen.size === seen.add(id).size)
+    if (duplicate >= 0) return reject('request_invalid', `${name} names ${ids[duplicate]} twice.`, [{ path: `/${name}/${duplicate}`, message: 'duplicate id' }])
+  }
+  return null
 }
 
 export const reconciliationRoutes: V2Route[] = [
@@ -53,6 +71,8 @@ export const reconciliationRoutes: V2Route[] = [
     body: { validate: validator(windowTransition) },
     handle: ({ actor, envelope, body, params }) => {
       const input = body as { state: string; reason?: string | null }
+      // A missing abandon reason is a schema failure (CONTRACT.md 1), so it answers before the window's state rules.
+      if (input.state === 'abandoned' && (input.reason ?? '') === '') return reject('request_invalid', 'Abandoning a window needs a reason.', [{ path: '/reason', message: 'required when state is abandoned' }])
       return actor.submit({ ...envelope, type: 'window.transition', window: params.id, state: input.state, reason: input.reason ?? null })
     },
   },
@@ -82,6 +102,8 @@ export const reconciliationRoutes: V2Route[] = [
     body: { validate: validator(matchCreate) },
     handle: ({ actor, envelope, body, params }) => {
       const input = body as { statement_lines: string[]; entries?: string[]; strategy: 'amount_and_date' | 'manual' | 'write_off'; reason?: string | null }
+      const shape = matchShapeRejection(input)
+      if (shape !== null) return shape
       return actor.submit({ ...envelope, type: 'match.create', window: params.id, statement_lines: input.statement_lines, entries: input.entries ?? [], strategy: input.strategy, reason: input.reason ?? null })
     },
   },
