@@ -20,9 +20,13 @@ export function postEntry(state: WorkspaceState, command: EntryPost): Outcome {
     else resolved.push(account)
   })
   if (unknown.length > 0) return reject('account_unknown', `Unknown account: ${command.lines[Number(unknown[0].path.split('/')[2])].account}.`, unknown)
-  const total = sumSafe(command.lines.map((line) => line.amount))
-  if (total === null) return reject('amount_out_of_range', 'The entry lines sum beyond the safe integer range.')
-  if (total !== 0) return reject('entry_unbalanced', `The entry lines sum to ${total}, not 0.`)
+  // Balance is decided exactly first (entry_unbalanced precedes amount_out_of_range), then each side's
+  // total must be safe, whatever the order of the lines.
+  const exactTotal = command.lines.reduce((total, line) => total + BigInt(line.amount), 0n)
+  if (exactTotal !== 0n) return reject('entry_unbalanced', `The entry lines sum to ${exactTotal}, not 0.`)
+  if (sumSafe(command.lines.filter((line) => line.amount > 0).map((line) => line.amount)) === null) {
+    return reject('amount_out_of_range', 'The debits of this entry sum beyond the safe integer range.')
+  }
   const effectiveAtMs = command.effective_at_ms ?? command.at_ms
   const lines: EntryLine[] = command.lines.map((line, index) => ({ accountSeq: resolved[index].seq, amount: line.amount }))
   const perAccount = amountsPerAccount(lines)

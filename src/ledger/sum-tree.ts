@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict'
 
 /**
- * A point as iteration yields it: a fresh frozen-shape object per point, never reused, so callers may
+ * A point as iteration yields it: a fresh plain object per point, never reused, so callers may
  * keep it (a page holds on to its cursor key after the iterator moves on).
  */
 export interface SumTreePoint {
@@ -121,7 +121,7 @@ interface Extremes {
  * (smallest prefix sum), counting the empty prefix 0, is at most Number.MAX_SAFE_INTEGER. That is exactly
  * what makes every prefix sum, every node sum and every sumRange difference exact, so no query can return
  * a rounded number. It is looser than bounding the sum of absolute amounts (an account may turn over far
- * more than 2^53 in total) and tighter than "every prefix is safe" only where sumRange would overflow.
+ * more than 2^53 in total), and stricter than "every prefix is safe" only where a sumRange would overflow.
  * Each node keeps its prefix extremes, so insert checks the rule in O(1) while the whole tree's spread
  * plus |amount| is safe and in O(log n) otherwise, and throws a RangeError before it writes anything.
  *
@@ -134,18 +134,16 @@ export class SumTree {
   #height = 1
   /** Bumped by every insert so open iterators notice and fail loudly instead of skipping points. */
   #version = 0
-  readonly #leafPointsMax: number
   readonly #branchChildrenMax: number
 
   constructor(options: SumTreeOptions = {}) {
     const leafPointsMax = options.leafPointsMax ?? leafPointsMaxDefault
     const branchChildrenMax = options.branchChildrenMax ?? branchChildrenMaxDefault
-    // Messages on every assertion: without one, node:assert re-reads and parses the source to make one.
+    // Assertions a caller can trip carry messages: without one, node:assert re-reads and parses the source.
     assert(Number.isInteger(leafPointsMax), `leafPointsMax must be an integer: ${leafPointsMax}`)
     assert(leafPointsMax >= nodeEntriesMin && leafPointsMax <= nodeEntriesMax, `leafPointsMax out of bounds: ${leafPointsMax}`)
     assert(Number.isInteger(branchChildrenMax), `branchChildrenMax must be an integer: ${branchChildrenMax}`)
     assert(branchChildrenMax >= nodeEntriesMin && branchChildrenMax <= nodeEntriesMax, `branchChildrenMax out of bounds: ${branchChildrenMax}`)
-    this.#leafPointsMax = leafPointsMax
     this.#branchChildrenMax = branchChildrenMax
     this.#lastLeaf = new Leaf(leafPointsMax)
     this.#root = this.#lastLeaf
@@ -169,16 +167,17 @@ export class SumTree {
    * at atMs, the slot a new entry (whose seq exceeds all earlier ones) takes.
    */
   canInsert(atMs: number, amount: number, seq: number = Number.POSITIVE_INFINITY): boolean {
-    assert(Number.isSafeInteger(atMs), `atMs must be a safe integer: ${atMs}`)
-    assert(seq === Number.POSITIVE_INFINITY || Number.isSafeInteger(seq), `seq must be a safe integer: ${seq}`)
+    // Messages are built only on failure: a template literal argument would format numbers on every call.
+    if (!Number.isSafeInteger(atMs)) assert.fail(`atMs must be a safe integer: ${atMs}`)
+    if (seq !== Number.POSITIVE_INFINITY && !Number.isSafeInteger(seq)) assert.fail(`seq must be a safe integer: ${seq}`)
     if (!Number.isSafeInteger(amount)) return false
     return this.#keepsRangesSafe(atMs, seq, amount)
   }
 
   /** Adds a point. Throws RangeError, leaving the tree untouched, when a range sum would leave the safe range. */
   insert(atMs: number, seq: number, amount: number): void {
-    assert(Number.isSafeInteger(atMs), `atMs must be a safe integer: ${atMs}`)
-    assert(Number.isSafeInteger(seq), `seq must be a safe integer: ${seq}`)
+    if (!Number.isSafeInteger(atMs)) assert.fail(`atMs must be a safe integer: ${atMs}`)
+    if (!Number.isSafeInteger(seq)) assert.fail(`seq must be a safe integer: ${seq}`)
     if (!Number.isSafeInteger(amount)) throw new RangeError(`Amount ${amount} is not a safe integer.`)
     if (!this.#keepsRangesSafe(atMs, seq, amount)) {
       throw new RangeError(`Adding ${amount} at ${atMs} would take a sum beyond the safe integer range.`)
@@ -339,7 +338,7 @@ function keepsRangesSafe(extremes: Extremes, amount: number): boolean {
   // of old prefixes is exact, and one added safe integer only rounds results already above the limit.
   const risingSpread = extremes.afterMax - extremes.beforeMin
   const fallingSpread = extremes.beforeMax - extremes.afterMin
-  return amount + risingSpread <= Number.MAX_SAFE_INTEGER 
+  return amount + risingSpread <= Number.MAX_SAFE_INTEGER && fallingSpread - amount <= Number.MAX_SAFE_INTEGER
 }
 
 function extremesAround(root: TreeNode, atMs: number, seq: number): Extremes {
@@ -402,7 +401,7 @@ function insertInto(node: TreeNode, atMs: number, seq: number, amount: number, r
 function insertIntoLeaf(leaf: Leaf, atMs: number, seq: number, amount: number, rightmost: boolean): Leaf | null {
   const position = rankOfKey(leaf.data, leaf.data, leaf.capacity, leaf.length, atMs, seq, false)
   const duplicate = position < leaf.length && leaf.data[position] === atMs && leaf.data[leaf.capacity + position] === seq
-  assert(!duplicate, `SumTree already holds the key (${atMs}, ${seq})`)
+  if (duplicate) assert.fail(`SumTree already holds the key (${atMs}, ${seq})`)
   if (leaf.length < leaf.capacity) {
     writePoint(leaf, position, atMs, seq, amount)
     return null

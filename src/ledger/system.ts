@@ -62,8 +62,8 @@ export function keyView(key: KeyRecord): object {
 export function executeSystem(state: SystemState, command: SystemCommand): Outcome {
   switch (command.type) {
     case 'workspace.create': {
-      if (state.workspaces.has(command.id)) return reject('workspace_exists', `Workspace ${command.id} already exists.`)
       if (!isValidTimeZone(command.time_zone)) return reject('request_invalid', `Unknown IANA timezone: ${command.time_zone}.`, [{ path: '/timezone', message: 'unknown timezone' }])
+      if (state.workspaces.has(command.id)) return reject('workspace_exists', `Workspace ${command.id} already exists.`)
       if (state.tags.has(command.tag)) return reject('unavailable', 'Workspace tag collision; retry.')
       const workspace: WorkspaceRecord = { id: command.id, timeZone: command.time_zone, limits: command.limits, tag: command.tag, createdAtMs: command.at_ms }
       state.workspaces.set(workspace.id, workspace)

@@ -138,3 +138,22 @@ export function detailPaths(reply: Reply): string[] {
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms))
 }
+
+export interface WorkspaceView {
+  readonly accounts: any[]
+  readonly entries: any[]
+  /** Per account name, its balance at each of the given instants. */
+  readonly balances: Record<string, number[]>
+}
+
+/** Everything a client can read of a workspace through one key, for before/after comparisons. */
+export async function readWorkspace(baseUrl: string, key: string, instants: readonly string[]): Promise<WorkspaceView> {
+  const accounts = (await listAll(baseUrl, key, '/v2/accounts', 1000)).items
+  const entries = (await listAll(baseUrl, key, '/v2/entries', 1000)).items
+  const balances: Record<string, number[]> = {}
+  for (const account of accounts) {
+    balances[account.name] = []
+    for (const at of instants) balances[account.name].push(await balanceOf(baseUrl, key, account.id, at))
+  }
+  return { accounts, entries, balances }
+}

@@ -69,7 +69,7 @@ export async function call(baseUrl: string, method: string, route: string, optio
     body = JSON.stringify(options.body)
     headers['content-type'] ??= 'application/json'
   }
-  const response = await fetch(baseUrl + route, { method, headers, body })
+  const response = await fetch(baseUrl + route, { method, headers, body: body as BodyInit | undefined })
   const text = await response.text()
   let parsed: unknown = null
   try { parsed = text === '' ? null : JSON.parse(text) } catch { parsed = text }

@@ -1,0 +1,92 @@
+/** @module Test support: trueup as a real child process (node --import=tsx src/main.ts) on 127.0.0.1, for kill -9 tests. */
+
+import { spawn, type ChildProcess } from 'node:child_process'
+import net from 'node:net'
+import path from 'node:path'
+
+export const repositoryRoot = path.resolve(import.meta.dirname, '../..')
+
+/** A port that was free a moment ago: bind port 0 on 127.0.0.1, read it, close. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address()
+      if (address === null || typeof address === 'string') return reject(new Error('no port'))
+      server.close(() => resolve(address.port))
+    })
+  })
+}
+
+export interface RunningProcess {
+  readonly child: ChildProcess
+  readonly baseUrl: string
+  /** The key printed at first start, or null when this start printed none. */
+  readonly apiKey: string | null
+  readonly stdout: string[]
+  readonly stderr: string[]
+  /** Resolves with the exit code (null when killed by a signal) and the signal. */
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
+}
+
+export interface ProcessOptions {
+  readonly dataDir: string
+  readonly adminToken: string
+  readonly env?: Record<string, string>
+  /** How long to wait for the `listening` line. */
+  readonly startTimeoutMs?: number
+}
+
+/** Spawns the service and resolves once it prints its `listening` line; rejects if it exits or is slow. */
+export async function startProcess(options: ProcessOptions): Promise<RunningProcess> {
+  const port = await freePort()
+  // A minimal environment: nothing of the test runner's loaders or options leaks into the child.
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '',
+    HOST: '127.0.0.1', PORT: String(port), DATA_DIR: options.dataDir, ADMIN_TOKEN: options.adminToken, ...options.env,
+  }
+  const child = spawn(process.execPath, ['--import=tsx', 'src/main.ts'], { cwd: repositoryRoot, env, stdio: ['ignore', 'pipe', 'pipe'] })
+  const stdout: string[] = []
+  const stderr: string[] = []
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })))
+  let buffered = ''
+  let apiKey: string | null = null
+  const listening = new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no listening line within ${options.startTimeoutMs ?? 30_000} ms; stdout: ${stdout.join(' | ')}; stderr: ${stderr.join('').slice(-2000)}`)), options.startTimeoutMs ?? 30_000)
+    child.stdout!.setEncoding('utf8')
+    child.stdout!.on('data', (chunk: string) => {
+      buffered += chunk
+      const lines = buffered.split('\n')
+      buffered = lines.pop() ?? ''
+      for (const line of lines) {
+        stdout.push(line)
+        const key = /API key \(shown once\): (\S+)/.exec(line)
+        if (key !== null) apiKey = key[1]
+        if (/listening/.test(line)) {
+          clearTimeout(timer)
+          resolve()
+        }
+      }
+    })
+    child.stderr!.setEncoding('utf8')
+    child.stderr!.on('data', (chunk: string) => { if (stderr.length < 1000) stderr.push(chunk) })
+    void exited.then(({ code, signal }) => {
+      clearTimeout(timer)
+      reject(new Error(`the service exited (code ${code}, signal ${signal}) before listening; stderr: ${stderr.join('').slice(-2000)}`))
+    })
+  })
+  try {
+    await listening
+  } catch (error) {
+    child.kill('SIGKILL')
+    throw error
+  }
+  return { child, baseUrl: `http://127.0.0.1:${port}`, apiKey, stdout, stderr, exited }
+}
+
+/** kill -9, then wait for the exit. */
+export async function killHard(running: RunningProcess): Promise<void> {
+  if (running.child.exitCode === null && running.child.signalCode === null) running.child.kill('SIGKILL')
+  await running.exited
+}
