@@ -31,12 +31,21 @@ export function openExchange(res: HttpResponse, onSettled: () => void): Exchange
   return exchange
 }
 
-/** Headers must be read before the handler returns: uWS reuses the request object after that. */
-export function readHeaders(req: HttpRequest, names: readonly string[]): Map<string, string> {
+/**
+ * Headers must be read before the handler returns: uWS reuses the request object after that.
+ * getHeader answers '' both for an absent and for an empty header; names in `presenceMatters` are
+ * looked up with forEach when empty, so an empty header is kept as '' rather than taken as absent.
+ */
+export function readHeaders(req: HttpRequest, names: readonly string[], presenceMatters: readonly string[] = []): Map<string, string> {
   const headers = new Map<string, string>()
+  let emptyChecked = false
   for (const name of names) {
     const value = req.getHeader(name)
     if (value !== '') headers.set(name, value)
+    else if (presenceMatters.includes(name) && !emptyChecked) {
+      emptyChecked = true
+      req.forEach((present) => { if (presenceMatters.includes(present) && !headers.has(present)) headers.set(present, '') })
+    }
   }
   return headers
 }

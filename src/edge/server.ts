@@ -29,6 +29,7 @@ export interface RunningServer {
 }
 
 const headerNames = ['authorization', 'idempotency-key', 'content-type'] as const
+const presenceMatters = ['idempotency-key']
 
 export const v2Routes = [...accountRoutes, ...entryRoutes, ...reconciliationRoutes]
 
@@ -44,7 +45,7 @@ export function startServer(options: ServerOptions): Promise<RunningServer> {
     const method = req.getMethod().toUpperCase()
     const path = req.getUrl()
     const query = req.getQuery() ?? ''
-    const headers = readHeaders(req, headerNames)
+    const headers = readHeaders(req, headerNames, method === 'POST' ? presenceMatters : [])
     if (closing) return sendRejection(exchange, reject('unavailable', 'The service is shutting down.'), [])
     try {
       if (path === '/healthz' && method === 'GET') return send(exchange, 200, '{"status":"ok"}', [])

@@ -97,11 +97,10 @@ function afterBody(deps: V2Dependencies, exchange: Exchange, request: V2Request,
   const contentType = request.headers.get('content-type') ?? 'application/json'
   const parsed = parseBody(route, bytes, contentType)
   let idempotency: { key: string; fingerprint: string } | undefined
-  const idempotencyKey = request.headers.get('idempotency-key')
-  if (request.method === 'POST' && idempotencyKey !== undefined) {
-    if (!isIdempotencyKey(idempotencyKey)) {
-      return sendRejection(exchange, reject('request_invalid', 'Idempotency-Key must be 1 to 255 printable ASCII characters.', [{ path: '/headers/idempotency-key', message: 'invalid' }]), rateHeaders(bucket, atMs))
-    }
+  const idempotencyKey = request.method === 'POST' ? request.headers.get('idempotency-key') : undefined
+  // A malformed key is a header schema failure: it answers at the schema step, after rate, size and JSON.
+  const keyInvalid = idempotencyKey !== undefined && !isIdempotencyKey(idempotencyKey)
+  if (idempotencyKey !== undefined && !keyInvalid) {
     const print = fingerprint(request.method, request.path, parsed !== null && parsed.ok && isJsonBody(route, contentType) ? { json: parsed.value } : { bytes: bytes ?? Buffer.from('\u0000too-large') })
     const stored = findIdempotency(actor.state, idempotencyKey, atMs)
     if (stored !== undefined) {
@@ -117,6 +116,9 @@ function afterBody(deps: V2Dependencies, exchange: Exchange, request: V2Request,
   const headers = rateHeaders(bucket, atMs)
   if (route.body !== undefined && bytes === null) return sendRejection(exchange, reject('body_too_large', `The body exceeds ${route.body.bytesMax ?? deps.bodyBytesMax} bytes.`), headers)
   if (parsed !== null && !parsed.ok) return sendRejection(exchange, parsed, headers)
+  if (keyInvalid) {
+    return sendRejection(exchange, reject('request_invalid', 'Idempotency-Key must be 1 to 255 printable ASCII characters.', [{ path: '/headers/idempotency-key', message: 'must be 1 to 255 printable ASCII characters' }]), headers)
+  }
   let body: unknown
   if (route.body !== undefined && parsed !== null) {
     const valid = route.body.validate(parsed.value)
