@@ -1,4 +1,4 @@
-/** @module Calendar dates, RFC 3339 timestamps and local midnight in an IANA zone, through Intl (DST-correct). */
+/** @module Calendar dates, RFC 3339 timestamps and local midnight in IANA time zones, through Intl.DateTimeFormat (DST-correct, no offset tables). */
 
 import assert from 'node:assert/strict'
 
@@ -8,10 +8,27 @@ export interface CalendarDate {
   readonly day: number
 }
 
+const secondMs = 1000
+const minuteMs = 60_000
+const hourMs = 3_600_000
+/** A UTC day. Only ever added to UTC readings: a local day can be 23, 24.5 or 25 hours long. */
 const dayMs = 86_400_000
+/** 0000-01-01T00:00:00.000Z and 9999-12-31T23:59:59.999Z: the instants RFC 3339 can write (four-digit years). */
+const timestampMsMin = -62_167_219_200_000
+const timestampMsMax = 253_402_300_799_999
+/** Bounds the work a hostile timestamp can cause; 64 characters leave room for 39 fraction digits. */
+const timestampCharsMax = 64
+/** IANA names are at most 30 characters today; anything far longer is not a zone. */
+const timeZoneCharsMax = 64
+const daysInMonthCommon = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
 
+/**
+ * True for a zone name Intl accepts ('UTC', 'Europe/Berlin', aliases like 'US/Eastern', and any letter
+ * case, as Intl matches names case-insensitively). Offsets such as '+02:00' are refused even where the
+ * runtime accepts them (newer V8 does): a workspace zone must follow DST, a fixed offset cannot.
+ */
 export function isValidTimeZone(name: string): boolean {
-  if (name === '' || name.length > 64 || /^[+-]/.test(name)) return false
+  if (name.length === 0 || name.length > timeZoneCharsMax || /^[+-]/.test(name)) return false
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: name })
     return true
@@ -20,100 +37,154 @@ export function isValidTimeZone(name: string): boolean {
   }
 }
 
-function daysInMonth(year: number, month: number): number {
-  return new Date(Date.UTC(year, month, 0)).getUTCDate()
+function isLeapYear(year: number): boolean {
+  return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0
 }
 
+function daysInMonth(year: number, month: number): number {
+  return month === 2 && isLeapYear(year) ? 29 : daysInMonthCommon[month - 1]
+}
+
+/** Strict `YYYY-MM-DD` naming a real proleptic Gregorian date, else null. */
 export function parseDate(text: string): CalendarDate | null {
   const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text)
   if (match === null) return null
   const year = Number(match[1])
   const month = Number(match[2])
   const day = Number(match[3])
-  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return null
+  if (month < 1 || month > 12) return null
+  if (day < 1 || day > daysInMonth(year, month)) return null
   return { year, month, day }
 }
 
 function formatDate(date: CalendarDate): string {
-  return `${String(date.year).padStart(4, '0')}-${String(date.month).padStart(2, '0')}-${String(date.day).padStart(2, '0')}`
+  const year = String(date.year).padStart(4, '0')
+  const month = String(date.month).padStart(2, '0')
+  const day = String(date.day).padStart(2, '0')
+  return `${year}-${month}-${day}`
 }
 
+/** UTC ms of 00:00Z on a date. setUTCFullYear, unlike Date.UTC, does not map years 0..99 to 1900..1999. */
 function utcMidnightMs(date: CalendarDate): number {
-  const d = new Date(Date.UTC(2000, date.month - 1, date.day))
-  d.setUTCFullYear(date.year)
-  return d.getTime()
+  return new Date(0).setUTCFullYear(date.year, date.month - 1, date.day)
 }
 
-export function nextDate(date: string): string {
+function utcDateOf(atMs: number): CalendarDate {
+  const at = new Date(atMs)
+  return { year: at.getUTCFullYear(), month: at.getUTCMonth() + 1, day: at.getUTCDate() }
+}
+
+function parseDateOrCrash(date: string): CalendarDate {
   const parsed = parseDate(date)
-  assert.ok(parsed !== null, `not a date: ${date}`)
-  const next = new Date(utcMidnightMs(parsed) + dayMs)
-  return formatDate({ year: next.getUTCFullYear(), month: next.getUTCMonth() + 1, day: next.getUTCDate() })
+  assert.ok(parsed !== null, `not a YYYY-MM-DD date: ${date}`)
+  return parsed
 }
 
-/** Formatters are costly to build; one per zone is reused (a cache of immutable objects, bounded by the zone list). */
-const formatters = new Map<string, Intl.DateTimeFormat>()
-
-function formatterOf(timeZone: string): Intl.DateTimeFormat {
-  let formatter = formatters.get(timeZone)
-  if (formatter === undefined) {
-    formatter = new Intl.DateTimeFormat('en-US', { timeZone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', era: 'short' })
-    formatters.set(timeZone, formatter)
-  }
-  return formatter
-}
-
-/** The zone's wall-clock reading at an instant, as if it were UTC, in ms. */
-function wallClockMs(atMs: number, timeZone: string): number {
-  const parts: Record<string, string> = {}
-  for (const part of formatterOf(timeZone).formatToParts(new Date(atMs))) parts[part.type] = part.value
-  let year = Number(parts.year)
-  if (parts.era === 'BC' || parts.era === 'B') year = 1 - year
-  const d = new Date(Date.UTC(2000, Number(parts.month) - 1, Number(parts.day), Number(parts.hour), Number(parts.minute), Number(parts.second)))
-  d.setUTCFullYear(year)
-  return d.getTime() + (atMs - Math.floor(atMs / 1000) * 1000)
-}
-
-function offsetMs(atMs: number, timeZone: string): number {
-  return wallClockMs(atMs, timeZone) - atMs
-}
-
-export function localDateOf(atMs: number, timeZone: string): string {
-  const wall = new Date(wallClockMs(atMs, timeZone))
-  return formatDate({ year: wall.getUTCFullYear(), month: wall.getUTCMonth() + 1, day: wall.getUTCDate() })
+/** The calendar day after `date` (valid `YYYY-MM-DD`). */
+export function nextDate(date: string): string {
+  // Stepping a UTC reading by 24 h is exact: UTC has no DST.
+  return formatDate(utcDateOf(utcMidnightMs(parseDateOrCrash(date)) + dayMs))
 }
 
 /**
- * 00:00 local time on a date, as UTC ms. When that midnight happens twice, the earlier; when it does
- * not exist (a DST gap at midnight), the first instant after the gap, as Temporal's 'compatible'.
+ * Building a formatter costs far more than using one, and startOfLocalDayMs formats up to six times
+ * per call, so one immutable formatter per zone name is kept. Bounded because Intl accepts any letter
+ * case, so the names that reach it are unbounded; the oldest name is forgotten first.
  */
-export function startOfLocalDayMs(date: string, timeZone: string): number {
-  const parsed = parseDate(date)
-  assert.ok(parsed !== null, `not a date: ${date}`)
-  const wall = utcMidnightMs(parsed)
-  // Candidates from the offsets around that wall time; keep the earliest that reads as local midnight.
-  const candidates = [offsetMs(wall - dayMs, timeZone), offsetMs(wall, timeZone), offsetMs(wall + dayMs, timeZone)].map((offset) => wall - offset)
-  const exact = candidates.filter((atMs) => wallClockMs(atMs, timeZone) === wall).sort((a, b) => a - b)
-  if (exact.length > 0) return exact[0]
-  // Midnight falls in a gap: the first instant whose local date is this date.
-  let low = Math.min(...candidates) - dayMs
-  let high = Math.max(...candidates) + dayMs
-  while (high - low > 1) {
-    const middle = Math.floor((low + high) / 2)
-    if (wallClockMs(middle, timeZone) >= wall) high = middle
-    else low = middle
-  }
-  return high
+const formatterZonesMax = 1024
+const formatters = new Map<string, Intl.DateTimeFormat>()
+
+function formatterOf(timeZone: string): Intl.DateTimeFormat {
+  const cached = formatters.get(timeZone)
+  if (cached !== undefined) return cached
+  // hourCycle 'h23', not hour12: false: the latter has printed midnight as "24" in some V8 versions.
+  // era, because 'numeric' years count 1 BC as year 1 (era BC), not as year 0.
+  const formatter = new Intl.DateTimeFormat('en-US', {
+    timeZone, calendar: 'gregory', numberingSystem: 'latn', hourCycle: 'h23', era: 'short',
+    year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric',
+  })
+  if (formatters.size >= formatterZonesMax) formatters.delete(formatters.keys().next().value as string)
+  formatters.set(timeZone, formatter)
+  return formatter
 }
 
+/** The zone's wall-clock reading at an instant, written as if it were a UTC instant, in ms. */
+function wallClockMs(atMs: number, timeZone: string): number {
+  let [era, year, month, day, hour, minute, second] = ['', 0, 0, 0, 0, 0, 0]
+  for (const part of formatterOf(timeZone).formatToParts(atMs)) {
+    if (part.type === 'era') era = part.value
+    else if (part.type === 'year') year = Number(part.value)
+    else if (part.type === 'month') month = Number(part.value)
+    else if (part.type === 'day') day = Number(part.value)
+    else if (part.type === 'hour') hour = Number(part.value)
+    else if (part.type === 'minute') minute = Number(part.value)
+    else if (part.type === 'second') second = Number(part.value)
+  }
+  assert.ok(era === 'AD' || era === 'BC', `unexpected era ${era}`)
+  assert.ok(hour >= 0 && hour <= 23, `unexpected hour ${hour}`)
+  const midnightMs = utcMidnightMs({ year: era === 'BC' ? 1 - year : year, month, day })
+  // Intl prints whole seconds; the milliseconds carry over unchanged (no zone offset has a fraction of a second).
+  const millisecond = ((atMs % secondMs) + secondMs) % secondMs
+  return midnightMs + hour * hourMs + minute * minuteMs + second * secondMs + millisecond
+}
+
+/** `YYYY-MM-DD` of the instant in the zone. */
+export function localDateOf(atMs: number, timeZone: string): string {
+  return formatDate(utcDateOf(wallClockMs(atMs, timeZone)))
+}
+
+/**
+ * UTC ms of 00:00 local time on `date` in `timeZone`. When 00:00 happens twice (a fall-back at midnight),
+ * the earlier. When it does not happen (a spring-forward gap over midnight), the first instant of that
+ * local date, which is the end of the gap: Temporal's startOfDay, and its 'compatible' choice when the
+ * gap starts at midnight. When a zone skipped the whole date (Pacific/Apia, 2011-12-30), the first
+ * instant of the next date.
+ */
+export function startOfLocalDayMs(date: string, timeZone: string): number {
+  const wallMs = utcMidnightMs(parseDateOrCrash(date))
+  // A local midnight lies within ±16 h of the same reading in UTC, so the offsets in force a day before,
+  // at, and a day after that reading include the one in force at every local midnight of the date.
+  let earliestMs = Number.POSITIVE_INFINITY
+  for (const probeMs of [wallMs - dayMs, wallMs, wallMs + dayMs]) {
+    const candidateMs = wallMs - (wallClockMs(probeMs, timeZone) - probeMs)
+    if (candidateMs < earliestMs && wallClockMs(candidateMs, timeZone) === wallMs) earliestMs = candidateMs
+  }
+  if (earliestMs !== Number.POSITIVE_INFINITY) return earliestMs
+  return firstInstantReadingAtLeastMs(wallMs, timeZone)
+}
+
+/** In a gap: bisect to the transition, the first instant whose local reading is at or after `wallMs`. */
+function firstInstantReadingAtLeastMs(wallMs: number, timeZone: string): number {
+  // Every UTC offset tzdata has known is under 16 h, so a day either side brackets the reading.
+  let beforeMs = wallMs - dayMs
+  let atOrAfterMs = wallMs + dayMs
+  assert.ok(wallClockMs(beforeMs, timeZone) < wallMs)
+  assert.ok(wallClockMs(atOrAfterMs, timeZone) >= wallMs)
+  // 2 days of ms halve to 1 ms in 28 steps.
+  while (atOrAfterMs - beforeMs > 1) {
+    const middleMs = Math.floor((beforeMs + atOrAfterMs) / 2)
+    if (wallClockMs(middleMs, timeZone) >= wallMs) atOrAfterMs = middleMs
+    else beforeMs = middleMs
+  }
+  return atOrAfterMs
+}
+
+/** A period of whole local days: from `from` at 00:00 to the day after `to` at 00:00 (exclusive), DST-correct. */
 export function periodBoundsMs(from: string, to: string, timeZone: string): { startMs: number; endMs: number } {
   return { startMs: startOfLocalDayMs(from, timeZone), endMs: startOfLocalDayMs(nextDate(to), timeZone) }
 }
 
-const timestampPattern = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/
+const timestampPattern = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:[Zz]|([+-])(\d{2}):(\d{2}))$/
 
-/** Strict RFC 3339; fractions beyond milliseconds are truncated toward the earlier millisecond. */
+/**
+ * Strict RFC 3339 date-time (section 5.6) to UTC ms, else null. Any offset ('Z', 'z', '+02:00',
+ * '-00:00'), 'T' or 't'. Fraction digits past the millisecond are dropped, which rounds toward the
+ * earlier millisecond (the fraction always counts forward, also before 1970). Refused: a leap second
+ * (:60; we cannot place it), hour 24, dates that do not exist, and instants outside 0000..9999 in UTC
+ * (e.g. 0000-01-01T00:00:00+01:00), since those could not be written back in this format.
+ */
 export function parseTimestampMs(text: string): number | null {
+  if (text.length > timestampCharsMax) return null
   const match = timestampPattern.exec(text)
   if (match === null) return null
   const date = parseDate(`${match[1]}-${match[2]}-${match[3]}`)
@@ -121,16 +192,22 @@ export function parseTimestampMs(text: string): number | null {
   const [hour, minute, second] = [Number(match[4]), Number(match[5]), Number(match[6])]
   if (hour > 23 || minute > 59 || second > 59) return null
   const millisecond = match[7] === undefined ? 0 : Number(match[7].slice(0, 3).padEnd(3, '0'))
-  let offsetMinutes = 0
-  if (match[8] === undefined) {
-    const [offsetHour, offsetMinute] = [Number(match[10]), Number(match[11])]
+  let offsetMs = 0
+  if (match[8] !== undefined) {
+    const [offsetHour, offsetMinute] = [Number(match[9]), Number(match[10])]
     if (offsetHour > 23 || offsetMinute > 59) return null
-    offsetMinutes = (match[9] === '-' ? -1 : 1) * (offsetHour * 60 + offsetMinute)
+    offsetMs = (match[8] === '-' ? -1 : 1) * (offsetHour * hourMs + offsetMinute * minuteMs)
   }
-  const atMs = utcMidnightMs(date) + ((hour * 60 + minute) * 60 + second) * 1000 + millisecond - offsetMinutes * 60_000
-  return Number.isSafeInteger(atMs) ? atMs : null
+  const wallMs = utcMidnightMs(date) + hour * hourMs + minute * minuteMs + second * secondMs + millisecond
+  const atMs = wallMs - offsetMs
+  if (atMs < timestampMsMin || atMs > timestampMsMax) return null
+  assert.ok(Number.isSafeInteger(atMs))
+  return atMs
 }
 
-export function formatTimestamp(ms: number): string {
-  return new Date(ms).toISOString()
+/** UTC with milliseconds, `2026-11-22T10:00:00.000Z`; for instants parseTimestampMs can return or the clock gives. */
+export function formatTimestamp(atMs: number): string {
+  assert.ok(Number.isSafeInteger(atMs), `not an integer ms: ${atMs}`)
+  assert.ok(atMs >= timestampMsMin && atMs <= timestampMsMax, `outside years 0000..9999: ${atMs}`)
+  return new Date(atMs).toISOString()
 }
