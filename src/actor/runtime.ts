@@ -5,10 +5,11 @@ import { reject } from '../errors.js'
 import type { Outcome } from '../ledger/outcome.js'
 import { createSystemState, executeSystem, type SystemCommand, type SystemState } from '../ledger/system.js'
 import type { CommandLog } from '../log/command-log.js'
-import { loadSnapshots, writeSnapshot, type LoadedSnapshot } from '../log/snapshot.js'
+import { loadSnapshots, loadSystemSnapshot, restoreSystem, writeSnapshot, writeSystemSnapshot, type LoadedSnapshot } from '../log/snapshot.js'
 import { WorkspaceActor, type Submitted } from './workspace-actor.js'
 
 export interface ReplayReport {
+  /** Log records applied (those below a snapshot are skipped, not counted). */
   readonly records: number
   readonly snapshots: number
   readonly durationMs: number
@@ -34,11 +35,23 @@ export class Runtime {
     const startedMs = nowMs()
     const snapshots = loadSnapshots(this.log.root)
     this.#snapshots = snapshots
+    const system = loadSystemSnapshot(this.log.root)
+    let startSeq = 1
+    if (system !== undefined) {
+      // When every workspace has a snapshot of its own (a forced round writes them with the system's),
+      // the log below the oldest snapshot holds nothing left to apply.
+      restoreSystem(this.system, system.state)
+      this.#systemSeq = system.seq
+      for (const workspaceId of this.system.workspaces.keys()) this.#createActor(workspaceId)
+      const covered = [...this.system.workspaces.keys()].every((workspaceId) => snapshots.has(workspaceId))
+      if (covered) startSeq = Math.min(system.seq, ...[...snapshots.values()].map((snapshot) => snapshot.seq)) + 1
+    }
     let records = 0
-    for (const { seq, record } of this.log.readFrom(1)) {
-      records++
+    for (const { seq, record } of this.log.readFrom(startSeq)) {
       if (record.workspace === null) {
+        if (seq <= this.#systemSeq) continue
         this.#applySystem(seq, record.command)
+        records++
         continue
       }
       const snapshot = snapshots.get(record.workspace)
@@ -46,8 +59,8 @@ export class Runtime {
       const actor = this.actors.get(record.workspace)
       assert.ok(actor !== undefined, `log record ${seq} names unknown workspace ${record.workspace}`)
       actor.replay(seq, record.command)
+      records++
     }
-    for (const actor of this.actors.values()) actor.commandsSinceSnapshot = 0
     this.#snapshots = new Map()
     return { records, snapshots: snapshots.size, durationMs: nowMs() - startedMs }
   }
@@ -64,7 +77,10 @@ export class Runtime {
     assert.ok(record !== undefined)
     const snapshot = this.#snapshots.get(workspaceId)
     const actor = new WorkspaceActor(workspaceId, record.tag, this.log, snapshot?.state)
-    if (snapshot !== undefined) actor.lastAppliedSeq = snapshot.seq
+    if (snapshot !== undefined) {
+      actor.lastAppliedSeq = snapshot.seq
+      actor.snapshotSeq = snapshot.seq
+    }
     this.actors.set(workspaceId, actor)
     return actor
   }
@@ -87,18 +103,29 @@ export class Runtime {
     return actor
   }
 
-  /** Writes a snapshot of every workspace that has moved on enough since its last one. */
+  /**
+   * Writes a snapshot of every workspace that has moved on enough since its last one; with force,
+   * of every workspace that moved at all, and then of the system state, which lets the next start
+   * skip the log below the oldest snapshot.
+   */
   snapshotDue(force: boolean): number {
     let written = 0
+    let complete = true
     for (const actor of this.actors.values()) {
-      if (actor.commandsSinceSnapshot === 0) continue
+      // A forced round gives every workspace a snapshot, even an empty one, so the system snapshot covers all.
+      if (actor.commandsSinceSnapshot === 0 && !(force && actor.snapshotSeq === 0)) continue
       // Only durable state: a snapshot must never run ahead of the log records it stands for.
-      if (actor.lastAppliedSeq > this.log.durableSeq) continue
+      if (actor.lastAppliedSeq > this.log.durableSeq) {
+        complete = false
+        continue
+      }
       if (!force && actor.commandsSinceSnapshot < this.#snapshotCommandsInterval) continue
-      writeSnapshot(this.log.root, actor)
+      writeSnapshot(this.log.root, actor, this.log.durableSeq)
       actor.commandsSinceSnapshot = 0
+      actor.snapshotSeq = this.log.durableSeq
       written++
     }
+    if (force && complete && this.#systemSeq <= this.log.durableSeq) writeSystemSnapshot(this.log.root, this.#systemSeq, this.system)
     return written
   }
 }

@@ -21,6 +21,8 @@ export class WorkspaceActor {
   /** Seq of the last accepted command of this workspace (live or replayed). */
   lastAppliedSeq = 0
   commandsSinceSnapshot = 0
+  /** Log seq of this workspace's newest snapshot, 0 when it has none. */
+  snapshotSeq = 0
 
   constructor(id: string, tag: string, log: CommandLog, state?: WorkspaceState) {
     this.id = id

@@ -81,6 +81,8 @@ export class CommandLog {
 
   async close(): Promise<void> {
     await this.idle()
+    // Snapshot writes bypass the group commit; wait for them to be on disk too.
+    await this.#root.flushed
     await this.#root.close()
   }
 

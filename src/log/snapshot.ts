@@ -7,6 +7,7 @@ import { amountsPerAccount } from '../ledger/entries.js'
 import { SumTree } from '../ledger/sum-tree.js'
 import { createWorkspaceState, type Account, type Entry, type IdempotencyRecord, type WorkspaceState } from '../ledger/state.js'
 import type { Match, ReconciliationWindow } from '../ledger/windows-state.js'
+import type { KeyRecord, SystemState, WorkspaceRecord } from '../ledger/system.js'
 import { decodeValue, encodeValue } from './codec.js'
 
 export const snapshotVersion = 1
@@ -54,9 +55,14 @@ function toBody(seq: number, state: WorkspaceState): SnapshotBody {
   }
 }
 
-/** Queues the snapshot write; LMDB commits it after every log record it covers (they are durable already). */
-export function writeSnapshot(root: RootDatabase, actor: WorkspaceActor): void {
-  void snapshotsDb(root).put(actor.id, encodeValue(toBody(actor.lastAppliedSeq, actor.state)))
+/**
+ * Queues the snapshot write; LMDB commits it after every log record it covers (they are durable
+ * already). seq may be any durable seq at or past the actor's last applied one: the state reflects
+ * every record of this workspace up to it.
+ */
+export function writeSnapshot(root: RootDatabase, actor: WorkspaceActor, seq: number): void {
+  assert.ok(seq >= actor.lastAppliedSeq)
+  void snapshotsDb(root).put(actor.id, encodeValue(toBody(seq, actor.state)))
 }
 
 function fromBody(body: SnapshotBody): WorkspaceState {
@@ -95,9 +101,46 @@ function fromBody(body: SnapshotBody): WorkspaceState {
 export function loadSnapshots(root: RootDatabase): Map<string, LoadedSnapshot> {
   const loaded = new Map<string, LoadedSnapshot>()
   for (const { key, value } of snapshotsDb(root).getRange({})) {
+    if (key === systemKey) continue
     const body = decodeValue(value) as SnapshotBody
     assert.equal(body.workspaceId, key)
     loaded.set(key, { seq: body.seq, state: fromBody(body) })
   }
   return loaded
+}
+
+/** The key under which the system snapshot is stored; workspace ids cannot contain a space. */
+const systemKey = ' system'
+
+interface SystemSnapshotBody {
+  readonly v: number
+  readonly seq: number
+  readonly workspaces: WorkspaceRecord[]
+  readonly keys: KeyRecord[]
+}
+
+export function writeSystemSnapshot(root: RootDatabase, seq: number, system: SystemState): void {
+  const body: SystemSnapshotBody = { v: snapshotVersion, seq, workspaces: [...system.workspaces.values()], keys: [...system.keys.values()] }
+  void snapshotsDb(root).put(systemKey, encodeValue(body))
+}
+
+export function loadSystemSnapshot(root: RootDatabase): { seq: number; state: SystemSnapshotBody } | undefined {
+  const bytes = snapshotsDb(root).get(systemKey)
+  if (bytes === undefined) return undefined
+  const body = decodeValue(bytes) as SystemSnapshotBody
+  assert.equal(body.v, snapshotVersion, 'unknown system snapshot version')
+  return { seq: body.seq, state: body }
+}
+
+export function restoreSystem(system: SystemState, body: SystemSnapshotBody): void {
+  assert.equal(system.workspaces.size, 0)
+  for (const workspace of body.workspaces) {
+    system.workspaces.set(workspace.id, { ...workspace })
+    system.tags.add(workspace.tag)
+  }
+  for (const stored of body.keys) {
+    const key: KeyRecord = { ...stored }
+    system.keys.set(key.id, key)
+    if (key.revokedAtMs === null) system.keysByHash.set(key.secretHash, key)
+  }
 }
