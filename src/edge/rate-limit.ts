@@ -1,49 +1,99 @@
-/** @module A token bucket: capacity per_minute/2, continuous refill of per_minute/60 per second, clock injected. */
+/** @module A token bucket (CONTRACT.md 6): capacity per_minute/2, continuous refill of per_minute/60 a second, clock injected. */
 
+import assert from 'node:assert/strict'
+
+const secondMs = 1000
+/** Tokens are counted in units: one token is this many, and every ms adds `perMinute` of them. */
+const unitsPerToken = 60_000
+/** Capacity is half a minute of refill ("double the rate holds for 30 s"). */
+const capacityRefillMs = 30_000
+/** Refills from empty to full within a minute (30 s; 60 s for the one-token floor of a 1/min limit), so longer gaps count as a minute. */
+const elapsedMsMax = 60_000
+/** Keeps every count exact: elapsedMsMax * perMinuteMax = 6e13 units, far below 2^53. */
+const perMinuteMax = 1_000_000_000
+
+/**
+ * One budget, refilled lazily from the elapsed time whenever it is asked (O(1), no timers). Counting in
+ * integer units rather than fractional tokens keeps the refill exact: a 7/min bucket gains its token after
+ * exactly 60/7 s, never a rounding error early or late. Every method takes the time; none reads a clock.
+ */
 export class TokenBucket {
   #perMinute: number
-  #tokens: number
+  #units: number
   #lastMs: number
 
   constructor(perMinute: number, nowMs: number) {
+    assertRate(perMinute)
+    assert.ok(Number.isSafeInteger(nowMs), `nowMs must be an integer, got ${nowMs}`)
     this.#perMinute = perMinute
-    this.#tokens = this.capacity
+    this.#units = this.#capacityUnits()
     this.#lastMs = nowMs
   }
 
-  get limitPerMinute(): number { return this.#perMinute }
-  /** Double the rate for 30 s (SPEC.md 8). */
-  get capacity(): number { return this.#perMinute / 2 }
-
-  #refill(nowMs: number): void {
-    // A clock that goes backwards adds nothing.
-    const elapsedMs = Math.max(0, nowMs - this.#lastMs)
-    this.#tokens = Math.min(this.capacity, this.#tokens + (elapsedMs * this.#perMinute) / 60_000)
-    this.#lastMs = Math.max(this.#lastMs, nowMs)
+  get limitPerMinute(): number {
+    return this.#perMinute
   }
 
+  /** Whole or half tokens: per_minute/2, but at least 1 (see #capacityUnits). */
+  get capacity(): number {
+    return this.#capacityUnits() / unitsPerToken
+  }
+
+  /**
+   * per_minute/2 tokens, except that a 1/min limit holds 1 token, not 0.5: with half a token it could never
+   * serve a request at all, and Retry-After would have no answer.
+   */
+  #capacityUnits(): number {
+    return Math.max(unitsPerToken, this.#perMinute * capacityRefillMs)
+  }
+
+  #refill(nowMs: number): void {
+    assert.ok(Number.isSafeInteger(nowMs), `nowMs must be an integer, got ${nowMs}`)
+    // A clock stepped backwards (NTP) counts as no time passing, and the bucket measures from the new
+    // reading on. Keeping the old, later reading instead would freeze the refill until the clock caught up:
+    // a step back of an hour would lock the workspace out for an hour.
+    const elapsedMs = Math.min(Math.max(0, nowMs - this.#lastMs), elapsedMsMax)
+    this.#units = Math.min(this.#capacityUnits(), this.#units + elapsedMs * this.#perMinute)
+    this.#lastMs = nowMs
+    assert.ok(Number.isSafeInteger(this.#units) && this.#units >= 0)
+  }
+
+  /** Takes one token if a whole one is there. */
   tryTake(nowMs: number): boolean {
     this.#refill(nowMs)
-    if (this.#tokens < 1) return false
-    this.#tokens -= 1
+    if (this.#units < unitsPerToken) return false
+    this.#units -= unitsPerToken
     return true
   }
 
+  /** Whole tokens left (X-RateLimit-Remaining). */
   remaining(nowMs: number): number {
     this.#refill(nowMs)
-    return Math.floor(this.#tokens)
+    return Math.floor(this.#units / unitsPerToken)
   }
 
+  /** Whole seconds, at least 1, until a token is there (Retry-After); 1 when one is there already. */
   retryAfterSeconds(nowMs: number): number {
     this.#refill(nowMs)
-    if (this.#tokens >= 1) return 1
-    return Math.max(1, Math.ceil(((1 - this.#tokens) * 60) / this.#perMinute))
+    const missingUnits = Math.max(0, unitsPerToken - this.#units)
+    const waitMs = Math.ceil(missingUnits / this.#perMinute)
+    return Math.max(1, Math.ceil(waitMs / secondMs))
   }
 
-  /** Applies a new limit at once: the tokens held stay, clamped to the new capacity. */
+  /**
+   * A new limit, at once. Time until now refills at the old rate; the tokens held are kept, clamped to the
+   * new capacity. So lowering a limit cuts a full bucket down to the new burst at once, and raising it
+   * gives no free burst: the extra room fills at the new rate.
+   */
   setRate(perMinute: number, nowMs: number): void {
+    assertRate(perMinute)
     this.#refill(nowMs)
     this.#perMinute = perMinute
-    this.#tokens = Math.min(this.#tokens, this.capacity)
+    this.#units = Math.min(this.#units, this.#capacityUnits())
   }
+}
+
+function assertRate(perMinute: number): void {
+  assert.ok(Number.isSafeInteger(perMinute), `perMinute must be an integer, got ${perMinute}`)
+  assert.ok(perMinute >= 1 && perMinute <= perMinuteMax, `perMinute must be 1..${perMinuteMax}, got ${perMinute}`)
 }

@@ -142,8 +142,10 @@ export function localDateOf(atMs: number, timeZone: string): string {
  */
 export function startOfLocalDayMs(date: string, timeZone: string): number {
   const wallMs = utcMidnightMs(parseDateOrCrash(date))
-  // A local midnight lies within ±16 h of the same reading in UTC, so the offsets in force a day before,
-  // at, and a day after that reading include the one in force at every local midnight of the date.
+  // A local midnight lies within ±16 h of the same reading in UTC, so unless a zone changed offset twice
+  // within a day, the offsets in force a day before, at, and a day after that reading include the one in
+  // force at each local midnight of the date (Temporal probes the same way). The property test checks this
+  // against temporal-polyfill.
   let earliestMs = Number.POSITIVE_INFINITY
   for (const probeMs of [wallMs - dayMs, wallMs, wallMs + dayMs]) {
     const candidateMs = wallMs - (wallClockMs(probeMs, timeZone) - probeMs)
