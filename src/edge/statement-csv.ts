@@ -2,6 +2,7 @@
 
 import { parse } from 'csv-parse/sync'
 import { reject, type Rejection } from '../errors.js'
+import { parseDate } from '../ledger/calendar.js'
 
 const columns = ['date', 'amount', 'reference', 'description'] as const
 export const csvRowsMax = 10_000
@@ -28,7 +29,7 @@ function lineOf(record: Record<string, string>, index: number): CsvLine | Reject
   const amountText = (record.amount ?? '').trim()
   if (!/^[+-]?\d{1,16}$/.test(amountText) || !Number.isSafeInteger(Number(amountText))) return rowError(index, 'amount', 'must be an integer in minor units')
   const date = (record.date ?? '').trim()
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(date)) return rowError(index, 'date', 'must be a YYYY-MM-DD date')
+  if (parseDate(date) === null) return rowError(index, 'date', 'must be a real YYYY-MM-DD date')
   const reference = record.reference === undefined || record.reference === '' ? null : record.reference
   const description = record.description === undefined || record.description === '' ? null : record.description
   if (reference !== null && reference.length > 500) return rowError(index, 'reference', 'must be at most 500 characters')
@@ -40,7 +41,8 @@ function lineOf(record: Record<string, string>, index: number): CsvLine | Reject
 export function parseStatementCsv(bytes: Buffer): { ok: true; value: { lines: CsvLine[] } } | Rejection {
   let rows: string[][]
   try {
-    rows = parse(bytes, { bom: true, relax_column_count: false, skip_empty_lines: true, max_record_size: 64 * 1024, to: csvRowsMax + 1 }) as string[][]
+    // One row past the limit (header + csvRowsMax + 1) is read, so an oversized upload is refused, never cut.
+    rows = parse(bytes, { bom: true, relax_column_count: false, skip_empty_lines: true, max_record_size: 64 * 1024, to: csvRowsMax + 2 }) as string[][]
   } catch (error) {
     const line = (error as { lines?: number }).lines
     return reject('request_invalid', `The CSV cannot be parsed${line === undefined ? '' : ` at line ${line}`}: ${(error as Error).message}`, [{ path: '/lines', message: 'malformed CSV' }])

@@ -1,0 +1,120 @@
+/** @module Test support: helpers over `call` for the /v2/reconciliations routes (windows, lines, matches, transitions, history). */
+
+import { call, type Reply } from './service.ts'
+
+/** Every field of the window object, CONTRACT.md 4. */
+export const windowFields = [
+  'id', 'label', 'accounts', 'window', 'claimed_movement', 'derived_movement', 'residual', 'matched_count', 'tolerance',
+  'statement_ref', 'state', 'opened_at', 'lines_count', 'unmatched_lines_count', 'closed_at', 'closed_by', 'close_reason',
+  'abandoned_at', 'abandon_reason',
+] as const
+
+export interface WindowInput {
+  label?: string
+  accounts: string[]
+  from: string
+  to: string
+  claimed_movement: number
+  statement_ref?: string | null
+  tolerance?: number
+}
+
+export function windowBody(input: WindowInput): Record<string, unknown> {
+  const body: Record<string, unknown> = { label: input.label ?? 'statement', accounts: input.accounts, window: { from: input.from, to: input.to }, claimed_movement: input.claimed_movement }
+  if (input.statement_ref !== undefined) body.statement_ref = input.statement_ref
+  if (input.tolerance !== undefined) body.tolerance = input.tolerance
+  return body
+}
+
+export async function openWindow(baseUrl: string, key: string, input: WindowInput, headers?: Record<string, string>): Promise<Reply> {
+  return call(baseUrl, 'POST', '/v2/reconciliations', { key, body: windowBody(input), headers })
+}
+
+/** Opens a window that must be accepted; returns its body. */
+export async function openWindowOk(baseUrl: string, key: string, input: WindowInput): Promise<any> {
+  const reply = await openWindow(baseUrl, key, input)
+  if (reply.status !== 201) throw new Error(`opening a window: ${reply.status} ${reply.text}`)
+  return reply.body
+}
+
+export async function getWindow(baseUrl: string, key: string, id: string): Promise<Reply> {
+  return call(baseUrl, 'GET', `/v2/reconciliations/${id}`, { key })
+}
+
+export async function getWindowOk(baseUrl: string, key: string, id: string): Promise<any> {
+  const reply = await getWindow(baseUrl, key, id)
+  if (reply.status !== 200) throw new Error(`reading window ${id}: ${reply.status} ${reply.text}`)
+  return reply.body
+}
+
+export interface LineInput { amount: number; date: string; reference?: string | null; description?: string | null }
+
+export async function addLines(baseUrl: string, key: string, id: string, lines: LineInput[]): Promise<Reply> {
+  return call(baseUrl, 'POST', `/v2/reconciliations/${id}/lines`, { key, body: { lines } })
+}
+
+export async function addLinesOk(baseUrl: string, key: string, id: string, lines: LineInput[]): Promise<any> {
+  const reply = await addLines(baseUrl, key, id, lines)
+  if (reply.status !== 201) throw new Error(`adding lines: ${reply.status} ${reply.text}`)
+  return reply.body
+}
+
+export async function addCsv(baseUrl: string, key: string, id: string, csv: string | Buffer): Promise<Reply> {
+  return call(baseUrl, 'POST', `/v2/reconciliations/${id}/lines`, { key, raw: csv, headers: { 'content-type': 'text/csv' } })
+}
+
+export interface MatchInput { statement_lines: string[]; entries?: string[]; strategy: string; reason?: string | null }
+
+export async function match(baseUrl: string, key: string, id: string, input: MatchInput): Promise<Reply> {
+  return call(baseUrl, 'POST', `/v2/reconciliations/${id}/matches`, { key, body: input })
+}
+
+export async function matchOk(baseUrl: string, key: string, id: string, input: MatchInput): Promise<any> {
+  const reply = await match(baseUrl, key, id, input)
+  if (reply.status !== 200) throw new Error(`matching: ${reply.status} ${reply.text}`)
+  return reply.body
+}
+
+export async function unmatch(baseUrl: string, key: string, id: string, matchId: string): Promise<Reply> {
+  return call(baseUrl, 'DELETE', `/v2/reconciliations/${id}/matches/${matchId}`, { key })
+}
+
+export async function patchWindow(baseUrl: string, key: string, id: string, body: Record<string, unknown>): Promise<Reply> {
+  return call(baseUrl, 'PATCH', `/v2/reconciliations/${id}`, { key, body })
+}
+
+async function dataOf(baseUrl: string, key: string, route: string): Promise<any[]> {
+  const reply = await call(baseUrl, 'GET', route, { key })
+  if (reply.status !== 200) throw new Error(`reading ${route}: ${reply.status} ${reply.text}`)
+  if (!Array.isArray(reply.body?.data)) throw new Error(`reading ${route}: no data array`)
+  return reply.body.data
+}
+
+export async function historyOf(baseUrl: string, key: string, id: string): Promise<any[]> {
+  return dataOf(baseUrl, key, `/v2/reconciliations/${id}/history`)
+}
+
+export async function linesOf(baseUrl: string, key: string, id: string, status?: 'matched' | 'unmatched'): Promise<any[]> {
+  return dataOf(baseUrl, key, `/v2/reconciliations/${id}/lines?limit=1000${status === undefined ? '' : `&status=${status}`}`)
+}
+
+export async function matchesOf(baseUrl: string, key: string, id: string): Promise<any[]> {
+  return dataOf(baseUrl, key, `/v2/reconciliations/${id}/matches?limit=1000`)
+}
+
+export interface WindowView { window: any; lines: any[]; matches: any[]; history: any[] }
+
+/** Everything a client can read of one window, for before/after comparisons. */
+export async function readWindow(baseUrl: string, key: string, id: string): Promise<WindowView> {
+  return {
+    window: await getWindowOk(baseUrl, key, id),
+    lines: await linesOf(baseUrl, key, id),
+    matches: await matchesOf(baseUrl, key, id),
+    history: await historyOf(baseUrl, key, id),
+  }
+}
+
+/** A simple two-line entry: `amount` to `account`, the other side to `against`. */
+export function pair(account: string, against: string, amount: number): { account: string; amount: number }[] {
+  return [{ account, amount }, { account: against, amount: -amount }]
+}
