@@ -210,3 +210,27 @@ t.test('an entry amount is the sum of its lines on the window accounts', async (
   t.equal(m.body.matched_amount, 0)
   t.equal(m.body.state, 'balanced')
 })
+
+t.test('concurrent matches of one line: exactly one wins', async (t) => {
+  const a = await post('assets:cash', 'income:sales', 11, '2026-08-02T10:00:00Z')
+  const b = await post('assets:cash', 'income:sales', 11, '2026-08-02T11:00:00Z')
+  const w = await openWindowOk(baseUrl, key, { accounts: ['assets:cash'], from: '2026-08-01', to: '2026-08-31', claimed_movement: 22 })
+  await addLinesOk(baseUrl, key, w.id, [{ amount: 11, date: '2026-08-02' }])
+  const replies = await Promise.all([
+    match(baseUrl, key, w.id, { statement_lines: ['l1'], entries: [a.id], strategy: 'amount_and_date' }),
+    match(baseUrl, key, w.id, { statement_lines: ['l1'], entries: [b.id], strategy: 'amount_and_date' }),
+  ])
+  t.same(replies.map((reply) => reply.status).sort(), [200, 409], 'one 200, one 409')
+  const loser = replies.find((reply) => reply.status === 409)!
+  assertError(t, loser, 409, 'line_already_matched', 'the loser')
+  t.equal((await matchesOf(baseUrl, key, w.id)).length, 1, 'one match stored')
+  t.equal((await getWindowOk(baseUrl, key, w.id)).matched_count, 1)
+})
+
+t.test('a write-off stays listed after the window closes', async (t) => {
+  const closed = await call(baseUrl, 'PATCH', `/v2/reconciliations/${id}`, { key, body: { state: 'closed' } })
+  t.equal(closed.status, 200, 'the balanced main window closes')
+  const listed = await matchesOf(baseUrl, key, id)
+  t.ok(listed.some((m) => m.strategy === 'write_off' && m.reversed_at === null && m.reason === 'bank fee, second look'), 'the active write-off is listed')
+  t.ok(listed.some((m) => m.strategy === 'write_off' && m.reversed_at !== null), 'and the reversed one')
+})

@@ -146,3 +146,17 @@ t.test('GET lines?status=matched|unmatched', async (t) => {
   assertError(t, bad, 400, 'request_invalid', 'unknown status')
   t.equal((await getWindowOk(baseUrl, key, w.id)).unmatched_lines_count, 1)
 })
+
+t.test('a CSV upload replayed with the same Idempotency-Key is stored once', async (t) => {
+  const w = await freshWindow()
+  const csv = `date,amount\n${w.day(1)},5\n${w.day(2)},6\n`
+  const headers = { 'content-type': 'text/csv', 'idempotency-key': `csv-${w.id}` }
+  const first = await call(baseUrl, 'POST', `/v2/reconciliations/${w.id}/lines`, { key, raw: csv, headers })
+  t.equal(first.status, 201)
+  const second = await call(baseUrl, 'POST', `/v2/reconciliations/${w.id}/lines`, { key, raw: csv, headers })
+  t.equal(second.status, 201)
+  t.equal(second.headers.get('replayed'), 'true', 'Replayed: true')
+  t.same(second.body, first.body, 'the stored answer')
+  assertError(t, await call(baseUrl, 'POST', `/v2/reconciliations/${w.id}/lines`, { key, raw: csv.replace(',6', ',7'), headers }), 409, 'idempotency_conflict', 'other bytes, same key')
+  t.equal((await getWindowOk(baseUrl, key, w.id)).lines_count, 2, 'two lines, not four')
+})

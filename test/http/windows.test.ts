@@ -234,3 +234,18 @@ t.test('404 for an unknown id and for another workspace\'s window', async (t) =>
   t.notOk(listed.includes(theirs.id), 'not in my list')
   t.same((await listAll(baseUrl, otherKey.secret, '/v2/reconciliations', 1000)).items.map((w) => w.id), [theirs.id], 'their list holds only theirs')
 })
+
+t.test('after an account rename the window shows the current name and keeps its history', async (t) => {
+  const account = await freshAccount()
+  await post(account, 42, '2026-07-10T00:00:00Z')
+  const window = await openWindowOk(baseUrl, key, { accounts: [account], from: '2026-07-01', to: '2026-07-31', claimed_movement: 42 })
+  const accountId = (await call(baseUrl, 'GET', `/v2/accounts/${encodeURIComponent(account)}`, { key })).body.id
+  const renamed = await call(baseUrl, 'PATCH', `/v2/accounts/${accountId}`, { key, body: { name: `${account}-renamed` } })
+  t.equal(renamed.status, 200)
+  const view = await getWindowOk(baseUrl, key, window.id)
+  t.same(view.accounts, [`${account}-renamed`], 'accounts show the current name')
+  t.equal(view.derived_movement, 42, 'the movement stays with the account')
+  await post(`${account}-renamed`, 8, '2026-07-11T00:00:00Z')
+  t.equal((await getWindowOk(baseUrl, key, window.id)).derived_movement, 50, 'postings under the new name count')
+  t.same((await listAll(baseUrl, key, `/v2/reconciliations?account=${encodeURIComponent(`${account}-renamed`)}`, 100)).items.map((w) => w.id), [window.id], 'account= by the new name')
+})
