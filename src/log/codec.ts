@@ -1,9 +1,10 @@
-/** @module The log's record format: msgpackr-packed, versioned, checked on the way in and on the way out. */
+/** @module The log's record format: msgpackr-packed, versioned, checksummed, checked on the way in and on the way out. */
 
 import assert from 'node:assert/strict'
 import { Packr } from 'msgpackr'
 import type { WorkspaceCommand } from '../ledger/commands.js'
 import type { SystemCommand } from '../ledger/system.js'
+import { crc32cFinish, crc32cInitial, crc32cUpdate } from './crc32c.js'
 
 export const recordVersion = 1
 
@@ -15,6 +16,61 @@ export type LogRecord =
 // Plain maps, no shared structure table: every record decodes on its own, whatever came before it.
 const packr = new Packr({ useRecords: false, mapsAsObjects: true, variableMapSize: true })
 
+/**
+ * Every stored value (log record or snapshot) is framed:
+ *
+ *   byte 0      0xC1, a byte MessagePack never uses, so a value without a frame is told apart
+ *   byte 1      frame version
+ *   bytes 2..5  CRC32C, big-endian, of the value's LMDB key bytes followed by the payload
+ *   bytes 6..   the msgpackr payload
+ *
+ * The key is inside the checksum so that a value found under another key (a misdirected write,
+ * a page mix-up) fails as surely as a flipped bit does. The length is LMDB's: a cut value fails.
+ */
+const frameMarker = 0xc1
+const frameVersion = 1
+const frameHeaderBytes = 6
+
+export type Unframed = { readonly ok: true; readonly payload: Buffer } | { readonly ok: false; readonly reason: string }
+
+function checksumOf(keyBytes: Uint8Array, payload: Uint8Array): number {
+  return crc32cFinish(crc32cUpdate(crc32cUpdate(crc32cInitial, keyBytes), payload))
+}
+
+export function frame(keyBytes: Uint8Array, payload: Uint8Array): Buffer {
+  const bytes = Buffer.allocUnsafe(frameHeaderBytes + payload.length)
+  bytes[0] = frameMarker
+  bytes[1] = frameVersion
+  bytes.writeUInt32BE(checksumOf(keyBytes, payload), 2)
+  bytes.set(payload, frameHeaderBytes)
+  return bytes
+}
+
+/** Checks the frame and the checksum; never throws on damaged bytes (damage is an operating error). */
+export function unframe(keyBytes: Uint8Array, stored: Uint8Array): Unframed {
+  const bytes = Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength)
+  if (bytes.length < frameHeaderBytes) return { ok: false, reason: `only ${bytes.length} bytes, shorter than the ${frameHeaderBytes}-byte frame header` }
+  if (bytes[0] !== frameMarker) return { ok: false, reason: `no frame marker (first byte 0x${bytes[0].toString(16).padStart(2, '0')}, expected 0xc1)` }
+  if (bytes[1] !== frameVersion) return { ok: false, reason: `unknown frame version ${bytes[1]}` }
+  const payload = bytes.subarray(frameHeaderBytes)
+  const stored32 = bytes.readUInt32BE(2)
+  const computed = checksumOf(keyBytes, payload)
+  if (stored32 !== computed) return { ok: false, reason: `checksum mismatch (stored 0x${hex32(stored32)}, computed 0x${hex32(computed)} over ${payload.length} payload bytes)` }
+  return { ok: true, payload }
+}
+
+function hex32(value: number): string {
+  return value.toString(16).padStart(8, '0')
+}
+
+/** The key bytes a log record's checksum covers: its seq, as LMDB's uint32 key encoding stores it. */
+export function seqKeyBytes(seq: number): Buffer {
+  assert.ok(Number.isSafeInteger(seq) && seq >= 1 && seq <= 0xffffffff)
+  const bytes = Buffer.allocUnsafe(4)
+  bytes.writeUInt32BE(seq, 0)
+  return bytes
+}
+
 function assertRecord(record: LogRecord): void {
   assert.equal(record.v, recordVersion, 'unknown log record version')
   assert.ok(record.workspace === null || typeof record.workspace === 'string')
@@ -23,15 +79,45 @@ function assertRecord(record: LogRecord): void {
   assert.ok(Number.isSafeInteger(record.command.at_ms))
 }
 
-export function encodeRecord(record: LogRecord): Buffer {
-  assertRecord(record)
-  return packr.pack(record)
+/** Why a decoded value is not a log record, or null when it is one. */
+function recordProblem(value: unknown): string | null {
+  if (value === null || typeof value !== 'object') return 'the payload is not a map'
+  const record = value as Partial<LogRecord>
+  if (record.v !== recordVersion) return `unknown record version ${String(record.v)}`
+  if (!(record.workspace === null || typeof record.workspace === 'string')) return 'workspace is neither null nor a string'
+  const command = record.command as { type?: unknown; at_ms?: unknown } | undefined
+  if (command === null || typeof command !== 'object') return 'no command'
+  if (typeof command.type !== 'string') return 'the command has no type'
+  if (!Number.isSafeInteger(command.at_ms)) return 'the command has no at_ms'
+  return null
 }
 
-export function decodeRecord(bytes: Uint8Array): LogRecord {
-  const record = packr.unpack(bytes) as LogRecord
+/** The stored bytes of record seq. The record is a programmer's value: asserted, not checked. */
+export function encodeRecord(seq: number, record: LogRecord): Buffer {
   assertRecord(record)
-  return record
+  return frame(seqKeyBytes(seq), packr.pack(record))
+}
+
+export type RecordRead = { readonly ok: true; readonly record: LogRecord } | { readonly ok: false; readonly reason: string }
+
+/** Reads record seq from its stored bytes; damage (checksum, decoding, shape) is reported, not thrown. */
+export function decodeRecord(seq: number, bytes: Uint8Array): RecordRead {
+  const unframed = unframe(seqKeyBytes(seq), bytes)
+  if (!unframed.ok) return unframed
+  let value: unknown
+  try {
+    value = packr.unpack(unframed.payload)
+  } catch (error) {
+    return { ok: false, reason: `the checksum matches but the payload does not decode (${error instanceof Error ? error.message : String(error)})` }
+  }
+  const problem = recordProblem(value)
+  if (problem !== null) return { ok: false, reason: `the checksum matches but ${problem}` }
+  return { ok: true, record: value as LogRecord }
+}
+
+/** Whether record seq's frame and checksum hold, without decoding it (the start-up scan of covered records). */
+export function checkRecord(seq: number, bytes: Uint8Array): Unframed {
+  return unframe(seqKeyBytes(seq), bytes)
 }
 
 export function encodeValue(value: unknown): Buffer {

@@ -1,8 +1,22 @@
-/** @module The durable command log on LMDB: append in order, group-commit, fsync, then release replies. */
+/** @module The durable command log on LMDB: append in order, group-commit, fsync, then release replies; checked on read. */
 
 import assert from 'node:assert/strict'
 import { open, type Database, type RootDatabase } from 'lmdb'
-import { decodeRecord, encodeRecord, type LogRecord } from './codec.js'
+import { checkRecord, decodeRecord, encodeRecord, type LogRecord } from './codec.js'
+import { recordDamaged, recordsMissing, storeUnopenable } from './damage.js'
+import { checkStoreFile } from './store-file.js'
+
+/**
+ * The commit step's seams, for tests of a failing disk: each hook may throw, and the throw is
+ * handled exactly as LMDB's own error would be. `transaction` runs before the records are handed
+ * to LMDB (nothing of the batch reaches the file: a full disk, a read-only mount); `flush` runs
+ * after the transaction and before the fsync is awaited (the batch may be in the file but is not
+ * known durable: an fsync error).
+ */
+export interface CommitFaults {
+  transaction?(firstSeq: number, lastSeq: number): void
+  flush?(firstSeq: number, lastSeq: number): void
+}
 
 export interface CommandLogOptions {
   readonly path: string
@@ -10,14 +24,23 @@ export interface CommandLogOptions {
   readonly groupCommitRecordsMax: number
   /** Appended but not yet durable records at most; past this, appends are refused (503). */
   readonly pendingRecordsMax: number
+  /** After each group commit is on disk: its record count and how long transaction plus fsync took (metrics). */
+  readonly onCommit?: (records: number, durationMs: number) => void
+  /** Test seams of the commit step; absent in production. */
+  readonly faults?: CommitFaults
 }
 
 type DurableCallback = (error: Error | null) => void
+
+/** How long a failed commit waits for LMDB to say why (its commitError promise), at most. */
+const commitErrorWaitMs = 1_000
 
 /**
  * Group commit: records appended while a commit is in flight wait and go together in the next
  * transaction, so one fsync covers every request of a burst. A reply is released only by
  * afterDurable, that is after the transaction holding its record is committed and flushed.
+ * A failed commit fails the log for good: memory already holds the failed batch, so only a
+ * restart, which rebuilds memory from the log, can bring memory and log back in step.
  */
 export class CommandLog {
   readonly #root: RootDatabase
@@ -33,15 +56,21 @@ export class CommandLog {
 
   constructor(options: CommandLogOptions) {
     this.#options = options
-    // Durability is explicit: commit waits for the transaction, and the reply waits for `flushed`.
-    this.#root = open({ path: options.path, overlappingSync: true, noSync: false, noMetaSync: false, eventTurnBatching: true, commitDelay: 0, maxDbs: 8 })
-    this.#records = this.#root.openDB<Buffer, number>({ name: 'log', keyEncoding: 'uint32', encoding: 'binary' })
+    checkStoreFile(options.path)
+    try {
+      // Durability is explicit: commit waits for the transaction, and the reply waits for `flushed`.
+      this.#root = open({ path: options.path, overlappingSync: true, noSync: false, noMetaSync: false, eventTurnBatching: true, commitDelay: 0, maxDbs: 8 })
+      this.#records = this.#root.openDB<Buffer, number>({ name: 'log', keyEncoding: 'uint32', encoding: 'binary' })
+    } catch (error) {
+      throw storeUnopenable(options.path, error instanceof Error ? error.message : String(error))
+    }
     let last = 0
     for (const key of this.#records.getKeys({ reverse: true, limit: 1 })) last = key
     this.#nextSeq = last + 1
     this.#durableSeq = last
   }
 
+  get path(): string { return this.#options.path }
   get root(): RootDatabase { return this.#root }
   get durableSeq(): number { return this.#durableSeq }
   get lastSeq(): number { return this.#nextSeq - 1 }
@@ -57,8 +86,8 @@ export class CommandLog {
   append(record: LogRecord): number {
     assert.ok(this.canAppend())
     const seq = this.#nextSeq++
-    this.#pending.push({ seq, bytes: encodeRecord(record) })
-    if (!this.#inFlight) queueMicrotask(() => this.#commit())
+    this.#pending.push({ seq, bytes: encodeRecord(seq, record) })
+    if (!this.#inFlight) queueMicrotask(() => void this.#commit())
     return seq
   }
 
@@ -69,41 +98,86 @@ export class CommandLog {
     this.#waiting.push({ seq, callback })
   }
 
+  /**
+   * Every record from seq on, in order, each checked: a damaged record or a missing seq throws
+   * StoreDamaged naming the seq. Start-up must never build state from a record it cannot trust.
+   */
   *readFrom(seq: number): Generator<{ seq: number; record: LogRecord }> {
-    for (const { key, value } of this.#records.getRange({ start: seq })) yield { seq: key, record: decodeRecord(value) }
+    let expected = seq
+    for (const { key, value } of this.#records.getRange({ start: seq })) {
+      if (key !== expected) throw recordsMissing(this.#options.path, expected, key)
+      const read = decodeRecord(key, value)
+      if (!read.ok) throw recordDamaged(this.#options.path, key, read.reason)
+      yield { seq: key, record: read.record }
+      expected++
+    }
+    if (expected <= this.lastSeq) throw recordsMissing(this.#options.path, expected, null)
+  }
+
+  /**
+   * Checks the frame and checksum of records first..last without decoding them: the records
+   * start-up skips because snapshots cover them are still verified, so a damaged one is found
+   * now and not on the day a snapshot is lost and they are needed. Returns how many were checked.
+   */
+  verifyRange(first: number, last: number): number {
+    if (last < first) return 0
+    let expected = first
+    for (const { key, value } of this.#records.getRange({ start: first, end: last + 1 })) {
+      if (key !== expected) throw recordsMissing(this.#options.path, expected, key)
+      const checked = checkRecord(key, value)
+      if (!checked.ok) throw recordDamaged(this.#options.path, key, checked.reason)
+      expected++
+    }
+    if (expected <= last) throw recordsMissing(this.#options.path, expected, null)
+    return last - first + 1
   }
 
   /** Resolves when nothing is pending (for shutdown). */
   idle(): Promise<void> {
-    if (this.#pending.length === 0 && !this.#inFlight) return Promise.resolve()
+    if ((this.#pending.length === 0 && !this.#inFlight) || this.#failure !== null) return Promise.resolve()
     return new Promise((resolve) => this.#idleResolvers.push(resolve))
   }
 
   async close(): Promise<void> {
     await this.idle()
-    // Snapshot writes bypass the group commit; wait for them to be on disk too.
-    await this.#root.flushed
-    await this.#root.close()
+    // Snapshot writes bypass the group commit; wait for them to be on disk too. After a failed
+    // commit LMDB may reject `flushed` as well: that failure is known and already answered.
+    try {
+      await this.#root.flushed
+    } catch (error) {
+      if (this.#failure === null) throw error
+    } finally {
+      await this.#root.close()
+    }
   }
 
   async #commit(): Promise<void> {
     if (this.#inFlight || this.#pending.length === 0 || this.#failure !== null) return
     this.#inFlight = true
     const batch = this.#pending.splice(0, this.#options.groupCommitRecordsMax)
+    const firstSeq = batch[0].seq
+    const lastSeq = batch[batch.length - 1].seq
+    const startedMs = performance.now()
     try {
+      this.#options.faults?.transaction?.(firstSeq, lastSeq)
       await this.#root.transaction(() => {
         for (const { seq, bytes } of batch) this.#records.put(seq, bytes)
       })
+      this.#options.faults?.flush?.(firstSeq, lastSeq)
       await this.#root.flushed
-      this.#durableSeq = batch[batch.length - 1].seq
+      this.#durableSeq = lastSeq
+      this.#options.onCommit?.(batch.length, performance.now() - startedMs)
       this.#release(null)
     } catch (error) {
+      // Refuse appends at once; the reason LMDB gives comes a moment later.
       this.#failure = error instanceof Error ? error : new Error(String(error))
+      this.#failure = await describeFailure(error, firstSeq, lastSeq)
+      this.#pending = []
       this.#release(this.#failure)
     } finally {
       this.#inFlight = false
     }
-    if (this.#pending.length > 0 && this.#failure === null) queueMicrotask(() => this.#commit())
+    if (this.#pending.length > 0 && this.#failure === null) queueMicrotask(() => void this.#commit())
     else for (const resolve of this.#idleResolvers.splice(0)) resolve()
   }
 
@@ -112,4 +186,23 @@ export class CommandLog {
     while (released < this.#waiting.length && (error !== null || this.#waiting[released].seq <= this.#durableSeq)) released++
     for (const { callback } of this.#waiting.splice(0, released)) callback(error)
   }
+}
+
+/**
+ * LMDB rejects a failed commit with "Commit failed (see commitError for details)" and keeps the
+ * cause (ENOSPC, EROFS, EIO) in a second promise; left alone, that promise is an unhandled
+ * rejection that kills the process before anyone is told why. Wait for it briefly and name it.
+ */
+async function describeFailure(error: unknown, firstSeq: number, lastSeq: number): Promise<Error> {
+  const base = error instanceof Error ? error : new Error(String(error))
+  let cause: unknown = null
+  const commitError = (base as { commitError?: unknown }).commitError
+  if (commitError instanceof Promise) {
+    let timer: NodeJS.Timeout | undefined
+    const timeout = new Promise<null>((resolve) => { timer = setTimeout(() => resolve(null), commitErrorWaitMs) })
+    cause = await Promise.race([commitError.then(() => null, (reason: unknown) => reason), timeout])
+    clearTimeout(timer)
+  }
+  const detail = cause instanceof Error ? cause.message : base.message
+  return new Error(`commit of log records ${firstSeq}..${lastSeq} failed: ${detail}`, { cause: cause ?? base })
 }

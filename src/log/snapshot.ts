@@ -1,4 +1,4 @@
-/** @module Workspace snapshots: the primary facts of a workspace at a log seq; indexes are rebuilt on load. */
+/** @module Workspace snapshots: the primary facts of a workspace at a log seq, checksummed; indexes are rebuilt on load. */
 
 import assert from 'node:assert/strict'
 import type { RootDatabase } from 'lmdb'
@@ -8,7 +8,7 @@ import { SumTree } from '../ledger/sum-tree.js'
 import { createWorkspaceState, type Account, type Entry, type IdempotencyRecord, type WorkspaceState } from '../ledger/state.js'
 import type { Match, ReconciliationWindow } from '../ledger/windows-state.js'
 import type { KeyRecord, SystemState, WorkspaceRecord } from '../ledger/system.js'
-import { decodeValue, encodeValue } from './codec.js'
+import { decodeValue, encodeValue, frame, unframe } from './codec.js'
 
 export const snapshotVersion = 1
 
@@ -16,6 +16,16 @@ export interface LoadedSnapshot {
   readonly seq: number
   readonly state: WorkspaceState
 }
+
+/** A snapshot that cannot be used: start-up ignores it and rebuilds that state from the log. */
+export interface UnusableSnapshot {
+  /** The workspace id, or `system`. */
+  readonly name: string
+  readonly reason: string
+}
+
+/** Called when a snapshot write fails; a snapshot is an optimisation, the log stays complete. */
+export type SnapshotWriteFailed = (name: string, error: Error) => void
 
 interface SnapshotAccount { readonly id: string; readonly seq: number; readonly name: string; readonly tags: readonly string[]; readonly createdAtMs: number }
 type SnapshotWindow = Omit<ReconciliationWindow, 'matchedEntries'> & { readonly matchedEntries: [number, number][] }
@@ -34,6 +44,34 @@ interface SnapshotBody {
 
 function snapshotsDb(root: RootDatabase) {
   return root.openDB<Buffer, string>({ name: 'snapshots', encoding: 'binary' })
+}
+
+/** The key bytes a snapshot's checksum covers: its LMDB key string in UTF-8. */
+function keyBytes(key: string): Buffer {
+  return Buffer.from(key, 'utf8')
+}
+
+function putSnapshot(root: RootDatabase, key: string, name: string, value: unknown, failed: SnapshotWriteFailed): void {
+  const bytes = frame(keyBytes(key), encodeValue(value))
+  snapshotsDb(root).put(key, bytes).then(
+    (written) => { if (!written) failed(name, new Error('LMDB did not write it')) },
+    (error: unknown) => failed(name, error instanceof Error ? error : new Error(String(error))),
+  )
+}
+
+/** The decoded body of a stored snapshot, or why there is none: never throws on damaged bytes. */
+function readSnapshot(key: string, stored: Uint8Array): { ok: true; body: unknown } | { ok: false; reason: string } {
+  const unframed = unframe(keyBytes(key), stored)
+  if (!unframed.ok) return unframed
+  try {
+    return { ok: true, body: decodeValue(unframed.payload) }
+  } catch (error) {
+    return { ok: false, reason: `the checksum matches but the payload does not decode (${messageOf(error)})` }
+  }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
 }
 
 function toBody(seq: number, state: WorkspaceState): SnapshotBody {
@@ -60,9 +98,9 @@ function toBody(seq: number, state: WorkspaceState): SnapshotBody {
  * already). seq may be any durable seq at or past the actor's last applied one: the state reflects
  * every record of this workspace up to it.
  */
-export function writeSnapshot(root: RootDatabase, actor: WorkspaceActor, seq: number): void {
+export function writeSnapshot(root: RootDatabase, actor: WorkspaceActor, seq: number, failed: SnapshotWriteFailed): void {
   assert.ok(seq >= actor.lastAppliedSeq)
-  void snapshotsDb(root).put(actor.id, encodeValue(toBody(seq, actor.state)))
+  putSnapshot(root, actor.id, `workspace ${actor.id}`, toBody(seq, actor.state), failed)
 }
 
 function fromBody(body: SnapshotBody): WorkspaceState {
@@ -98,15 +136,36 @@ function fromBody(body: SnapshotBody): WorkspaceState {
   return state
 }
 
-export function loadSnapshots(root: RootDatabase): Map<string, LoadedSnapshot> {
-  const loaded = new Map<string, LoadedSnapshot>()
+export interface LoadedSnapshots {
+  readonly workspaces: Map<string, LoadedSnapshot>
+  readonly unusable: UnusableSnapshot[]
+}
+
+/**
+ * Every workspace snapshot that passes its checksum and rebuilds cleanly. A damaged one is left out
+ * and named in `unusable`; its workspace is rebuilt from the log, which is never truncated.
+ */
+export function loadSnapshots(root: RootDatabase): LoadedSnapshots {
+  const workspaces = new Map<string, LoadedSnapshot>()
+  const unusable: UnusableSnapshot[] = []
   for (const { key, value } of snapshotsDb(root).getRange({})) {
     if (key === systemKey) continue
-    const body = decodeValue(value) as SnapshotBody
-    assert.equal(body.workspaceId, key)
-    loaded.set(key, { seq: body.seq, state: fromBody(body) })
+    const read = readSnapshot(key, value)
+    if (!read.ok) {
+      unusable.push({ name: `workspace ${key}`, reason: read.reason })
+      continue
+    }
+    try {
+      const body = read.body as SnapshotBody
+      assert.equal(body.workspaceId, key, 'the snapshot names another workspace')
+      assert.ok(Number.isSafeInteger(body.seq) && body.seq >= 1, 'the snapshot has no seq')
+      workspaces.set(key, { seq: body.seq, state: fromBody(body) })
+    } catch (error) {
+      // The checksum held, so these bytes are what was written: a bug, not the disk. Replay is still right.
+      unusable.push({ name: `workspace ${key}`, reason: `the checksum matches but the body does not rebuild (${messageOf(error)})` })
+    }
   }
-  return loaded
+  return { workspaces, unusable }
 }
 
 /** The key under which the system snapshot is stored; workspace ids cannot contain a space. */
@@ -119,17 +178,26 @@ interface SystemSnapshotBody {
   readonly keys: KeyRecord[]
 }
 
-export function writeSystemSnapshot(root: RootDatabase, seq: number, system: SystemState): void {
+export function writeSystemSnapshot(root: RootDatabase, seq: number, system: SystemState, failed: SnapshotWriteFailed): void {
   const body: SystemSnapshotBody = { v: snapshotVersion, seq, workspaces: [...system.workspaces.values()], keys: [...system.keys.values()] }
-  void snapshotsDb(root).put(systemKey, encodeValue(body))
+  putSnapshot(root, systemKey, 'system', body, failed)
 }
 
-export function loadSystemSnapshot(root: RootDatabase): { seq: number; state: SystemSnapshotBody } | undefined {
+export type SystemSnapshotRead =
+  | { readonly ok: true; readonly seq: number; readonly state: SystemSnapshotBody }
+  | { readonly ok: false; readonly unusable: UnusableSnapshot }
+
+/** The system snapshot, undefined when there is none, or why it cannot be used. */
+export function loadSystemSnapshot(root: RootDatabase): SystemSnapshotRead | undefined {
   const bytes = snapshotsDb(root).get(systemKey)
   if (bytes === undefined) return undefined
-  const body = decodeValue(bytes) as SystemSnapshotBody
-  assert.equal(body.v, snapshotVersion, 'unknown system snapshot version')
-  return { seq: body.seq, state: body }
+  const read = readSnapshot(systemKey, bytes)
+  if (!read.ok) return { ok: false, unusable: { name: 'system', reason: read.reason } }
+  const body = read.body as SystemSnapshotBody
+  if (body === null || typeof body !== 'object' || body.v !== snapshotVersion || !Number.isSafeInteger(body.seq) || !Array.isArray(body.workspaces) || !Array.isArray(body.keys)) {
+    return { ok: false, unusable: { name: 'system', reason: 'the checksum matches but the body is not a system snapshot of this version' } }
+  }
+  return { ok: true, seq: body.seq, state: body }
 }
 
 export function restoreSystem(system: SystemState, body: SystemSnapshotBody): void {

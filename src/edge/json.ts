@@ -1,0 +1,54 @@
+/** @module Request bodies as JSON: parsed once, with a bound on nesting so nothing downstream recurses without limit. */
+
+import { reject, type Rejection } from '../errors.js'
+
+/**
+ * Deeper than this and a body is refused before JSON.parse. No request of the contract nests
+ * past a handful of levels; the bound keeps every recursive step after parsing (the idempotency
+ * fingerprint, the schema check, msgpackr, snapshots) far from the stack limit.
+ */
+export const jsonDepthMax = 64
+
+const openBrace = 0x7b
+const openBracket = 0x5b
+const closeBrace = 0x7d
+const closeBracket = 0x5d
+const quote = 0x22
+const backslash = 0x5c
+
+/** The deepest nesting of objects and arrays in the bytes, strings skipped; stops counting past limit. */
+export function nestingDepth(bytes: Uint8Array, limit: number = Number.POSITIVE_INFINITY): number {
+  let depth = 0
+  let deepest = 0
+  let inString = false
+  for (let i = 0; i < bytes.length; i++) {
+    const byte = bytes[i]
+    if (inString) {
+      if (byte === backslash) i++
+      else if (byte === quote) inString = false
+    } else if (byte === quote) {
+      inString = true
+    } else if (byte === openBrace || byte === openBracket) {
+      depth++
+      if (depth > deepest) {
+        deepest = depth
+        if (deepest > limit) return deepest
+      }
+    } else if (byte === closeBrace || byte === closeBracket) {
+      depth--
+    }
+  }
+  return deepest
+}
+
+/** The body as JSON: json_invalid if it does not parse, request_invalid if it nests deeper than jsonDepthMax. */
+export function parseJson(bytes: Buffer): { ok: true; value: unknown } | Rejection {
+  if (nestingDepth(bytes, jsonDepthMax) > jsonDepthMax) {
+    return reject('request_invalid', `Invalid request: / nested deeper than ${jsonDepthMax} levels`, [{ path: '/', message: `nested deeper than ${jsonDepthMax} levels` }])
+  }
+  try {
+    return { ok: true, value: JSON.parse(bytes.toString('utf8')) }
+  } catch {
+    return reject('json_invalid')
+  }
+}
