@@ -1,0 +1,42 @@
+/** createServer (src/embedded/server.ts): the whole HTTP service in-process on port 0, a request, stop, start again. */
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import t from 'tap'
+import { createServer } from '../../src/index.ts'
+import { call } from '../support/service.ts'
+
+t.test('createServer on port 0: a request, stop, and again on the same data dir', async (t) => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'trueup-embedded-'))
+  t.teardown(() => fs.rmSync(dataDir, { recursive: true, force: true }))
+  const server = await createServer({ dataDir, port: 0, logLevel: 'silent' })
+  t.ok(server.port > 0, `listening on ${server.port}`)
+  t.equal(server.url, `http://127.0.0.1:${server.port}`)
+  t.match(server.apiKey, /^tu_/, 'the first start\'s key is returned')
+  t.match(server.adminToken, /^adm_/, 'and the generated admin token')
+  t.equal(fs.readFileSync(path.join(dataDir, 'admin-token'), 'utf8').trim(), server.adminToken, 'kept in DATA_DIR/admin-token')
+  t.equal(fs.statSync(path.join(dataDir, 'admin-token')).mode & 0o777, 0o600, 'mode 0600')
+  t.same((await call(server.url, 'GET', '/healthz')).body, { status: 'ok' })
+  const created = await call(server.url, 'POST', '/v2/accounts', { key: server.apiKey, body: { name: 'assets:bank' } })
+  t.equal(created.status, 201)
+  await server.stop()
+  await t.rejects(fetch(`${server.url}/healthz`), 'stopped: nothing listens')
+
+  const again = await createServer({ dataDir, port: 0, logLevel: 'silent' })
+  t.teardown(() => again.stop())
+  t.equal(again.apiKey, undefined, 'no new key on a later start')
+  t.equal(again.adminToken, server.adminToken, 'the same admin token')
+  t.same((await call(again.url, 'GET', `/v2/accounts/${created.body.id}`, { key: server.apiKey })).body, created.body, 'the account is still there')
+})
+
+t.test('createServer takes the configuration in code', async (t) => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'trueup-embedded-'))
+  t.teardown(() => fs.rmSync(dataDir, { recursive: true, force: true }))
+  const server = await createServer({ dataDir, port: 0, logLevel: 'silent', adminToken: 'my-admin-token', metricsToken: 'my-metrics-token' })
+  t.teardown(() => server.stop())
+  t.equal(server.adminToken, 'my-admin-token')
+  t.notOk(fs.existsSync(path.join(dataDir, 'admin-token')), 'a given admin token is not written to disk')
+  t.equal((await call(server.url, 'GET', '/metrics')).status, 401, 'the metrics token applies')
+  t.equal((await call(server.url, 'GET', '/metrics', { key: 'my-metrics-token' })).status, 200)
+  await t.rejects(createServer({ dataDir: path.join(dataDir, 'other'), port: 70000 }), /PORT must be 0..65535/, 'the same checks as the environment')
+})
