@@ -3,6 +3,10 @@
 import assert from 'node:assert/strict'
 import path from 'node:path'
 
+/** pino's level names; `silent` logs nothing. */
+export const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
+export type LogLevel = (typeof logLevels)[number]
+
 export interface Config {
   readonly host: string
   readonly port: number
@@ -15,33 +19,99 @@ export interface Config {
   /** A workspace snapshot is written after this many of its commands. */
   readonly snapshotCommandsInterval: number
   readonly shutdownGraceMs: number
+  /** Structured (JSON) log level; `silent` turns request logs off. */
+  readonly logLevel: LogLevel
+  /**
+   * Log lines waiting for a slow stdout, in bytes, at most. Past it new lines are dropped (and
+   * counted in trueup_log_lines_dropped_total) rather than blocking the event loop or growing memory.
+   */
+  readonly logBufferBytesMax: number
+  /** At shutdown, how long to wait for buffered log lines to reach stdout. */
+  readonly logFlushWaitMs: number
+  /** Bearer token that GET /metrics requires; null: /metrics is open (bind HOST to a private address). */
+  readonly metricsToken: string | null
+  /** An incoming Request-Id / X-Request-Id longer than this is replaced by a generated one. */
+  readonly requestIdLengthMax: number
+  /** Sampling resolution of the event-loop lag metric (prom-client's monitorEventLoopDelay). */
+  readonly eventLoopLagResolutionMs: number
 }
 
-function integerFrom(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+/** What a caller may set; everything left out takes its default. Embedded use builds one directly. */
+export type ConfigInput = { -readonly [K in keyof Config]?: Config[K] }
+
+export const configDefaults = Object.freeze({
+  host: '127.0.0.1',
+  port: 8080,
+  dataDir: './data',
+  adminToken: null,
+  bodyBytesMax: 1024 * 1024,
+  importBodyBytesMax: 16 * 1024 * 1024,
+  groupCommitRecordsMax: 8192,
+  pendingRecordsMax: 65536,
+  snapshotCommandsInterval: 100_000,
+  shutdownGraceMs: 10_000,
+  logLevel: 'info',
+  logBufferBytesMax: 16 * 1024 * 1024,
+  logFlushWaitMs: 1000,
+  metricsToken: null,
+  requestIdLengthMax: 128,
+  eventLoopLagResolutionMs: 10,
+} satisfies Config)
+
+function integerFrom(env: NodeJS.ProcessEnv, name: string): number | undefined {
   const text = env[name]
-  if (text === undefined || text === '') return fallback
+  if (text === undefined || text === '') return undefined
   const value = Number(text)
   if (!Number.isSafeInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer, got ${text}`)
   return value
 }
 
+function textFrom(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const text = env[name]
+  return text === undefined || text === '' ? undefined : text
+}
+
+function logLevelFrom(env: NodeJS.ProcessEnv): LogLevel | undefined {
+  const text = textFrom(env, 'LOG_LEVEL')
+  if (text === undefined) return undefined
+  if (!(logLevels as readonly string[]).includes(text)) throw new Error(`LOG_LEVEL must be one of ${logLevels.join(', ')}, got ${text}`)
+  return text as LogLevel
+}
+
+/** Only the keys that are set, so that an `undefined` (an unset variable, an omitted option) takes the default. */
+function definedOnly(input: ConfigInput): ConfigInput {
+  return Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined)) as ConfigInput
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const config: Config = {
-    host: env.HOST !== undefined && env.HOST !== '' ? env.HOST : '127.0.0.1',
-    port: integerFrom(env, 'PORT', 8080),
-    dataDir: path.resolve(env.DATA_DIR !== undefined && env.DATA_DIR !== '' ? env.DATA_DIR : './data'),
-    adminToken: env.ADMIN_TOKEN !== undefined && env.ADMIN_TOKEN !== '' ? env.ADMIN_TOKEN : null,
-    bodyBytesMax: 1024 * 1024,
-    importBodyBytesMax: 16 * 1024 * 1024,
-    groupCommitRecordsMax: integerFrom(env, 'GROUP_COMMIT_RECORDS_MAX', 8192),
-    pendingRecordsMax: integerFrom(env, 'PENDING_RECORDS_MAX', 65536),
-    snapshotCommandsInterval: integerFrom(env, 'SNAPSHOT_COMMANDS_INTERVAL', 100_000),
-    shutdownGraceMs: integerFrom(env, 'SHUTDOWN_GRACE_MS', 10_000),
-  }
-  assert.ok(config.port <= 65535, 'PORT must be at most 65535')
-  assert.ok(config.groupCommitRecordsMax >= 1)
-  assert.ok(config.groupCommitRecordsMax <= config.pendingRecordsMax, 'GROUP_COMMIT_RECORDS_MAX must not exceed PENDING_RECORDS_MAX')
-  assert.ok(config.bodyBytesMax <= config.importBodyBytesMax)
-  assert.ok(config.snapshotCommandsInterval >= 1)
-  return Object.freeze(config)
+  return resolveConfig({
+    host: textFrom(env, 'HOST'),
+    port: integerFrom(env, 'PORT'),
+    dataDir: textFrom(env, 'DATA_DIR'),
+    adminToken: textFrom(env, 'ADMIN_TOKEN'),
+    groupCommitRecordsMax: integerFrom(env, 'GROUP_COMMIT_RECORDS_MAX'),
+    pendingRecordsMax: integerFrom(env, 'PENDING_RECORDS_MAX'),
+    snapshotCommandsInterval: integerFrom(env, 'SNAPSHOT_COMMANDS_INTERVAL'),
+    shutdownGraceMs: integerFrom(env, 'SHUTDOWN_GRACE_MS'),
+    logLevel: logLevelFrom(env),
+    metricsToken: textFrom(env, 'METRICS_TOKEN'),
+  })
+}
+
+/** Defaults for what the input leaves out, relations asserted, frozen. */
+export function resolveConfig(input: ConfigInput): Config {
+  const config: Config = { ...configDefaults, ...definedOnly(input) }
+  const resolved: Config = { ...config, dataDir: path.resolve(config.dataDir) }
+  assert.ok(Number.isSafeInteger(resolved.port) && resolved.port >= 0 && resolved.port <= 65535, 'PORT must be 0..65535')
+  assert.ok(resolved.groupCommitRecordsMax >= 1)
+  assert.ok(resolved.groupCommitRecordsMax <= resolved.pendingRecordsMax, 'GROUP_COMMIT_RECORDS_MAX must not exceed PENDING_RECORDS_MAX')
+  assert.ok(resolved.bodyBytesMax <= resolved.importBodyBytesMax)
+  assert.ok(resolved.snapshotCommandsInterval >= 1)
+  assert.ok((logLevels as readonly string[]).includes(resolved.logLevel), `logLevel must be one of ${logLevels.join(', ')}`)
+  // A log line must fit the buffer, or every line would be dropped.
+  assert.ok(resolved.logBufferBytesMax >= 64 * 1024, 'logBufferBytesMax must be at least 64 KiB')
+  assert.ok(resolved.requestIdLengthMax >= 16 && resolved.requestIdLengthMax <= 1024)
+  assert.ok(resolved.eventLoopLagResolutionMs >= 1)
+  assert.ok(resolved.metricsToken === null || resolved.metricsToken.length >= 1)
+  return Object.freeze(resolved)
 }

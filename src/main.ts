@@ -1,20 +1,38 @@
 /** @module The trueup process: configuration from the environment, the service, signals. No logic here. */
 
 import { loadConfig } from './config.js'
-import { startService } from './service.js'
+import { StoreDamaged } from './log/damage.js'
+import { startService, type Service } from './service.js'
+
+/** Exit codes a supervisor can act on: 1 the log failed while running (restart recovers), 2 the data dir is damaged (restarting will not help). */
+const exitLogFailed = 1
+const exitStoreDamaged = 2
 
 const config = loadConfig()
 const print = (line: string) => process.stdout.write(`${line}\n`)
+const warn = (line: string) => process.stderr.write(`${line}\n`)
 
-const service = await startService(config, {
-  print,
-  clock: () => Date.now(),
-  onLogFailure: (error) => {
-    process.stderr.write(`trueup: the log could not be written (${error.message}); exiting so that start-up recovers from the log\n`)
-    setImmediate(() => process.exit(1))
-  },
-})
-print(`Replayed ${service.replay.records} log records (${service.replay.snapshots} snapshots) in ${service.replay.durationMs} ms.`)
+let logFailed = false
+let service: Service
+try {
+  service = await startService(config, {
+    print,
+    warn,
+    clock: () => Date.now(),
+    onLogFailure: (error) => {
+      // Called once per waiting reply; say it once.
+      if (logFailed) return
+      logFailed = true
+      warn(`trueup: the log could not be written (${error.message}); exiting so that start-up recovers from the log`)
+      setImmediate(() => process.exit(exitLogFailed))
+    },
+  })
+} catch (error) {
+  if (!(error instanceof StoreDamaged)) throw error
+  warn(`trueup: refusing to start: ${error.message}`)
+  process.exit(exitStoreDamaged)
+}
+print(`Replayed ${service.replay.records} log records (${service.replay.snapshots} snapshots, ${service.replay.recordsVerified} records below them checked) in ${service.replay.durationMs} ms.`)
 print(`trueup listening on http://${config.host}:${service.port} (data in ${config.dataDir})`)
 
 let stopping = false

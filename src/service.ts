@@ -5,15 +5,22 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { Runtime, type ReplayReport } from './actor/runtime.js'
 import type { Config } from './config.js'
+import type { DestinationStream } from 'pino'
 import { createKeyCommand, newKeySecret, randomText } from './edge/admin.js'
+import { Metrics } from './edge/metrics.js'
 import { startServer, type RunningServer } from './edge/server.js'
 import { limitsDefault, scopes } from './ledger/system.js'
-import { CommandLog } from './log/command-log.js'
+import { CommandLog, type CommitFaults } from './log/command-log.js'
+import { createLogger } from './logger.js'
 
 export interface Service {
   readonly port: number
   readonly runtime: Runtime
   readonly replay: ReplayReport
+  readonly adminToken: string
+  /** The all-scope key of workspace `default` when this start created it (an empty data dir), else null. */
+  readonly firstApiKey: string | null
+  readonly metrics: Metrics
   /** Stop accepting, answer in-flight requests, flush the log, snapshot, close. */
   stop(): Promise<void>
 }
@@ -23,6 +30,12 @@ export interface ServiceHooks {
   readonly print: (line: string) => void
   readonly clock: () => number
   readonly onLogFailure: (error: Error) => void
+  /** Where JSON log lines go instead of stdout (tests). */
+  readonly logDestination?: DestinationStream
+  /** Where start-up and snapshot warnings go (a damaged snapshot ignored, a snapshot write failed); default stderr. */
+  readonly warn?: (line: string) => void
+  /** Test seams that make the log's commit step fail (test/log/disk-faults.test.ts); absent in production. */
+  readonly logFaults?: CommitFaults
 }
 
 const snapshotCheckIntervalMs = 5_000
@@ -37,9 +50,9 @@ function adminTokenOf(config: Config, print: (line: string) => void): string {
   return token
 }
 
-/** On an empty data dir: workspace `default` in UTC and one key with every scope, printed once. */
-function firstStart(runtime: Runtime, clock: () => number, print: (line: string) => void): void {
-  if (runtime.system.workspaces.size > 0) return
+/** On an empty data dir: workspace `default` in UTC and one key with every scope, printed once; returns its secret. */
+function firstStart(runtime: Runtime, clock: () => number, print: (line: string) => void): string | null {
+  if (runtime.system.workspaces.size > 0) return null
   const atMs = clock()
   const created = runtime.submitSystem({ type: 'workspace.create', at_ms: atMs, id: 'default', time_zone: 'UTC', limits: limitsDefault, tag: randomText(40) })
   if (!created.outcome.ok) throw new Error(`cannot create the default workspace: ${created.outcome.message}`)
@@ -48,21 +61,42 @@ function firstStart(runtime: Runtime, clock: () => number, print: (line: string)
   if (!key.outcome.ok) throw new Error(`cannot create the first API key: ${key.outcome.message}`)
   print('First start: created workspace "default" (timezone UTC) and an API key with every scope.')
   print(`API key (shown once): ${secret}`)
+  return secret
 }
 
 export async function startService(config: Config, hooks: ServiceHooks): Promise<Service> {
   fs.mkdirSync(config.dataDir, { recursive: true })
   const adminToken = adminTokenOf(config, hooks.print)
-  const log = new CommandLog({ path: path.join(config.dataDir, 'log'), groupCommitRecordsMax: config.groupCommitRecordsMax, pendingRecordsMax: config.pendingRecordsMax })
-  const runtime = new Runtime(log, config.snapshotCommandsInterval)
-  const replay = runtime.replay(hooks.clock)
-  firstStart(runtime, hooks.clock, hooks.print)
+  const metrics = new Metrics({ groupCommitRecordsMax: config.groupCommitRecordsMax, eventLoopLagResolutionMs: config.eventLoopLagResolutionMs })
+  const log = new CommandLog({
+    path: path.join(config.dataDir, 'log'), groupCommitRecordsMax: config.groupCommitRecordsMax, pendingRecordsMax: config.pendingRecordsMax,
+    onCommit: (records, durationMs) => metrics.observeCommit(records, durationMs), faults: hooks.logFaults,
+  })
+  const runtime = new Runtime(log, config.snapshotCommandsInterval, hooks.warn)
+  metrics.trackRuntime(runtime)
+  let replay: ReplayReport
+  try {
+    replay = runtime.replay(hooks.clock)
+  } catch (error) {
+    // A damaged log (StoreDamaged) refuses the start; close the LMDB env so the data dir is left as found.
+    await log.close()
+    throw error
+  }
+  const firstApiKey = firstStart(runtime, hooks.clock, hooks.print)
   await new Promise<void>((resolve, reject) => log.afterDurable(log.lastSeq, (error) => (error === null ? resolve() : reject(error))))
+  const { logger, close: closeLogger } = createLogger({
+    level: config.logLevel, bufferBytesMax: config.logBufferBytesMax, flushWaitMs: config.logFlushWaitMs,
+    onLineDropped: () => metrics.observeLoggerLineDropped(), destination: hooks.logDestination,
+  })
   let server: RunningServer
   try {
-    server = await startServer({ runtime, host: config.host, port: config.port, adminToken, bodyBytesMax: config.bodyBytesMax, clock: hooks.clock, onLogFailure: hooks.onLogFailure })
+    server = await startServer({
+      runtime, host: config.host, port: config.port, adminToken, bodyBytesMax: config.bodyBytesMax, clock: hooks.clock, onLogFailure: hooks.onLogFailure,
+      metrics, logger, metricsToken: config.metricsToken, requestIdLengthMax: config.requestIdLengthMax,
+    })
   } catch (error) {
     await log.close()
+    await closeLogger()
     throw error
   }
   const snapshots = setInterval(() => runtime.snapshotDue(false), snapshotCheckIntervalMs)
@@ -71,12 +105,16 @@ export async function startService(config: Config, hooks: ServiceHooks): Promise
     port: server.port,
     runtime,
     replay,
+    adminToken,
+    firstApiKey,
+    metrics,
     stop: async () => {
       clearInterval(snapshots)
       await server.close(config.shutdownGraceMs)
       await log.idle()
       runtime.snapshotDue(true)
       await log.close()
+      await closeLogger()
     },
   }
 }

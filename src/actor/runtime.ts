@@ -5,15 +5,26 @@ import { reject } from '../errors.js'
 import type { Outcome } from '../ledger/outcome.js'
 import { createSystemState, executeSystem, type SystemCommand, type SystemState } from '../ledger/system.js'
 import type { CommandLog } from '../log/command-log.js'
-import { loadSnapshots, loadSystemSnapshot, restoreSystem, writeSnapshot, writeSystemSnapshot, type LoadedSnapshot } from '../log/snapshot.js'
+import { snapshotAhead } from '../log/damage.js'
+import {
+  loadSnapshots, loadSystemSnapshot, restoreSystem, writeSnapshot, writeSystemSnapshot, type LoadedSnapshot, type SnapshotWriteFailed, type SystemSnapshotRead,
+  type UnusableSnapshot,
+} from '../log/snapshot.js'
 import { WorkspaceActor, type Submitted } from './workspace-actor.js'
 
 export interface ReplayReport {
   /** Log records applied (those below a snapshot are skipped, not counted). */
   readonly records: number
   readonly snapshots: number
+  /** Log records below every snapshot: not applied, but their frame and checksum were checked. */
+  readonly recordsVerified: number
+  /** Snapshots that failed their checks: ignored, their state rebuilt from the log (and warned about). */
+  readonly unusableSnapshots: readonly UnusableSnapshot[]
   readonly durationMs: number
 }
+
+/** Where warnings go when the caller names no place: stderr, never lost. */
+const warnToStderr = (line: string) => { process.stderr.write(`${line}\n`) }
 
 export class Runtime {
   readonly system: SystemState = createSystemState()
@@ -25,19 +36,34 @@ export class Runtime {
   /** Only during replay: the snapshots an actor starts from when its workspace.create is replayed. */
   #snapshots = new Map<string, LoadedSnapshot>()
 
-  constructor(log: CommandLog, snapshotCommandsInterval: number) {
+  readonly #warn: (line: string) => void
+  readonly #snapshotWriteFailed: SnapshotWriteFailed
+
+  constructor(log: CommandLog, snapshotCommandsInterval: number, warn: (line: string) => void = warnToStderr) {
     this.log = log
     this.#snapshotCommandsInterval = snapshotCommandsInterval
+    this.#warn = warn
+    this.#snapshotWriteFailed = (name, error) => warn(`trueup: warning: the snapshot of ${name} could not be written (${error.message}); the log is complete without it.`)
   }
 
-  /** Rebuilds memory: the latest snapshot of each workspace, then every log record after it. */
+  /**
+   * Rebuilds memory: the latest usable snapshot of each workspace, then every log record after it.
+   * A damaged snapshot is ignored with a warning (the log is complete, so replay rebuilds its state);
+   * a damaged or missing log record throws StoreDamaged: no start on state that could be wrong.
+   */
   replay(nowMs: () => number): ReplayReport {
     const startedMs = nowMs()
-    const snapshots = loadSnapshots(this.log.root)
-    this.#snapshots = snapshots
+    const loaded = loadSnapshots(this.log.root)
+    const snapshots = loaded.workspaces
     const system = loadSystemSnapshot(this.log.root)
+    const unusable = system === undefined || system.ok ? loaded.unusable : [...loaded.unusable, system.unusable]
+    this.#assertSnapshotsWithinLog(snapshots, system)
+    for (const { name, reason } of unusable) {
+      this.#warn(`trueup: warning: the snapshot of ${name} is damaged (${reason}); ignoring it and rebuilding that state from the log. The next snapshot replaces it.`)
+    }
+    this.#snapshots = snapshots
     let startSeq = 1
-    if (system !== undefined) {
+    if (system !== undefined && system.ok) {
       // When every workspace has a snapshot of its own (a forced round writes them with the system's),
       // the log below the oldest snapshot holds nothing left to apply.
       restoreSystem(this.system, system.state)
@@ -46,6 +72,23 @@ export class Runtime {
       const covered = [...this.system.workspaces.keys()].every((workspaceId) => snapshots.has(workspaceId))
       if (covered) startSeq = Math.min(system.seq, ...[...snapshots.values()].map((snapshot) => snapshot.seq)) + 1
     }
+    const recordsVerified = this.log.verifyRange(1, startSeq - 1)
+    const records = this.#replayLog(startSeq, snapshots)
+    this.#snapshots = new Map()
+    return { records, snapshots: snapshots.size, recordsVerified, unusableSnapshots: unusable, durationMs: nowMs() - startedMs }
+  }
+
+  /** Snapshots are only of durable state: one past the log's end means the log lost acknowledged records. */
+  #assertSnapshotsWithinLog(snapshots: ReadonlyMap<string, LoadedSnapshot>, system: SystemSnapshotRead | undefined): void {
+    const lastSeq = this.log.lastSeq
+    for (const [workspaceId, snapshot] of snapshots) {
+      if (snapshot.seq > lastSeq) throw snapshotAhead(this.log.path, `workspace ${workspaceId}`, snapshot.seq, lastSeq)
+    }
+    if (system !== undefined && system.ok && system.seq > lastSeq) throw snapshotAhead(this.log.path, 'the system', system.seq, lastSeq)
+  }
+
+  /** Applies every log record from startSeq that no snapshot covers; returns how many. */
+  #replayLog(startSeq: number, snapshots: ReadonlyMap<string, LoadedSnapshot>): number {
     let records = 0
     for (const { seq, record } of this.log.readFrom(startSeq)) {
       if (record.workspace === null) {
@@ -61,8 +104,7 @@ export class Runtime {
       actor.replay(seq, record.command)
       records++
     }
-    this.#snapshots = new Map()
-    return { records, snapshots: snapshots.size, durationMs: nowMs() - startedMs }
+    return records
   }
 
   #applySystem(seq: number, command: SystemCommand): void {
@@ -109,6 +151,8 @@ export class Runtime {
    * skip the log below the oldest snapshot.
    */
   snapshotDue(force: boolean): number {
+    // After a failed commit memory holds records the log does not: nothing of it may be snapshotted.
+    if (this.log.failure !== null) return 0
     let written = 0
     let complete = true
     for (const actor of this.actors.values()) {
@@ -120,12 +164,12 @@ export class Runtime {
         continue
       }
       if (!force && actor.commandsSinceSnapshot < this.#snapshotCommandsInterval) continue
-      writeSnapshot(this.log.root, actor, this.log.durableSeq)
+      writeSnapshot(this.log.root, actor, this.log.durableSeq, this.#snapshotWriteFailed)
       actor.commandsSinceSnapshot = 0
       actor.snapshotSeq = this.log.durableSeq
       written++
     }
-    if (force && complete && this.#systemSeq <= this.log.durableSeq) writeSystemSnapshot(this.log.root, this.#systemSeq, this.system)
+    if (force && complete && this.#systemSeq <= this.log.durableSeq) writeSystemSnapshot(this.log.root, this.#systemSeq, this.system, this.#snapshotWriteFailed)
     return written
   }
 }

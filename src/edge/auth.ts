@@ -29,9 +29,14 @@ export function hasScope(key: KeyRecord, scope: Scope): boolean {
   return key.scopes.includes(scope)
 }
 
-/** Constant-time comparison of the admin token (both sides hashed to equal length first). */
-export function isAdmin(adminToken: string, authorization: string | undefined): boolean {
+/** Constant-time comparison of a bearer token with the expected one (both sides hashed to equal length first). */
+export function bearerMatches(expected: string, authorization: string | undefined): boolean {
   const presented = bearerOf(authorization)
   if (presented === null) return false
-  return timingSafeEqual(createHash('sha256').update(presented).digest(), createHash('sha256').update(adminToken).digest())
+  return timingSafeEqual(createHash('sha256').update(presented).digest(), createHash('sha256').update(expected).digest())
+}
+
+/** The admin token (ADMIN_TOKEN) in constant time. */
+export function isAdmin(adminToken: string, authorization: string | undefined): boolean {
+  return bearerMatches(adminToken, authorization)
 }

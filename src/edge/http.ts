@@ -1,13 +1,23 @@
 /** @module uWebSockets.js plumbing: read a bounded body, notice aborted clients, write a corked response. */
 
 import type { HttpRequest, HttpResponse } from 'uWebSockets.js'
+import type { LabeledRoute } from './route.js'
 
 export interface Exchange {
   readonly res: HttpResponse
+  readonly method: string
+  /** Sent back as the Request-Id header of the answer and written in its log line. */
+  readonly requestId: string
+  /** performance.now() when the request arrived. */
+  readonly startedMs: number
+  /** The route that answers, once the dispatch knows it; null for an unknown route. */
+  route: LabeledRoute | null
   aborted: boolean
   answered: boolean
+  /** The answer's status; 0 until answered (and after an abort). */
+  status: number
   /** Called once, when the exchange is answered or the client went away. */
-  readonly onSettled: () => void
+  readonly onSettled: (exchange: Exchange) => void
 }
 
 export interface ReadBody {
@@ -21,12 +31,12 @@ const statusText: Record<number, string> = {
   500: 'Internal Server Error', 503: 'Service Unavailable',
 }
 
-export function openExchange(res: HttpResponse, onSettled: () => void): Exchange {
-  const exchange: Exchange = { res, aborted: false, answered: false, onSettled }
+export function openExchange(res: HttpResponse, method: string, requestId: string, startedMs: number, onSettled: (exchange: Exchange) => void): Exchange {
+  const exchange: Exchange = { res, method, requestId, startedMs, route: null, aborted: false, answered: false, status: 0, onSettled }
   // uWS frees the response when the client goes away; touching it after that would crash the process.
   res.onAborted(() => {
     exchange.aborted = true
-    if (!exchange.answered) onSettled()
+    if (!exchange.answered) onSettled(exchange)
   })
   return exchange
 }
@@ -70,18 +80,20 @@ export function readBody(exchange: Exchange, bytesMax: number, done: (body: Read
   })
 }
 
-export function send(exchange: Exchange, status: number, body: string, headers: readonly (readonly [string, string])[]): void {
+export function send(exchange: Exchange, status: number, body: string, headers: readonly (readonly [string, string])[], contentType = 'application/json'): void {
   if (exchange.aborted || exchange.answered) return
   exchange.answered = true
-  exchange.onSettled()
+  exchange.status = status
+  exchange.onSettled(exchange)
   exchange.res.cork(() => {
     exchange.res.writeStatus(`${status} ${statusText[status] ?? 'Unknown'}`)
+    exchange.res.writeHeader('Request-Id', exchange.requestId)
     for (const [name, value] of headers) exchange.res.writeHeader(name, value)
     if (status === 204) {
       exchange.res.endWithoutBody()
       return
     }
-    exchange.res.writeHeader('content-type', 'application/json')
+    exchange.res.writeHeader('content-type', contentType)
     exchange.res.end(body)
   })
 }

@@ -1,5 +1,6 @@
 /** @module Query-string parameters: limits, cursors, timestamps and enums, each failing as request_invalid. */
 
+import { Type, type TSchema } from 'typebox'
 import { reject, type Rejection } from '../errors.js'
 import { parseTimestampMs } from '../ledger/calendar.js'
 import { pageLimitDefault, pageLimitMax } from '../ledger/pages.js'
@@ -38,4 +39,36 @@ export function enumParam<T extends string>(query: URLSearchParams, name: string
   if (text === null) return { ok: true, value: null }
   if (!(values as readonly string[]).includes(text)) return invalid(name, `must be one of ${values.join(', ')}`)
   return { ok: true, value: text as T }
+}
+
+/**
+ * A query parameter as a route declares it: the parser its handler calls and the JSON Schema the
+ * OpenAPI document shows, side by side, so the two cannot name different parameters.
+ */
+export interface QueryParam<T = unknown> {
+  readonly name: string
+  readonly schema: TSchema
+  readonly description: string
+  readonly parse: (query: URLSearchParams) => Parsed<T>
+}
+
+export const limitQuery: QueryParam<number> = {
+  name: 'limit', schema: Type.Integer({ minimum: 1, maximum: pageLimitMax, default: pageLimitDefault }),
+  description: `Page size, 1 to ${pageLimitMax}`, parse: limitParam,
+}
+
+export function cursorQuery(lengthMax: number): QueryParam<string | null> {
+  return { name: 'cursor', schema: Type.String({ minLength: 1, maxLength: lengthMax }), description: 'next_cursor of the previous page', parse: (query) => textParam(query, 'cursor', lengthMax) }
+}
+
+export function timestampQuery(name: string, description: string): QueryParam<number | null> {
+  return { name, schema: Type.String({ format: 'date-time', maxLength: 64 }), description: `${description} (RFC 3339)`, parse: (query) => timestampParam(query, name) }
+}
+
+export function textQuery(name: string, description: string, lengthMax = 256): QueryParam<string | null> {
+  return { name, schema: Type.String({ minLength: 1, maxLength: lengthMax }), description, parse: (query) => textParam(query, name, lengthMax) }
+}
+
+export function enumQuery<T extends string>(name: string, values: readonly T[], description: string): QueryParam<T | null> {
+  return { name, schema: Type.Enum([...values]), description, parse: (query) => enumParam(query, name, values) }
 }

@@ -1,15 +1,24 @@
 /** @module The HTTP server on uWebSockets.js: dispatch to health, admin and /v2, graceful drain on shutdown. */
 
+import { performance } from 'node:perf_hooks'
+import { Type } from 'typebox'
 import { App, us_listen_socket_close, us_socket_local_port, type us_listen_socket } from 'uWebSockets.js'
 import type { Runtime } from '../actor/runtime.js'
 import { reject } from '../errors.js'
-import { handleAdmin } from './admin.js'
-import { openExchange, readHeaders, send } from './http.js'
+import type { Logger } from '../logger.js'
+import { adminRoutes, handleAdmin } from './admin.js'
+import { bearerMatches } from './auth.js'
+import { openExchange, readHeaders, send, type Exchange } from './http.js'
+import { abortedStatus, type Metrics } from './metrics.js'
+import { buildOpenApi } from './openapi.js'
 import { RateBuckets } from './rate-buckets.js'
+import { requestIdOf } from './request-id.js'
+import type { PlainRoute } from './route.js'
 import { Router } from './router.js'
 import { accountRoutes } from './routes/accounts.js'
 import { entryRoutes } from './routes/entries.js'
 import { reconciliationRoutes } from './routes/reconciliations.js'
+import { health } from './schemas/responses.js'
 import { handleV2, sendRejection } from './v2-pipeline.js'
 
 export interface ServerOptions {
@@ -20,6 +29,12 @@ export interface ServerOptions {
   readonly bodyBytesMax: number
   readonly clock: () => number
   readonly onLogFailure: (error: Error) => void
+  readonly metrics: Metrics
+  /** One line per request (never a header value or a body). */
+  readonly logger: Logger
+  /** When set, GET /metrics needs it as a bearer token. */
+  readonly metricsToken: string | null
+  readonly requestIdLengthMax: number
 }
 
 export interface RunningServer {
@@ -28,27 +43,91 @@ export interface RunningServer {
   close(graceMs: number): Promise<void>
 }
 
-const headerNames = ['authorization', 'idempotency-key', 'content-type'] as const
+const headerNames = ['authorization', 'idempotency-key', 'content-type', 'request-id', 'x-request-id'] as const
 const presenceMatters = ['idempotency-key']
 
 export const v2Routes = [...accountRoutes, ...entryRoutes, ...reconciliationRoutes]
 
+export const healthRoute: PlainRoute = {
+  method: 'GET', pattern: '/healthz', summary: 'Liveness: 200 while the service accepts requests', security: 'none', errors: [],
+  response: { status: 200, description: 'Serving', schema: health, mediaType: 'application/json' },
+}
+
+export const openApiRoute: PlainRoute = {
+  method: 'GET', pattern: '/v2/openapi.json', summary: 'This OpenAPI 3.1 document (no auth, no rate limit)', security: 'none', errors: [],
+  response: { status: 200, description: 'The document', schema: Type.Object({ openapi: Type.Literal('3.1.0'), info: Type.Object({}, { additionalProperties: true }), paths: Type.Object({}, { additionalProperties: true }) }, { additionalProperties: true }), mediaType: 'application/json' },
+}
+
+export const metricsRoute: PlainRoute = {
+  method: 'GET', pattern: '/metrics', summary: 'Prometheus metrics (not rate limited)', security: 'metricsToken', errors: ['unauthenticated'],
+  response: { status: 200, description: 'Prometheus text exposition format 0.0.4', schema: Type.String(), mediaType: 'text/plain' },
+}
+
+/** The routes outside /v2 and /admin; all GET. */
+export const plainRoutes: readonly PlainRoute[] = [healthRoute, openApiRoute, metricsRoute]
+
+/** Health, the OpenAPI document and metrics: answered here, outside the /v2 lifecycle (no API key, no rate budget). */
+function plainAnswerer(options: ServerOptions): (route: PlainRoute, exchange: Exchange, authorization: string | undefined) => void {
+  // Built once: the route tables do not change while the server runs.
+  const openApiBody = JSON.stringify(buildOpenApi({ v2: v2Routes, admin: adminRoutes, plain: plainRoutes }, { bodyBytesMax: options.bodyBytesMax }))
+  return (route, exchange, authorization) => {
+    exchange.route = route
+    if (route === healthRoute) return send(exchange, 200, '{"status":"ok"}', [])
+    if (route === openApiRoute) return send(exchange, 200, openApiBody, [])
+    if (options.metricsToken !== null && !bearerMatches(options.metricsToken, authorization)) {
+      return sendRejection(exchange, reject('unauthenticated', 'The metrics token is required: Authorization: Bearer <METRICS_TOKEN>.'), [])
+    }
+    options.metrics.render().then((text) => send(exchange, 200, text, [], options.metrics.contentType), (error: unknown) => {
+      sendRejection(exchange, reject('unavailable', 'The metrics could not be collected.'), [])
+      options.logger.error({ err: error }, 'metrics collection failed')
+    })
+  }
+}
+
+/** Once per request, answered or abandoned: its metrics and its one log line. */
+function requestObserver(options: ServerOptions): (exchange: Exchange) => void {
+  options.metrics.addRoutes([...plainRoutes, ...v2Routes, ...adminRoutes])
+  const logRequests = options.logger.isLevelEnabled('info')
+  return (exchange) => {
+    const durationMs = performance.now() - exchange.startedMs
+    const status = exchange.answered ? exchange.status : abortedStatus
+    options.metrics.observeRequest(exchange.route, status, durationMs)
+    if (!logRequests) return
+    // Id, method, route pattern, status and time only: no header value, path id, query or body is ever logged.
+    const route = exchange.route?.pattern ?? 'unmatched'
+    options.logger.info({ request_id: exchange.requestId, method: exchange.method, route, status, duration_ms: Math.round(durationMs * 1000) / 1000 }, 'request')
+  }
+}
+
 export function startServer(options: ServerOptions): Promise<RunningServer> {
   const router = new Router(v2Routes)
-  const v2 = { runtime: options.runtime, router, buckets: new RateBuckets(), clock: options.clock, bodyBytesMax: options.bodyBytesMax, onLogFailure: options.onLogFailure }
+  const v2 = {
+    runtime: options.runtime, router, buckets: new RateBuckets(), clock: options.clock, bodyBytesMax: options.bodyBytesMax, onLogFailure: options.onLogFailure,
+    onRateLimited: (workspace: string, bucket: 'reads' | 'writes') => options.metrics.observeRateLimited(workspace, bucket),
+  }
   const admin = { runtime: options.runtime, adminToken: options.adminToken, clock: options.clock, bodyBytesMax: options.bodyBytesMax, onLogFailure: options.onLogFailure }
+  const plainByPath = new Map(plainRoutes.map((route) => [route.pattern, route]))
+  const answerPlain = plainAnswerer(options)
+  const observe = requestObserver(options)
   let inFlight = 0
   let closing = false
+  const onSettled = (exchange: Exchange) => {
+    inFlight--
+    observe(exchange)
+  }
   const app = App().any('/*', (res, req) => {
     inFlight++
-    const exchange = openExchange(res, () => { inFlight-- })
+    const startedMs = performance.now()
     const method = req.getMethod().toUpperCase()
     const path = req.getUrl()
     const query = req.getQuery() ?? ''
     const headers = readHeaders(req, headerNames, method === 'POST' ? presenceMatters : [])
+    const requestId = requestIdOf(headers.get('request-id'), headers.get('x-request-id'), options.requestIdLengthMax)
+    const exchange = openExchange(res, method, requestId, startedMs, onSettled)
     if (closing) return sendRejection(exchange, reject('unavailable', 'The service is shutting down.'), [])
     try {
-      if (path === '/healthz' && method === 'GET') return send(exchange, 200, '{"status":"ok"}', [])
+      const plain = method === 'GET' ? plainByPath.get(path) : undefined
+      if (plain !== undefined) return answerPlain(plain, exchange, headers.get('authorization'))
       if (path.startsWith('/admin/')) return handleAdmin(admin, exchange, method, path, headers.get('authorization'))
       handleV2(v2, exchange, { method, path, query, headers })
     } catch (error) {

@@ -8,6 +8,7 @@ import type { KeyRecord } from '../ledger/system.js'
 import { authenticate, hasScope } from './auth.js'
 import { readBody, send, type Exchange } from './http.js'
 import { fingerprint, isIdempotencyKey } from './idempotency.js'
+import { parseJson } from './json.js'
 import type { RateBuckets } from './rate-buckets.js'
 import type { V2Route } from './route.js'
 import type { Router } from './router.js'
@@ -28,6 +29,8 @@ export interface V2Dependencies {
   readonly bodyBytesMax: number
   /** Called when the log failed: the process must stop and recover from the log. */
   readonly onLogFailure: (error: Error) => void
+  /** Called for each 429 (metrics). */
+  readonly onRateLimited?: (workspace: string, bucket: 'reads' | 'writes') => void
 }
 
 type Headers = [string, string][]
@@ -52,6 +55,7 @@ function sendWhenDurable(deps: V2Dependencies, exchange: Exchange, barrierSeq: n
 export function handleV2(deps: V2Dependencies, exchange: Exchange, request: V2Request): void {
   const matched = deps.router.match(request.method, request.path)
   if (matched === null) return sendRejection(exchange, reject('not_found', `No route ${request.method} ${request.path}.`), [])
+  exchange.route = matched.route
   const key = authenticate(deps.runtime.system, request.headers.get('authorization'))
   if (key === null) return sendRejection(exchange, reject('unauthenticated'), [])
   const workspace = deps.runtime.system.workspaces.get(key.workspace)
@@ -83,11 +87,7 @@ function isJsonBody(route: V2Route, contentType: string): boolean {
 function parseBody(route: V2Route, bytes: Buffer | null, contentType: string): ParsedBody {
   if (route.body === undefined || bytes === null) return null
   if (route.body.parse !== undefined && !isJsonBody(route, contentType)) return route.body.parse(bytes, contentType)
-  try {
-    return { ok: true, value: JSON.parse(bytes.toString('utf8')) }
-  } catch {
-    return reject('json_invalid')
-  }
+  return parseJson(bytes)
 }
 
 function afterBody(deps: V2Dependencies, exchange: Exchange, request: V2Request, resolved: Resolved, bytes: Buffer | null): void {
@@ -110,6 +110,7 @@ function afterBody(deps: V2Dependencies, exchange: Exchange, request: V2Request,
     idempotency = { key: idempotencyKey, fingerprint: print }
   }
   if (!bucket.tryTake(atMs)) {
+    deps.onRateLimited?.(key.workspace, request.method === 'GET' ? 'reads' : 'writes')
     const retryAfterSeconds = bucket.retryAfterSeconds(atMs)
     return sendRejection(exchange, reject('rate_limited', `Rate budget exhausted; retry after ${retryAfterSeconds} s.`), [...rateHeaders(bucket, atMs), ['Retry-After', String(retryAfterSeconds)]])
   }

@@ -36,6 +36,8 @@ export interface ProcessOptions {
   readonly env?: Record<string, string>
   /** How long to wait for the `listening` line. */
   readonly startTimeoutMs?: number
+  /** Called with the child as soon as it is spawned (to kill it during start-up, say). */
+  readonly onSpawn?: (child: ChildProcess) => void
 }
 
 /** Spawns the service and resolves once it prints its `listening` line; rejects if it exits or is slow. */
@@ -47,6 +49,7 @@ export async function startProcess(options: ProcessOptions): Promise<RunningProc
     HOST: '127.0.0.1', PORT: String(port), DATA_DIR: options.dataDir, ADMIN_TOKEN: options.adminToken, ...options.env,
   }
   const child = spawn(process.execPath, ['--import=tsx', 'src/main.ts'], { cwd: repositoryRoot, env, stdio: ['ignore', 'pipe', 'pipe'] })
+  options.onSpawn?.(child)
   const stdout: string[] = []
   const stderr: string[] = []
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })))

@@ -4,6 +4,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { loadConfig } from '../../src/config.ts'
+import type { CommitFaults } from '../../src/log/command-log.ts'
 import { startService, type Service } from '../../src/service.ts'
 
 export interface TestService {
@@ -24,17 +25,26 @@ export interface StartOptions {
   readonly clock?: () => number
   readonly env?: Record<string, string>
   readonly apiKey?: string
+  /** What a failed log commit calls (default: throw, which fails the test); disk-fault tests record it instead. */
+  readonly onLogFailure?: (error: Error) => void
+  /** Start-up and snapshot warnings (default: stderr). */
+  readonly warn?: (line: string) => void
+  /** Seams that make the log's commit step fail. */
+  readonly logFaults?: CommitFaults
 }
 
 export async function startTestService(options: StartOptions = {}): Promise<TestService> {
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'trueup-test-'))
   const adminToken = 'test-admin-token'
-  const config = loadConfig({ HOST: '127.0.0.1', PORT: '0', DATA_DIR: dataDir, ADMIN_TOKEN: adminToken, ...options.env })
+  // Request logs off unless a test asks for them (LOG_LEVEL in options.env): they would land in tap's output.
+  const config = loadConfig({ HOST: '127.0.0.1', PORT: '0', DATA_DIR: dataDir, ADMIN_TOKEN: adminToken, LOG_LEVEL: 'silent', ...options.env })
   const lines: string[] = []
   const service = await startService(config, {
     print: (line) => lines.push(line),
     clock: options.clock ?? (() => Date.now()),
-    onLogFailure: (error) => { throw error },
+    onLogFailure: options.onLogFailure ?? ((error) => { throw error }),
+    warn: options.warn,
+    logFaults: options.logFaults,
   })
   const printed = lines.map((line) => /API key \(shown once\): (\S+)/.exec(line)?.[1]).find((key) => key !== undefined)
   const apiKey = printed ?? options.apiKey ?? ''

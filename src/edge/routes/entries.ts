@@ -5,8 +5,9 @@ import { parseTimestampMs } from '../../ledger/calendar.js'
 import { getEntry } from '../../ledger/entries.js'
 import { listEntries } from '../../ledger/entry-list.js'
 import type { V2Route } from '../route.js'
-import { limitParam, textParam, timestampParam } from '../query.js'
+import { cursorQuery, limitQuery, textQuery, timestampQuery } from '../query.js'
 import { entryPost } from '../schemas/ledger.js'
+import { entry, entryPage } from '../schemas/responses.js'
 import { validator } from '../schemas/validate.js'
 
 interface EntryBody {
@@ -16,10 +17,20 @@ interface EntryBody {
   metadata?: Record<string, string> | null
 }
 
+const listQuery = {
+  account: textQuery('account', 'Entries with a line on this account (name or id)'),
+  reconciliation: textQuery('reconciliation', 'Entries effective in this window\'s period that touch its accounts (rec_…)'),
+  cursor: cursorQuery(1024),
+  from: timestampQuery('from', 'effective_at at or after this instant'),
+  to: timestampQuery('to', 'effective_at before this instant'),
+}
+
 export const entryRoutes: V2Route[] = [
   {
     method: 'POST', pattern: '/v2/entries', scope: 'entries:write', summary: 'Post a balanced entry',
     body: { validate: validator(entryPost) },
+    errors: ['request_invalid', 'account_unknown', 'entry_unbalanced', 'amount_out_of_range'],
+    response: { status: 201, description: 'The entry', schema: entry },
     handle: ({ actor, envelope, body }) => {
       const input = body as EntryBody
       const zero = input.lines.findIndex((line) => line.amount === 0)
@@ -37,18 +48,23 @@ export const entryRoutes: V2Route[] = [
   },
   {
     method: 'GET', pattern: '/v2/entries/:id', scope: 'entries:read', summary: 'Read one entry',
+    errors: ['not_found'],
+    response: { status: 200, description: 'The entry', schema: entry },
     handle: ({ actor, params, key }) => actor.query((state) => getEntry(state, params.id, key.accounts)),
   },
   {
-    method: 'GET', pattern: '/v2/entries', scope: 'entries:read', summary: 'List entries',
+    method: 'GET', pattern: '/v2/entries', scope: 'entries:read', summary: 'List entries, ordered by effective_at then id',
+    query: [limitQuery, listQuery.account, listQuery.reconciliation, listQuery.cursor, listQuery.from, listQuery.to],
+    errors: ['request_invalid', 'account_unknown', 'not_found'],
+    response: { status: 200, description: 'A page of entries', schema: entryPage },
     handle: ({ actor, key, query }) => {
-      const limit = limitParam(query)
+      const limit = limitQuery.parse(query)
       if (!limit.ok) return limit
-      const parsed = [textParam(query, 'account'), textParam(query, 'reconciliation'), textParam(query, 'cursor', 1024)] as const
+      const parsed = [listQuery.account.parse(query), listQuery.reconciliation.parse(query), listQuery.cursor.parse(query)] as const
       for (const param of parsed) if (!param.ok) return param
-      const from = timestampParam(query, 'from')
+      const from = listQuery.from.parse(query)
       if (!from.ok) return from
-      const to = timestampParam(query, 'to')
+      const to = listQuery.to.parse(query)
       if (!to.ok) return to
       const [account, reconciliation, cursor] = parsed.map((param) => (param.ok ? param.value : null))
       return actor.query((state) => listEntries(state, { account, reconciliation, fromMs: from.value, toMs: to.value, limit: limit.value, cursor }, key.accounts))

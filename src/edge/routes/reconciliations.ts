@@ -5,8 +5,9 @@ import type { StatementLineInput } from '../../ledger/commands.js'
 import { listMatches } from '../../ledger/matches.js'
 import { getWindow, listLines, listWindows, windowHistory } from '../../ledger/windows.js'
 import type { V2Route } from '../route.js'
-import { enumParam, limitParam, textParam } from '../query.js'
+import { cursorQuery, enumQuery, limitQuery, textQuery } from '../query.js'
 import { linesAdd, matchCreate, windowOpen, windowTransition } from '../schemas/ledger.js'
+import { history, linesAdded, linePage, match, matchPage, reconciliationWindow, windowPage, windowStates } from '../schemas/responses.js'
 import { validator } from '../schemas/validate.js'
 import { parseStatementCsv } from '../statement-csv.js'
 
@@ -36,10 +37,22 @@ function matchShapeRejection(input: { statement_lines: string[]; entries?: strin
   return null
 }
 
+const cursor = cursorQuery(1024)
+const stateQuery = enumQuery('state', windowStates, 'Only windows in this state')
+const accountQuery = textQuery('account', 'Only windows that cover this account (name or id)')
+const statusQuery = enumQuery('status', ['matched', 'unmatched'] as const, 'Only lines that are (not) part of an active match')
+const windowAnswer = { status: 200, description: 'The window with live figures', schema: reconciliationWindow }
+const csvFormat = {
+  mediaType: 'text/csv',
+  description: 'A header row naming date, amount, reference, description (any order, case-insensitive; reference and description optional), then one line per row: date YYYY-MM-DD, amount an integer in minor units; an empty reference or description is null.',
+}
+
 export const reconciliationRoutes: V2Route[] = [
   {
     method: 'POST', pattern: '/v2/reconciliations', scope: 'recon:write', summary: 'Open a window',
     body: { validate: validator(windowOpen) },
+    errors: ['request_invalid', 'window_invalid', 'account_unknown', 'window_overlap', 'amount_out_of_range'],
+    response: { ...windowAnswer, status: 201 },
     handle: ({ actor, envelope, body, workspace }) => {
       const input = body as WindowBody
       return actor.submit({
@@ -50,25 +63,32 @@ export const reconciliationRoutes: V2Route[] = [
   },
   {
     method: 'GET', pattern: '/v2/reconciliations', scope: 'recon:read', summary: 'List windows',
+    query: [limitQuery, stateQuery, accountQuery, cursor],
+    errors: ['request_invalid', 'account_unknown'],
+    response: { status: 200, description: 'A page of windows, in creation order', schema: windowPage },
     handle: ({ actor, key, query }) => {
-      const limit = limitParam(query)
+      const limit = limitQuery.parse(query)
       if (!limit.ok) return limit
-      const state = enumParam(query, 'state', ['open', 'balanced', 'closed', 'abandoned'] as const)
+      const state = stateQuery.parse(query)
       if (!state.ok) return state
-      const account = textParam(query, 'account')
+      const account = accountQuery.parse(query)
       if (!account.ok) return account
-      const cursor = textParam(query, 'cursor', 1024)
-      if (!cursor.ok) return cursor
-      return actor.query((workspace) => listWindows(workspace, { state: state.value, account: account.value, limit: limit.value, cursor: cursor.value }, key.accounts))
+      const after = cursor.parse(query)
+      if (!after.ok) return after
+      return actor.query((workspace) => listWindows(workspace, { state: state.value, account: account.value, limit: limit.value, cursor: after.value }, key.accounts))
     },
   },
   {
     method: 'GET', pattern: '/v2/reconciliations/:id', scope: 'recon:read', summary: 'Read a window with live figures',
+    errors: ['not_found'],
+    response: windowAnswer,
     handle: ({ actor, key, params }) => actor.query((state) => getWindow(state, params.id, key.accounts)),
   },
   {
     method: 'PATCH', pattern: '/v2/reconciliations/:id', scope: 'recon:write', summary: 'Close or abandon a window',
     body: { validate: validator(windowTransition) },
+    errors: ['request_invalid', 'not_found', 'recon_state_invalid'],
+    response: { status: 200, description: 'The window, closed or abandoned', schema: reconciliationWindow },
     handle: ({ actor, envelope, body, params }) => {
       const input = body as { state: string; reason?: string | null }
       // A missing abandon reason is a schema failure (CONTRACT.md 1), so it answers before the window's state rules.
@@ -78,7 +98,9 @@ export const reconciliationRoutes: V2Route[] = [
   },
   {
     method: 'POST', pattern: '/v2/reconciliations/:id/lines', scope: 'recon:write', summary: 'Add statement lines (JSON or text/csv)',
-    body: { validate: validator(linesAdd), bytesMax: 16 * 1024 * 1024, parse: (bytes) => parseStatementCsv(bytes) },
+    body: { validate: validator(linesAdd), bytesMax: 16 * 1024 * 1024, parse: (bytes) => parseStatementCsv(bytes), parseFormat: csvFormat },
+    errors: ['request_invalid', 'not_found', 'recon_state_invalid', 'line_outside_window'],
+    response: { status: 201, description: 'The lines added, with their ids', schema: linesAdded },
     handle: ({ actor, envelope, body, params }) => {
       const input = body as { lines: { amount: number; date: string; reference?: string | null; description?: string | null }[] }
       const lines: StatementLineInput[] = input.lines.map((line) => ({ amount: line.amount, date: line.date, reference: line.reference ?? null, description: line.description ?? null }))
@@ -87,19 +109,27 @@ export const reconciliationRoutes: V2Route[] = [
   },
   {
     method: 'GET', pattern: '/v2/reconciliations/:id/lines', scope: 'recon:read', summary: 'List statement lines',
+    query: [limitQuery, statusQuery, cursor],
+    errors: ['request_invalid', 'not_found'],
+    response: { status: 200, description: 'A page of statement lines, in import order', schema: linePage },
     handle: ({ actor, key, params, query }) => {
-      const limit = limitParam(query)
+      const limit = limitQuery.parse(query)
       if (!limit.ok) return limit
-      const status = enumParam(query, 'status', ['matched', 'unmatched'] as const)
+      const status = statusQuery.parse(query)
       if (!status.ok) return status
-      const cursor = textParam(query, 'cursor', 1024)
-      if (!cursor.ok) return cursor
-      return actor.query((state) => listLines(state, params.id, { status: status.value, limit: limit.value, cursor: cursor.value }, key.accounts))
+      const after = cursor.parse(query)
+      if (!after.ok) return after
+      return actor.query((state) => listLines(state, params.id, { status: status.value, limit: limit.value, cursor: after.value }, key.accounts))
     },
   },
   {
     method: 'POST', pattern: '/v2/reconciliations/:id/matches', scope: 'recon:write', summary: 'Attach a match',
     body: { validate: validator(matchCreate) },
+    errors: [
+      'request_invalid', 'not_found', 'recon_state_invalid', 'line_already_matched', 'entry_already_matched',
+      'entry_outside_window', 'match_amount_mismatch', 'match_date_mismatch', 'amount_out_of_range',
+    ],
+    response: { status: 200, description: 'The match, with the window\'s residual and state after it', schema: match },
     handle: ({ actor, envelope, body, params }) => {
       const input = body as { statement_lines: string[]; entries?: string[]; strategy: 'amount_and_date' | 'manual' | 'write_off'; reason?: string | null }
       const shape = matchShapeRejection(input)
@@ -109,20 +139,27 @@ export const reconciliationRoutes: V2Route[] = [
   },
   {
     method: 'GET', pattern: '/v2/reconciliations/:id/matches', scope: 'recon:read', summary: 'List matches, active and reversed',
+    query: [limitQuery, cursor],
+    errors: ['request_invalid', 'not_found'],
+    response: { status: 200, description: 'A page of matches, in creation order', schema: matchPage },
     handle: ({ actor, key, params, query }) => {
-      const limit = limitParam(query)
+      const limit = limitQuery.parse(query)
       if (!limit.ok) return limit
-      const cursor = textParam(query, 'cursor', 1024)
-      if (!cursor.ok) return cursor
-      return actor.query((state) => listMatches(state, params.id, { limit: limit.value, cursor: cursor.value }, key.accounts))
+      const after = cursor.parse(query)
+      if (!after.ok) return after
+      return actor.query((state) => listMatches(state, params.id, { limit: limit.value, cursor: after.value }, key.accounts))
     },
   },
   {
     method: 'DELETE', pattern: '/v2/reconciliations/:id/matches/:match_id', scope: 'recon:write', summary: 'Reverse a match (unmatch)',
+    errors: ['not_found', 'recon_state_invalid', 'match_already_reversed', 'amount_out_of_range'],
+    response: { status: 200, description: 'The match with reversed_at; residual and state are the window\'s after the reversal', schema: match },
     handle: ({ actor, envelope, params }) => actor.submit({ ...envelope, type: 'match.reverse', window: params.id, match: params.match_id }),
   },
   {
     method: 'GET', pattern: '/v2/reconciliations/:id/history', scope: 'recon:read', summary: 'The audit trail of a window',
+    errors: ['not_found'],
+    response: { status: 200, description: 'Every event of the window, oldest first', schema: history },
     handle: ({ actor, key, params }) => actor.query((state) => windowHistory(state, params.id, key.accounts)),
   },
 ]

@@ -8,11 +8,13 @@ const detailsMax = 20
 
 export interface Validator<T> {
   (value: unknown): { ok: true; value: T } | Rejection
+  /** The schema it checks: plain JSON Schema, which the OpenAPI document publishes as is. */
+  readonly schema: TSchema
 }
 
 export function validator<S extends TSchema>(schema: S): Validator<Static<S>> {
   const compiled = Compile(schema)
-  return (value: unknown) => {
+  const validate = (value: unknown): { ok: true; value: Static<S> } | Rejection => {
     if (compiled.Check(value)) return { ok: true, value: value as Static<S> }
     const details: ErrorDetail[] = []
     for (const error of compiled.Errors(value)) {
@@ -21,4 +23,5 @@ export function validator<S extends TSchema>(schema: S): Validator<Static<S>> {
     }
     return reject('request_invalid', `Invalid request: ${details[0]?.path ?? '/'} ${details[0]?.message ?? ''}`.trim(), details)
   }
+  return Object.assign(validate, { schema })
 }

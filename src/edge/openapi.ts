@@ -1,0 +1,236 @@
+/**
+ * @module The OpenAPI 3.1 document, generated from the route tables and the very typebox schemas that
+ * validate requests (typebox schemas are JSON Schema), so the document cannot drift from the server.
+ */
+
+import { createRequire } from 'node:module'
+import type { TSchema } from 'typebox'
+import { errorCatalogue, type ErrorCode } from '../errors.js'
+import type { AdminRoute } from './admin.js'
+import type { QueryParam } from './query.js'
+import type { LabeledRoute, PlainRoute, RouteResponse, V2Route } from './route.js'
+import { namedSchemas } from './schemas/responses.js'
+
+export interface RouteTables {
+  readonly v2: readonly V2Route[]
+  readonly admin: readonly AdminRoute[]
+  readonly plain: readonly PlainRoute[]
+}
+
+export interface OpenApiOptions {
+  /** The JSON body limit of routes that name none of their own. */
+  readonly bodyBytesMax: number
+}
+
+type Json = Record<string, unknown>
+
+/** One operation, whatever table it comes from: what the document needs to say about it. */
+interface Operation {
+  readonly route: LabeledRoute
+  readonly summary: string
+  readonly tag: string
+  /** OpenAPI security requirements; [] for none. */
+  readonly security: readonly Json[]
+  readonly query: readonly QueryParam[]
+  readonly body?: { readonly schema: TSchema; readonly bytesMax: number; readonly parseFormat?: { readonly mediaType: string; readonly description: string } }
+  /** POST under /v2: Idempotency-Key in, Replayed out. */
+  readonly idempotent: boolean
+  /** Under /v2: X-RateLimit-* on every answer to an authenticated request. */
+  readonly rateLimited: boolean
+  readonly response: RouteResponse & { readonly mediaType?: string }
+  readonly errors: readonly ErrorCode[]
+}
+
+const packageVersion: string = createRequire(import.meta.url)('../../package.json').version
+
+const codeOrder = Object.keys(errorCatalogue) as ErrorCode[]
+
+/** Each code once, ordered by status and then as the catalogue lists them. */
+function sortedCodes(codes: readonly ErrorCode[]): ErrorCode[] {
+  return [...new Set(codes)].sort((a, b) => errorCatalogue[a].status - errorCatalogue[b].status || codeOrder.indexOf(a) - codeOrder.indexOf(b))
+}
+
+function pathParams(pattern: string): string[] {
+  return pattern.split('/').filter((segment) => segment.startsWith(':')).map((segment) => segment.slice(1))
+}
+
+/** The lifecycle's own errors (CONTRACT.md 1), in its order, then the operation's. */
+function v2Errors(route: V2Route): ErrorCode[] {
+  const codes: ErrorCode[] = ['unauthenticated', 'scope_missing']
+  if (pathParams(route.pattern).length > 0) codes.push('not_found')
+  if (route.method === 'POST') codes.push('idempotency_conflict', 'request_invalid')
+  codes.push('rate_limited')
+  if (route.body !== undefined) codes.push('body_too_large', 'json_invalid', 'request_invalid')
+  if (route.query !== undefined && route.query.length > 0) codes.push('request_invalid')
+  codes.push(...(route.errors ?? []), 'unavailable')
+  return sortedCodes(codes)
+}
+
+function v2Operation(route: V2Route, options: OpenApiOptions): Operation {
+  return {
+    route, summary: route.summary, tag: route.pattern.split('/')[2] ?? 'v2',
+    security: [{ apiKey: [route.scope] }],
+    query: route.query ?? [],
+    body: route.body === undefined ? undefined : { schema: route.body.validate.schema, bytesMax: route.body.bytesMax ?? options.bodyBytesMax, parseFormat: route.body.parseFormat },
+    idempotent: route.method === 'POST', rateLimited: true,
+    response: route.response ?? { status: 200, description: 'Success' },
+    errors: v2Errors(route),
+  }
+}
+
+function adminOperation(route: AdminRoute, options: OpenApiOptions): Operation {
+  const lifecycle: ErrorCode[] = route.validate === undefined ? ['unauthenticated'] : ['unauthenticated', 'body_too_large', 'json_invalid', 'request_invalid']
+  return {
+    route, summary: route.summary, tag: 'admin', security: [{ adminToken: [] }], query: [],
+    body: route.validate === undefined ? undefined : { schema: route.validate.schema, bytesMax: options.bodyBytesMax },
+    idempotent: false, rateLimited: false, response: route.response,
+    errors: sortedCodes([...lifecycle, ...route.errors, 'unavailable']),
+  }
+}
+
+function plainOperation(route: PlainRoute): Operation {
+  return {
+    route, summary: route.summary, tag: 'operations',
+    // `{}` first: the token is optional, needed only when the operator set METRICS_TOKEN.
+    security: route.security === 'none' ? [] : [{}, { metricsToken: [] }],
+    query: [], idempotent: false, rateLimited: false, response: route.response,
+    errors: sortedCodes([...route.errors, 'unavailable']),
+  }
+}
+
+/** Copies a schema as plain JSON (typebox's own markers are not enumerable) and puts a $ref for each named one. */
+function jsonSchema(schema: unknown, refs: ReadonlyMap<unknown, string>, root: unknown = undefined): unknown {
+  if (schema !== root && refs.has(schema)) return { $ref: `#/components/schemas/${refs.get(schema)}` }
+  if (Array.isArray(schema)) return schema.map((item) => jsonSchema(item, refs))
+  if (schema === null || typeof schema !== 'object') return schema
+  const copy: Json = {}
+  for (const [key, value] of Object.entries(schema)) copy[key] = jsonSchema(value, refs)
+  return copy
+}
+
+function operationId(route: LabeledRoute): string {
+  const pascal = (text: string) => text.split(/[^A-Za-z0-9]+/).filter((part) => part !== '').map((part) => part[0].toUpperCase() + part.slice(1)).join('')
+  const segments = route.pattern.split('/').filter((segment) => segment !== '' && segment !== 'v2')
+  return route.method.toLowerCase() + segments.map((segment) => (segment.startsWith(':') ? `By${pascal(segment.slice(1))}` : pascal(segment))).join('')
+}
+
+const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` })
+
+function successHeaders(operation: Operation): Json {
+  const headers: Json = { 'Request-Id': headerRef('RequestId') }
+  if (operation.rateLimited) Object.assign(headers, { 'X-RateLimit-Limit': headerRef('RateLimitLimit'), 'X-RateLimit-Remaining': headerRef('RateLimitRemaining') })
+  if (operation.idempotent) headers.Replayed = headerRef('Replayed')
+  return headers
+}
+
+function errorResponse(operation: Operation, status: number, codes: readonly ErrorCode[]): Json {
+  const headers: Json = { 'Request-Id': headerRef('RequestId') }
+  // 401 comes before the key is known, so there is no workspace bucket to report.
+  if (operation.rateLimited && status !== 401) Object.assign(headers, { 'X-RateLimit-Limit': headerRef('RateLimitLimit'), 'X-RateLimit-Remaining': headerRef('RateLimitRemaining') })
+  if (status === 429) headers['Retry-After'] = headerRef('RetryAfter')
+  const examples: Json = {}
+  for (const code of codes) examples[code] = { summary: errorCatalogue[code].message, value: { error: { code, message: errorCatalogue[code].message } } }
+  return {
+    description: codes.map((code) => `\`${code}\`: ${errorCatalogue[code].message}`).join(' '),
+    headers,
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' }, examples } },
+  }
+}
+
+function responsesOf(operation: Operation, refs: ReadonlyMap<unknown, string>): Json {
+  const { response } = operation
+  const success: Json = { description: response.description, headers: successHeaders(operation) }
+  if (response.schema !== undefined) success.content = { [response.mediaType ?? 'application/json']: { schema: jsonSchema(response.schema, refs) } }
+  const responses: Json = { [String(response.status)]: success }
+  const byStatus = new Map<number, ErrorCode[]>()
+  for (const code of operation.errors) {
+    const status = errorCatalogue[code].status
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code])
+  }
+  for (const [status, codes] of byStatus) responses[String(status)] = errorResponse(operation, status, codes)
+  return responses
+}
+
+function requestBodyOf(operation: Operation, refs: ReadonlyMap<unknown, string>): Json | undefined {
+  const { body } = operation
+  if (body === undefined) return undefined
+  const content: Json = { 'application/json': { schema: jsonSchema(body.schema, refs) } }
+  if (body.parseFormat !== undefined) content[body.parseFormat.mediaType] = { schema: { type: 'string', description: body.parseFormat.description } }
+  return { required: true, description: `At most ${body.bytesMax} bytes (413 body_too_large beyond).`, content }
+}
+
+function parametersOf(operation: Operation, refs: ReadonlyMap<unknown, string>): Json[] {
+  const parameters: Json[] = pathParams(operation.route.pattern).map((name) => ({ name, in: 'path', required: true, schema: { type: 'string', minLength: 1 } }))
+  for (const param of operation.query) parameters.push({ name: param.name, in: 'query', required: false, description: param.description, schema: jsonSchema(param.schema, refs) })
+  if (operation.idempotent) parameters.push({ $ref: '#/components/parameters/IdempotencyKey' })
+  parameters.push({ $ref: '#/components/parameters/RequestId' }, { $ref: '#/components/parameters/XRequestId' })
+  return parameters
+}
+
+function operationObject(operation: Operation, refs: ReadonlyMap<unknown, string>): Json {
+  const object: Json = {
+    operationId: operationId(operation.route),
+    summary: operation.summary,
+    tags: [operation.tag],
+    security: operation.security,
+    parameters: parametersOf(operation, refs),
+  }
+  const requestBody = requestBodyOf(operation, refs)
+  if (requestBody !== undefined) object.requestBody = requestBody
+  object.responses = responsesOf(operation, refs)
+  return object
+}
+
+const components = {
+  securitySchemes: {
+    apiKey: { type: 'http', scheme: 'bearer', description: 'An API key (tu_…) of one workspace; each operation names the scope it needs. Create keys with POST /admin/keys.' },
+    adminToken: { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN (printed once at first start, kept in DATA_DIR/admin-token).' },
+    metricsToken: { type: 'http', scheme: 'bearer', description: 'METRICS_TOKEN, when the operator set one.' },
+  },
+  parameters: {
+    IdempotencyKey: {
+      name: 'Idempotency-Key', in: 'header', required: false,
+      description: 'Makes a retried POST safe: the same key with the same request replays the first answer (Replayed: true); with a different request it is 409 idempotency_conflict. Scoped to the workspace, kept at least 24 h.',
+      schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]([\\x20-\\x7e]*[\\x21-\\x7e])?$' },
+    },
+    RequestId: { name: 'Request-Id', in: 'header', required: false, description: 'Your id for this request, echoed in the Request-Id response header and the log line; ignored (and replaced) unless it is 1 to 128 of A-Z a-z 0-9 . _ ~ : / + = @ -.', schema: { type: 'string', minLength: 1, maxLength: 128 } },
+    XRequestId: { name: 'X-Request-Id', in: 'header', required: false, description: 'Taken when Request-Id is absent or not usable, under the same rules.', schema: { type: 'string', minLength: 1, maxLength: 128 } },
+  },
+  headers: {
+    RequestId: { description: 'The request\'s id: yours when sane, else generated (a UUID). Quote it when reporting a problem.', schema: { type: 'string' } },
+    RateLimitLimit: { description: 'The per-minute limit of the bucket this method draws on (GET: reads; others: writes).', schema: { type: 'integer', minimum: 1 } },
+    RateLimitRemaining: { description: 'Whole tokens left in that bucket.', schema: { type: 'integer', minimum: 0 } },
+    RetryAfter: { description: 'Whole seconds (at least 1) until a token is back.', schema: { type: 'integer', minimum: 1 } },
+    Replayed: { description: 'Present (true) when this is the stored answer to an earlier request with the same Idempotency-Key.', schema: { type: 'string', const: 'true' } },
+  },
+}
+
+/** The whole document. Every route of the tables is in it, whatever table it was added to. */
+export function buildOpenApi(tables: RouteTables, options: OpenApiOptions): Json {
+  const refs = new Map<unknown, string>(namedSchemas.map(([name, schema]) => [schema, name]))
+  const operations = [
+    ...tables.plain.map(plainOperation),
+    ...tables.v2.map((route) => v2Operation(route, options)),
+    ...tables.admin.map((route) => adminOperation(route, options)),
+  ]
+  const paths: Record<string, Json> = {}
+  for (const operation of operations) {
+    const path = operation.route.pattern.replace(/:([A-Za-z0-9_]+)/g, '{$1}')
+    paths[path] ??= {}
+    paths[path][operation.route.method.toLowerCase()] = operationObject(operation, refs)
+  }
+  const schemas: Json = {}
+  for (const [name, schema] of namedSchemas) schemas[name] = jsonSchema(schema, refs, schema)
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'trueup',
+      version: packageVersion,
+      summary: 'Double-entry ledger with reconciliation windows',
+      description: 'Amounts are integers in minor units (|x| ≤ 2^53−1). Every error answers {"error": {"code", "message", "details"?}}; the codes a route can answer are listed per status, each with an example. See docs/API.md.',
+    },
+    tags: [...new Set(operations.map((operation) => operation.tag))].map((name) => ({ name })),
+    paths,
+    components: { ...components, schemas },
+  }
+}

@@ -1,0 +1,59 @@
+/** @module The structured logger: pino JSON lines on stdout through an asynchronous, bounded buffer. */
+
+import { once } from 'node:events'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { pino, type DestinationStream, type Logger } from 'pino'
+import type { LogLevel } from './config.js'
+
+export type { Logger }
+
+export interface ServiceLogger {
+  readonly logger: Logger
+  /** Writes out what is buffered (waiting at most flushWaitMs) and detaches from stdout, which stays open. */
+  close(): Promise<void>
+}
+
+export interface LoggerOptions {
+  readonly level: LogLevel
+  readonly bufferBytesMax: number
+  readonly flushWaitMs: number
+  /** Called for each line dropped because stdout fell behind by more than bufferBytesMax. */
+  readonly onLineDropped: () => void
+  /** Where lines go instead of stdout (tests). */
+  readonly destination?: DestinationStream
+}
+
+/**
+ * We never pass these to the logger; redaction is the second line of defence should a later change
+ * log a request object. Bodies are never logged at all.
+ */
+const redactedPaths = ['authorization', 'headers.authorization', 'secret', 'token', 'admin_token', 'api_key', 'body', 'headers.cookie']
+
+function loggerOptions(level: LogLevel) {
+  return {
+    level,
+    base: { service: 'trueup', pid: process.pid },
+    timestamp: pino.stdTimeFunctions.isoTime,
+    messageKey: 'msg',
+    formatters: { level: (label: string) => ({ level: label }) },
+    redact: { paths: redactedPaths, censor: '[redacted]' },
+  }
+}
+
+export function createLogger(options: LoggerOptions): ServiceLogger {
+  if (options.destination !== undefined) return { logger: pino(loggerOptions(options.level), options.destination), close: async () => {} }
+  // Silent: no stream on stdout at all, so nothing is buffered, registered for exit, or left to close.
+  if (options.level === 'silent') return { logger: pino(loggerOptions('silent'), { write: () => {} }), close: async () => {} }
+  // sync: false writes from a buffer when stdout can take it: a slow reader never blocks the event loop.
+  // maxLength bounds that buffer; past it sonic-boom drops the line and says so ('drop').
+  const stream = pino.destination({ dest: 1, sync: false, minLength: 0, maxLength: options.bufferBytesMax })
+  stream.on('drop', options.onLineDropped)
+  return {
+    logger: pino(loggerOptions(options.level), stream),
+    close: async () => {
+      const closed = once(stream, 'close')
+      stream.end()
+      await Promise.race([closed, sleep(options.flushWaitMs, undefined, { ref: false })])
+    },
+  }
+}

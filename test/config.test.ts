@@ -1,0 +1,28 @@
+/** src/config.ts: environment and embedded options go through one resolution, with the same defaults and checks. */
+import path from 'node:path'
+import t from 'tap'
+import { configDefaults, loadConfig, resolveConfig } from '../src/config.ts'
+
+t.test('defaults, and an unset or undefined value takes the default', async (t) => {
+  const config = loadConfig({})
+  t.match(config, { host: '127.0.0.1', port: 8080, adminToken: null, logLevel: 'info', metricsToken: null, requestIdLengthMax: 128, logBufferBytesMax: 16 * 1024 * 1024 })
+  t.equal(config.dataDir, path.resolve('./data'))
+  t.same(loadConfig({ LOG_LEVEL: '', METRICS_TOKEN: '', ADMIN_TOKEN: '' }), config, 'empty variables are unset')
+  t.same(resolveConfig({ adminToken: undefined, metricsToken: undefined, port: undefined }), config, 'undefined options are unset')
+  t.ok(Object.isFrozen(config))
+  t.ok(Object.isFrozen(configDefaults))
+})
+
+t.test('LOG_LEVEL and METRICS_TOKEN', async (t) => {
+  for (const level of ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']) t.equal(loadConfig({ LOG_LEVEL: level }).logLevel, level)
+  t.throws(() => loadConfig({ LOG_LEVEL: 'INFO' }), /LOG_LEVEL must be one of/)
+  t.equal(loadConfig({ METRICS_TOKEN: 'scrape' }).metricsToken, 'scrape')
+})
+
+t.test('the checks hold for options as for the environment', async (t) => {
+  t.throws(() => resolveConfig({ port: 70_000 }), /PORT must be 0..65535/)
+  t.throws(() => loadConfig({ PORT: '-1' }), /non-negative integer/)
+  t.throws(() => resolveConfig({ groupCommitRecordsMax: 10, pendingRecordsMax: 5 }), /must not exceed/)
+  t.throws(() => resolveConfig({ logBufferBytesMax: 1024 }), /at least 64 KiB/)
+  t.throws(() => resolveConfig({ logLevel: 'loud' as never }), /logLevel must be one of/)
+})

@@ -1,0 +1,144 @@
+/**
+ * Request ids and request logs (src/edge/request-id.ts, src/logger.ts, the observer in src/edge/server.ts):
+ * one JSON line per request, no secret or body in it, Request-Id on every answer, and a stdout that
+ * stops reading never stalls the service.
+ */
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { Writable } from 'node:stream'
+import t from 'tap'
+import { loadConfig } from '../../src/config.ts'
+import { requestIdOf } from '../../src/edge/request-id.ts'
+import { startService, type Service } from '../../src/service.ts'
+import { killHard, startProcess } from '../support/process.ts'
+import { call } from '../support/service.ts'
+
+interface Logged {
+  readonly service: Service
+  readonly baseUrl: string
+  readonly apiKey: string
+  readonly lines: string[]
+}
+
+/** A service whose JSON log lines are collected in memory. */
+async function startLogged(t: Tap, logLevel: string): Promise<Logged> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'trueup-log-'))
+  const lines: string[] = []
+  const printed: string[] = []
+  const destination = new Writable({ write(chunk, _encoding, done) { lines.push(...String(chunk).split('\n').filter((line) => line !== '')); done() } })
+  const config = loadConfig({ HOST: '127.0.0.1', PORT: '0', DATA_DIR: dataDir, ADMIN_TOKEN: 'log-test-admin-token', LOG_LEVEL: logLevel })
+  const service = await startService(config, { print: (line) => printed.push(line), clock: () => Date.now(), onLogFailure: (error) => { throw error }, logDestination: destination })
+  t.teardown(async () => {
+    await service.stop()
+    fs.rmSync(dataDir, { recursive: true, force: true })
+  })
+  return { service, baseUrl: `http://127.0.0.1:${service.port}`, apiKey: service.firstApiKey!, lines }
+}
+
+type Tap = { teardown(fn: () => Promise<void>): unknown }
+
+const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
+
+t.test('one JSON line per request: id, method, route pattern, status, duration; nothing secret', async (t) => {
+  const { baseUrl, apiKey, lines } = await startLogged(t, 'info')
+  const marker = 'do-not-log-this-description'
+  const replies = [
+    await call(baseUrl, 'POST', '/v2/accounts', { key: apiKey, body: { name: 'assets:bank' }, headers: { 'request-id': 'client-1' } }),
+    await call(baseUrl, 'POST', '/v2/accounts', { key: apiKey, body: { name: 'income:sales' } }),
+    await call(baseUrl, 'POST', '/v2/entries', { key: apiKey, body: { lines: [{ account: 'assets:bank', amount: 5 }, { account: 'income:sales', amount: -5 }], description: marker }, headers: { 'idempotency-key': 'idem-secret-ish' } }),
+    await call(baseUrl, 'GET', '/v2/accounts/assets%3Abank/balance?at=2030-01-01T00:00:00Z', { key: apiKey }),
+    await call(baseUrl, 'GET', '/v2/accounts', { key: 'tu_wrong' }),
+    await call(baseUrl, 'GET', '/v2/nope', { key: apiKey }),
+    await call(baseUrl, 'POST', '/admin/workspaces', { key: 'log-test-admin-token', body: { id: 'acme', timezone: 'UTC' } }),
+    await call(baseUrl, 'GET', '/healthz'),
+  ]
+  await new Promise((resolve) => setTimeout(resolve, 50))
+  const entries = lines.map((line) => JSON.parse(line)).filter((entry) => entry.msg === 'request')
+  t.equal(entries.length, replies.length, 'one line per request')
+  t.same(entries.map((entry) => [entry.method, entry.route, entry.status]), [
+    ['POST', '/v2/accounts', 201], ['POST', '/v2/accounts', 201], ['POST', '/v2/entries', 201], ['GET', '/v2/accounts/:id/balance', 200],
+    ['GET', '/v2/accounts', 401], ['GET', 'unmatched', 404], ['POST', '/admin/workspaces', 201], ['GET', '/healthz', 200],
+  ], 'method, route pattern (never the path) and status')
+  entries.forEach((entry, index) => {
+    t.equal(entry.request_id, replies[index].headers.get('request-id'), `line ${index}: the id of the Request-Id header`)
+    t.ok(typeof entry.duration_ms === 'number' && entry.duration_ms >= 0, `line ${index}: duration_ms`)
+    t.equal(entry.level, 'info')
+    t.match(entry.time, /^\d{4}-\d{2}-\d{2}T/, 'an ISO time')
+  })
+  t.equal(entries[0].request_id, 'client-1', 'a sane incoming Request-Id is kept')
+  const all = lines.join('\n')
+  for (const secret of [apiKey, 'log-test-admin-token', marker, 'assets:bank', 'assets%3Abank', 'idem-secret-ish', 'authorization', '2030-01-01']) {
+    t.notOk(all.includes(secret), `the log holds no ${secret.startsWith('tu_') ? 'API key' : JSON.stringify(secret)}`)
+  }
+})
+
+t.test('Request-Id on every answer; incoming ids kept when sane, else generated', async (t) => {
+  const { baseUrl, apiKey } = await startLogged(t, 'silent')
+  const answers = [
+    await call(baseUrl, 'GET', '/healthz'), await call(baseUrl, 'GET', '/metrics'), await call(baseUrl, 'GET', '/v2/openapi.json'),
+    await call(baseUrl, 'GET', '/v2/accounts', { key: apiKey }), await call(baseUrl, 'GET', '/v2/accounts'), await call(baseUrl, 'DELETE', '/v2/nope', { key: apiKey }),
+    await call(baseUrl, 'POST', '/v2/entries', { key: apiKey, raw: '{', headers: { 'content-type': 'application/json' } }),
+  ]
+  const created = await call(baseUrl, 'POST', '/admin/keys', { key: 'log-test-admin-token', body: { workspace: 'default', scopes: ['accounts:read'] } })
+  answers.push(created, await call(baseUrl, 'DELETE', `/admin/keys/${created.body.id}`, { key: 'log-test-admin-token' }))
+  const ids = answers.map((reply) => reply.headers.get('request-id') ?? '')
+  t.same(answers.map((reply) => reply.status), [200, 200, 200, 200, 401, 404, 400, 201, 204])
+  for (const [index, id] of ids.entries()) t.match(id, uuid, `answer ${index}: a generated UUID`)
+  t.equal(new Set(ids).size, ids.length, 'each one different')
+  const echo = async (headers: Record<string, string>) => (await call(baseUrl, 'GET', '/healthz', { headers })).headers.get('request-id') ?? ''
+  t.equal(await echo({ 'request-id': 'req_01HZY.abc:42/x+y=z@host~1' }), 'req_01HZY.abc:42/x+y=z@host~1', 'Request-Id kept')
+  t.equal(await echo({ 'x-request-id': '4bf92f3577b34da6a3ce929d0e0e4736' }), '4bf92f3577b34da6a3ce929d0e0e4736', 'X-Request-Id kept')
+  t.equal(await echo({ 'request-id': 'first', 'x-request-id': 'second' }), 'first', 'Request-Id wins over X-Request-Id')
+  t.equal(await echo({ 'request-id': 'has space', 'x-request-id': 'fallback-ok' }), 'fallback-ok', 'an unusable Request-Id falls back to X-Request-Id')
+  t.match(await echo({ 'request-id': 'a"b' }), uuid, 'a quote: replaced')
+  t.match(await echo({ 'request-id': 'x'.repeat(129) }), uuid, 'longer than 128: replaced')
+  t.equal(await echo({ 'request-id': 'x'.repeat(128) }), 'x'.repeat(128), '128 characters: kept')
+})
+
+t.test('requestIdOf', async (t) => {
+  t.equal(requestIdOf('abc', undefined, 128), 'abc')
+  t.equal(requestIdOf(undefined, 'def', 128), 'def')
+  t.match(requestIdOf('', '', 128), uuid, 'empty ids are not ids')
+  t.match(requestIdOf('é', undefined, 128), uuid, 'non-ASCII: replaced')
+  t.match(requestIdOf('a\u0000b', undefined, 128), uuid, 'control characters: replaced')
+  t.match(requestIdOf('abcd', undefined, 3), uuid, 'the length limit is the config\'s')
+})
+
+t.test('LOG_LEVEL: warn logs no request lines; an unknown level is refused at start', async (t) => {
+  const { baseUrl, lines } = await startLogged(t, 'warn')
+  await call(baseUrl, 'GET', '/healthz')
+  await new Promise((resolve) => setTimeout(resolve, 20))
+  t.same(lines, [], 'nothing at warn')
+  t.throws(() => loadConfig({ LOG_LEVEL: 'loud' }), /LOG_LEVEL must be one of/)
+  t.equal(loadConfig({}).logLevel, 'info', 'default info')
+  t.equal(loadConfig({ METRICS_TOKEN: 'm' }).metricsToken, 'm')
+  t.equal(loadConfig({}).metricsToken, null)
+})
+
+t.test('a stdout that stops reading never stalls the service (asynchronous log destination)', async (t) => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'trueup-log-'))
+  const running = await startProcess({ dataDir, adminToken: 'stall-admin', env: { LOG_LEVEL: 'info' } })
+  t.teardown(async () => {
+    await killHard(running)
+    fs.rmSync(dataDir, { recursive: true, force: true })
+  })
+  // From here on nobody reads the child's stdout: the pipe (64 KiB) fills after a few hundred lines.
+  running.child.stdout!.pause()
+  running.child.stdout!.removeAllListeners('data')
+  const requests = 3000
+  const startedMs = Date.now()
+  let ok = 0
+  for (let batch = 0; batch < requests / 100; batch++) {
+    // A synchronous destination would block the event loop here: the timeout turns that hang into a failure.
+    const replies = await Promise.all(Array.from({ length: 100 }, () => fetch(`${running.baseUrl}/healthz`, { headers: { 'request-id': `stall-${'x'.repeat(100)}` }, signal: AbortSignal.timeout(10_000) }).catch(() => null)))
+    for (const reply of replies) {
+      if (reply?.status === 200) ok++
+      await reply?.arrayBuffer()
+    }
+    if (ok < (batch + 1) * 100) break
+  }
+  t.equal(ok, requests, `${requests} requests answered while stdout is blocked (${Date.now() - startedMs} ms)`)
+  const metrics = await (await fetch(`${running.baseUrl}/metrics`)).text()
+  t.match(metrics, /trueup_http_requests_total\{method="GET",route="\/healthz",status="200"\} 3000/, 'and counted')
+})
