@@ -1,0 +1,173 @@
+/** @module HTTP side of the bench: child servers (ceiling and trueup) and autocannon scenarios measured the same way. */
+
+import { spawn, type ChildProcess } from 'node:child_process'
+import fs from 'node:fs'
+import path from 'node:path'
+import autocannon from 'autocannon'
+
+export interface Child {
+  readonly process: ChildProcess
+  readonly port: number
+  /** Where the child's stdout and stderr went (a file: a pipe the bench drains late would slow the server). */
+  readonly outputPath: string
+  /** SIGTERM, then SIGKILL after graceMs; resolves when the child has exited. */
+  stop(graceMs: number): Promise<void>
+}
+
+const startTimeoutMs = 180_000
+const readyPollMs = 50
+/** No child outlives this, even if the bench itself is killed: it runs under coreutils `timeout`. */
+export const childLifetimeS = 900
+
+/**
+ * Spawns `node args` under `timeout`, output to a file, and waits until the file matches `ready`
+ * (the port in group 1). A file rather than a pipe: the service logs a line per request, and a pipe
+ * that the busy bench process drains late would block or slow the server under test.
+ */
+export function spawnChild(args: readonly string[], env: NodeJS.ProcessEnv, ready: RegExp, label: string, outputPath: string): Promise<Child> {
+  const output = fs.openSync(outputPath, 'w')
+  const child = spawn('timeout', ['--kill-after=10', String(childLifetimeS), process.execPath, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', output, output] })
+  fs.closeSync(output)
+  // If the bench dies first, its children go with it (and `timeout` bounds them even on SIGKILL).
+  const killOnExit = () => child.kill('SIGKILL')
+  process.once('exit', killOnExit)
+  const exited = new Promise<void>((resolve) => child.once('exit', () => { process.off('exit', killOnExit); resolve() }))
+  const stop = async (graceMs: number) => {
+    if (child.exitCode !== null || child.signalCode !== null) return
+    child.kill('SIGTERM')
+    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs)
+    await exited
+    clearTimeout(timer)
+  }
+  const text = () => fs.readFileSync(outputPath, 'utf8')
+  return new Promise((resolve, reject) => {
+    const startedMs = Date.now()
+    const poll = setInterval(() => {
+      const match = ready.exec(text())
+      if (match !== null) {
+        clearInterval(poll)
+        return resolve({ process: child, port: Number(match[1]), outputPath, stop })
+      }
+      if (child.exitCode !== null || child.signalCode !== null) {
+        clearInterval(poll)
+        return reject(new Error(`${label}: exited (${child.exitCode ?? child.signalCode}) before ready\n${text().slice(-4_000)}`))
+      }
+      if (Date.now() - startedMs > startTimeoutMs) {
+        clearInterval(poll)
+        child.kill('SIGKILL')
+        reject(new Error(`${label}: not ready after ${startTimeoutMs} ms\n${text().slice(-4_000)}`))
+      }
+    }, readyPollMs)
+  })
+}
+
+export function startCeiling(benchDir: string, outputPath: string): Promise<Child> {
+  return spawnChild(['--import=tsx', path.join(benchDir, 'ceiling-server.ts')], {}, /listening (\d+)/, 'ceiling', outputPath)
+}
+
+export interface ServerStart {
+  readonly dataDir: string
+  readonly adminToken: string
+  /** Extra node flags, e.g. --cpu-prof. */
+  readonly nodeFlags: readonly string[]
+  /** The service's own log level (LOG_LEVEL). */
+  readonly logLevel: string
+  /** The file that takes its stdout and stderr. */
+  readonly outputPath: string
+}
+
+/** The service as `npm start` runs it (`node <distDir>/main.js`, see buildService in run.ts), on a free port of 127.0.0.1. */
+export function startTrueup(distDir: string, start: ServerStart): Promise<Child> {
+  return spawnChild([...start.nodeFlags, path.join(distDir, 'main.js')], {
+    HOST: '127.0.0.1', PORT: '0', DATA_DIR: start.dataDir, ADMIN_TOKEN: start.adminToken, LOG_LEVEL: start.logLevel,
+    // Periodic snapshots would land in the middle of a scenario at random; the snapshot cost is its own scale row.
+    SNAPSHOT_COMMANDS_INTERVAL: '100000000',
+  }, /listening on http:\/\/127\.0\.0\.1:(\d+)/, 'trueup', start.outputPath)
+}
+
+export interface LoadSettings {
+  readonly connections: number
+  readonly pipelining: number
+  readonly durationS: number
+  readonly warmupS: number
+}
+
+export interface LoadRequest {
+  readonly method: 'GET' | 'POST'
+  readonly path: string
+  readonly headers?: Record<string, string>
+  readonly body?: string
+}
+
+export interface LoadResult {
+  readonly reqPerS: number
+  readonly p50Ms: number
+  readonly p99Ms: number
+  readonly non2xx: number
+  /** Socket errors and timeouts. */
+  readonly errors: number
+  /** Responses received. */
+  readonly total: number
+  /** Requests written to a socket; more than total when connections were closed under them. */
+  readonly sent: number
+  /** Connections opened beyond the first of each client: the server closed one under it. */
+  readonly reconnects: number
+  readonly statusCounts: Record<string, number>
+}
+
+interface Counters {
+  readonly statusCounts: Record<string, number>
+  connects: number
+}
+
+/** One autocannon run against port; `next` makes each request (called once per request sent). */
+function runOnce(port: number, settings: LoadSettings, durationS: number, next: () => LoadRequest, counters: Counters): Promise<autocannon.Result> {
+  return autocannon({
+    url: `http://127.0.0.1:${port}`,
+    connections: settings.connections,
+    pipelining: settings.pipelining,
+    duration: durationS,
+    timeout: 10,
+    // autocannon reconnects silently when the server closes a connection (it counts no error), so count connects.
+    setupClient: (unknownClient) => {
+      const client = unknownClient as { _connect: () => void }
+      const connect = client._connect.bind(client)
+      client._connect = () => { counters.connects++; connect() }
+    },
+    requests: [{
+      setupRequest: (request: Record<string, unknown>) => {
+        const made = next()
+        return { ...request, method: made.method, path: made.path, headers: { ...(made.body === undefined ? {} : { 'content-type': 'application/json' }), ...made.headers }, body: made.body }
+      },
+      onResponse: (status: number) => { counters.statusCounts[status] = (counters.statusCounts[status] ?? 0) + 1 },
+    }],
+  })
+}
+
+/** Warm-up (discarded; warmUpS 0 skips it) then the measured run, same settings. */
+export async function measure(port: number, settings: LoadSettings, next: () => LoadRequest): Promise<LoadResult> {
+  if (settings.warmupS > 0) await runOnce(port, settings, settings.warmupS, next, { statusCounts: {}, connects: 0 })
+  const counters: Counters = { statusCounts: {}, connects: 0 }
+  const result = await runOnce(port, settings, settings.durationS, next, counters)
+  const total = Object.values(counters.statusCounts).reduce((sum, count) => sum + count, 0)
+  return {
+    reqPerS: result.requests.average,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+    total,
+    sent: result.requests.sent,
+    reconnects: Math.max(0, counters.connects - settings.connections),
+    statusCounts: counters.statusCounts,
+  }
+}
+
+/** A JSON call to a running server (admin setup, sanity checks). */
+export async function call(port: number, method: string, urlPath: string, token: string, body?: unknown): Promise<{ status: number; json: unknown }> {
+  const response = await fetch(`http://127.0.0.1:${port}${urlPath}`, {
+    method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
+  })
+  const text = await response.text()
+  return { status: response.status, json: text === '' ? null : JSON.parse(text) }
+}

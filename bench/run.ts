@@ -1,0 +1,308 @@
+/** @module `npm run bench`: the ceiling and every HTTP scenario in one run, the scale rows, one table, JSON in bench/results/. */
+// Env (all optional):
+//   BENCH_DURATION_S (10)  measured seconds per autocannon run      BENCH_WARMUP_S (2)  warm-up seconds before it
+//   BENCH_QUICK=1          ~1.5 min: 2+1 s runs, 100k seeded entries, scale at 10k and 100k, no sum-tree rows
+//   BENCH_ONLY=a,b         only these scenario keys (see bench/scenarios.ts); BENCH_ONLY=none skips HTTP
+//   BENCH_SCALE=0          skip the scale rows                     BENCH_BRACKET=0  ceiling only at start and end
+//   BENCH_PROFILE=1        server under --cpu-prof into bench/results/tmp-profile-<date>/ with that run's JSON (run.json,
+//                          not latest.json: a profiled server is slower); bench/profile-top.ts slices it per row
+//   BENCH_LOG_LEVEL        the server's LOG_LEVEL (default info, the service default: one log line per request)
+//   BENCH_JSON=path        where the JSON goes; by default a full run writes bench/results/latest.json and
+//                          bench/results/<date>.json, any other run bench/results/tmp-<date>.json (git-ignored)
+
+import { spawnSync } from 'node:child_process'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { call, measure, startCeiling, startTrueup, type Child, type LoadResult, type LoadSettings } from './http.ts'
+import { buildScenarios, type Scenario } from './scenarios.ts'
+import { rowNames, scaleTargets, type Measurement } from './scale.ts'
+import type { HttpSeed } from './seed.ts'
+
+const benchDir = import.meta.dirname
+const repoDir = path.dirname(benchDir)
+const resultsDir = path.join(benchDir, 'results')
+
+function numberFromEnv(name: string, fallback: number): number {
+  const text = process.env[name]
+  if (text === undefined || text === '') return fallback
+  const value = Number(text)
+  if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a non-negative number, got ${text}`)
+  return value
+}
+
+const quick = process.env.BENCH_QUICK === '1'
+const durationS = numberFromEnv('BENCH_DURATION_S', quick ? 2 : 10)
+const warmupS = numberFromEnv('BENCH_WARMUP_S', quick ? 1 : 2)
+const onlyText = process.env.BENCH_ONLY ?? ''
+const only = onlyText === '' ? null : new Set(onlyText.split(','))
+const scaleSizes = process.env.BENCH_SCALE === '0' ? [] : quick ? [10_000, 100_000] : [10_000, 100_000, 1_000_000]
+const sumTreeRows = process.env.BENCH_SCALE !== '0' && !quick
+/** A ceiling run between every two scenarios, so each ratio compares runs seconds apart on a shared machine. */
+const bracket = process.env.BENCH_BRACKET === undefined ? !quick : process.env.BENCH_BRACKET !== '0'
+const profile = process.env.BENCH_PROFILE === '1'
+const logLevel = process.env.BENCH_LOG_LEVEL ?? 'info'
+const httpEntries = quick ? 100_000 : 1_000_000
+/** Pairs for the match rows: 100k lines per window; the unpipelined row takes one pair per request. */
+const matchWindows = quick ? 1 : 3
+const matchLines = 100_000
+const adminToken = `adm_bench_${process.pid}_${Date.now()}`
+const childTimeoutMs = 300_000
+const stopGraceMs = 60_000
+const ceilingSettings: LoadSettings = { connections: 64, pipelining: 10, durationS, warmupS }
+/** The ceiling runs between scenarios: on the warm ceiling server, half as long, to stay inside 10 minutes. */
+const bracketSettings: LoadSettings = { ...ceilingSettings, durationS: Math.max(1, Math.round(durationS / 2)), warmupS: 0 }
+
+export interface Row {
+  readonly key: string
+  readonly name: string
+  readonly connections: number
+  readonly pipelining: number
+  readonly req_per_s: number
+  readonly p50_ms: number
+  readonly p99_ms: number
+  /** req_per_s ÷ the ceiling runs next to this one (mean of the one before and the one after). */
+  readonly ratio: number
+  readonly ceiling_req_per_s: number
+  readonly target: string
+  readonly met: boolean
+  readonly non_2xx: number
+  readonly errors: number
+  readonly sent: number
+  readonly responses: number
+  readonly reconnects: number
+  readonly status_counts: Record<string, number>
+  /** Monotonic µs (same clock as the server's --cpu-prof timestamps) of the measured part. */
+  readonly window_us: readonly [number, number]
+}
+
+const progress = (line: string) => process.stdout.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}\n`)
+const monotonicUs = () => Number(process.hrtime.bigint() / 1000n)
+
+function runChild(label: string, args: readonly string[], env: NodeJS.ProcessEnv = {}): string {
+  const child = spawnSync(process.execPath, args, { encoding: 'utf8', timeout: childTimeoutMs * 2, maxBuffer: 256 * 2 ** 20, env: { ...process.env, ...env } })
+  if (child.status !== 0) throw new Error(`${label} failed (${child.status ?? child.signal}): ${child.stderr}`)
+  return child.stdout
+}
+
+/**
+ * Compiles src/ as `npm run build` does, but into the temp dir rather than dist/ (other work on this
+ * tree rebuilds dist/ at any moment). package.json and node_modules are linked beside it, so the
+ * compiled code resolves its packages and its `../../package.json` as it does from dist/. tsc emits
+ * even with type errors (say, a file being edited); they are reported, the run goes on.
+ */
+function buildService(tempDir: string): { distDir: string; buildErrors: string[] } {
+  const distDir = path.join(tempDir, 'dist')
+  fs.symlinkSync(path.join(repoDir, 'package.json'), path.join(tempDir, 'package.json'))
+  fs.symlinkSync(path.join(repoDir, 'node_modules'), path.join(tempDir, 'node_modules'))
+  progress('compiling src/ (tsc -p tsconfig.build.json, into the temp dir)')
+  const built = spawnSync(process.execPath, [path.join(repoDir, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json', '--outDir', distDir], { cwd: repoDir, encoding: 'utf8', timeout: childTimeoutMs })
+  const buildErrors = `${built.stdout}${built.stderr}`.split('\n').filter((line) => line.includes('error TS'))
+  if (!fs.existsSync(path.join(distDir, 'main.js'))) throw new Error(`the build emitted no main.js:\n${built.stdout}${built.stderr}`)
+  if (buildErrors.length > 0) progress(`WARNING: src/ has type errors; measuring the emitted code anyway:\n  ${buildErrors.join('\n  ')}`)
+  return { distDir, buildErrors }
+}
+
+function seed(dataDir: string): HttpSeed {
+  progress(`seeding ${httpEntries.toLocaleString('en')} entries + ${matchWindows} × ${matchLines.toLocaleString('en')} match pairs through Runtime and CommandLog (bench/seed.ts, child process)`)
+  const stdout = runChild('seed', ['--import=tsx', path.join(benchDir, 'seed.ts'), dataDir, String(httpEntries), String(matchWindows), String(matchLines)])
+  const seeded = JSON.parse(stdout.trim().split('\n').at(-1)!) as HttpSeed
+  progress(`seeded in ${(seeded.seedMs / 1_000).toFixed(1)} s`)
+  return seeded
+}
+
+function targetText(scenario: Scenario): string {
+  if (scenario.target.ratioMin !== undefined) return `≥ ${scenario.target.ratioMin} × ceiling`
+  return `p99 < ${scenario.target.p99MsMax} ms`
+}
+
+/** A row meets its target only when it is clean: a scenario full of errors or dropped connections is not a result. */
+function rowOf(scenario: Scenario, result: LoadResult, ceilingReqPerS: number, windowUs: readonly [number, number]): Row {
+  const ratio = result.reqPerS / ceilingReqPerS
+  const clean = result.non2xx === 0 && result.errors === 0 && result.reconnects === 0 && result.total > 0
+  const { ratioMin, p99MsMax } = scenario.target
+  const met = clean && (ratioMin === undefined || ratio >= ratioMin) && (p99MsMax === undefined || result.p99Ms < p99MsMax)
+  return {
+    key: scenario.key, name: scenario.name, connections: scenario.settings.connections, pipelining: scenario.settings.pipelining,
+    req_per_s: Math.round(result.reqPerS), p50_ms: result.p50Ms, p99_ms: result.p99Ms, ratio: Number(ratio.toFixed(3)), ceiling_req_per_s: Math.round(ceilingReqPerS),
+    target: targetText(scenario), met, non_2xx: result.non2xx, errors: result.errors, sent: result.sent, responses: result.total, reconnects: result.reconnects,
+    status_counts: result.statusCounts, window_us: windowUs,
+  }
+}
+
+/** Every scenario answers 2xx once before load: a broken seed or key shows here, not as a table of errors. */
+async function preflight(port: number, scenarios: readonly Scenario[]): Promise<void> {
+  for (const scenario of scenarios.filter((entry) => entry.settings.pipelining > 1 && !entry.key.startsWith('match'))) {
+    const request = scenario.makeNext()()
+    const response = await fetch(`http://127.0.0.1:${port}${request.path}`, { method: request.method, headers: { ...request.headers, 'content-type': 'application/json' }, body: request.body })
+    const text = await response.text()
+    if (response.status >= 300) throw new Error(`preflight ${scenario.key}: ${request.method} ${request.path} answered ${response.status} ${text}`)
+  }
+}
+
+interface HttpReport {
+  readonly ceilingRuns: number[]
+  readonly rows: Row[]
+  readonly profileDir: string | null
+}
+
+function ceilingRequest() {
+  return { method: 'GET' as const, path: '/' }
+}
+
+async function runScenarios(ceiling: Child, server: Child, scenarios: readonly Scenario[]): Promise<{ ceilingRuns: number[]; rows: Row[] }> {
+  progress(`ceiling (bare uWS, fixed JSON): -c 64 -p 10, ${warmupS}+${durationS} s`)
+  const first = await measure(ceiling.port, ceilingSettings, ceilingRequest)
+  const ceilingRuns = [first.reqPerS]
+  progress(`  ceiling ${Math.round(first.reqPerS)} req/s, p99 ${first.p99Ms} ms`)
+  const rows: Row[] = []
+  for (const scenario of scenarios) {
+    progress(`${scenario.name}: -c ${scenario.settings.connections} -p ${scenario.settings.pipelining}, ${warmupS}+${durationS} s`)
+    const next = scenario.makeNext()
+    if (warmupS > 0) await measure(server.port, { ...scenario.settings, durationS: warmupS, warmupS: 0 }, next)
+    const startedUs = monotonicUs()
+    const result = await measure(server.port, { ...scenario.settings, warmupS: 0 }, next)
+    const windowUs: [number, number] = [startedUs, monotonicUs()]
+    // The ceiling runs on the warm server: no second warm-up.
+    if (bracket) ceilingRuns.push((await measure(ceiling.port, bracketSettings, ceilingRequest)).reqPerS)
+    const around = bracket ? (ceilingRuns.at(-2)! + ceilingRuns.at(-1)!) / 2 : ceilingRuns[0]
+    const row = rowOf(scenario, result, around, windowUs)
+    rows.push(row)
+    const dropped = row.reconnects > 0 ? `, ${row.reconnects} connections closed by the server (${row.sent - row.responses} requests unanswered)` : ''
+    progress(`  ${row.req_per_s} req/s, ratio ${row.ratio} (ceiling ${row.ceiling_req_per_s}), p50 ${row.p50_ms} ms, p99 ${row.p99_ms} ms, non-2xx ${row.non_2xx}, errors ${row.errors}${dropped}: ${row.met ? 'met' : 'MISSED'} ${JSON.stringify(row.status_counts)}`)
+  }
+  if (!bracket) {
+    progress('ceiling again, for the drift within the run')
+    ceilingRuns.push((await measure(ceiling.port, bracketSettings, ceilingRequest)).reqPerS)
+  }
+  return { ceilingRuns, rows }
+}
+
+async function runHttp(tempDir: string, distDir: string, dataDir: string, seeded: HttpSeed): Promise<HttpReport> {
+  const profileDir = profile ? path.join(resultsDir, `tmp-profile-${new Date().toISOString().replace(/[:.]/g, '-')}`) : null
+  const scenarios = buildScenarios(seeded, durationS, warmupS).filter((scenario) => only === null || only.has(scenario.key))
+  const ceiling = await startCeiling(benchDir, path.join(tempDir, 'ceiling.out'))
+  let server: Child | null = null
+  try {
+    const nodeFlags = profileDir === null ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`]
+    server = await startTrueup(distDir, { dataDir, adminToken, logLevel, nodeFlags, outputPath: path.join(tempDir, 'trueup.out') })
+    const raised = await call(server.port, 'PATCH', '/admin/workspaces/default', adminToken, { limits: { writes_per_minute: 100_000_000, reads_per_minute: 100_000_000 } })
+    if (raised.status !== 200) throw new Error(`raising the rate limits failed: ${raised.status} ${JSON.stringify(raised.json)}`)
+    await preflight(server.port, scenarios)
+    return { ...(await runScenarios(ceiling, server, scenarios)), profileDir }
+  } finally {
+    progress('stopping the server (SIGTERM: drain, flush, snapshot)')
+    await server?.stop(stopGraceMs)
+    await ceiling.stop(5_000)
+  }
+}
+
+function runScale(tempDir: string): Measurement[] {
+  const all: Measurement[] = []
+  for (const n of scaleSizes) {
+    progress(`scale rows at n = ${n.toLocaleString('en')} entries in one account (bench/scale.ts, child process)`)
+    const stdout = runChild(`scale ${n}`, ['--expose-gc', '--import=tsx', path.join(benchDir, 'scale.ts'), String(n), path.join(tempDir, `scale-${n}`)])
+    all.push(...(JSON.parse(stdout.trim().split('\n').at(-1)!) as Measurement[]))
+  }
+  if (sumTreeRows) {
+    progress('balance index micro-benchmark (bench/sum-tree.ts, child process)')
+    const output = path.join(tempDir, 'sum-tree.json')
+    runChild('sum-tree', ['--import=tsx', path.join(benchDir, 'sum-tree.ts')], { SUM_TREE_JSON: output })
+    const { scale } = JSON.parse(fs.readFileSync(output, 'utf8')) as { scale: Measurement[] }
+    all.push(...scale.map((row) => ({ ...row, name: `sum-tree ${row.name}` })))
+  }
+  const commandsOf = (n: number) => all.find((row) => row.name === rowNames.commands && row.n === n)?.value
+  return all.map((row) => ({ ...row, ...scaleTargets(row, commandsOf(row.n)) }))
+}
+
+function gitCommit(): string {
+  try {
+    // Read the ref files instead of running git: HEAD, then the ref it names.
+    const head = fs.readFileSync(path.join(repoDir, '.git', 'HEAD'), 'utf8').trim()
+    if (!head.startsWith('ref: ')) return head
+    const ref = head.slice(5)
+    const loose = path.join(repoDir, '.git', ref)
+    if (fs.existsSync(loose)) return fs.readFileSync(loose, 'utf8').trim()
+    const packed = fs.readFileSync(path.join(repoDir, '.git', 'packed-refs'), 'utf8').split('\n').find((line) => line.endsWith(` ${ref}`))
+    return packed?.split(' ')[0] ?? 'unknown'
+  } catch {
+    return 'unknown'
+  }
+}
+
+function printTable(ceilingRuns: readonly number[], rows: readonly Row[], scale: readonly Measurement[]): void {
+  if (ceilingRuns.length > 0) console.log(`\nceiling (bare uWS, -c 64 -p 10): ${ceilingRuns.map(Math.round).join(', ')} req/s over the run; each ratio uses the runs next to its row`)
+  console.table(rows.map((row) => ({
+    scenario: row.name, 'req/s': row.req_per_s, p50_ms: row.p50_ms, p99_ms: row.p99_ms, ratio: row.ratio, target: row.target, met: row.met ? 'yes' : 'NO',
+    non_2xx: row.non_2xx, closed: row.reconnects,
+  })))
+  const names = [...new Set(scale.map((m) => m.name))]
+  console.table(names.map((name) => {
+    const line: Record<string, string> = { measurement: name }
+    for (const m of scale.filter((entry) => entry.name === name)) line[`n=${m.n.toLocaleString('en')}`] = m.value < 100 ? m.value.toFixed(2) : m.value.toFixed(0)
+    const first = scale.find((m) => m.name === name)
+    line.unit = first?.unit ?? ''
+    line.target = first?.target ?? ''
+    return line
+  }))
+}
+
+/**
+ * latest.json and its dated copy hold full, default runs only, so they always compare like with like.
+ * A profiled run writes run.json beside its profile (a profiled server is slower); a quick or partial
+ * run, or one with another log level, writes bench/results/tmp-<date>.json (git-ignored).
+ */
+function writeReport(text: string, date: string, profileDir: string | null): void {
+  const stamp = date.replace(/:/g, '-')
+  fs.mkdirSync(resultsDir, { recursive: true })
+  let paths: string[]
+  if (process.env.BENCH_JSON !== undefined && process.env.BENCH_JSON !== '') paths = [path.resolve(process.env.BENCH_JSON)]
+  else if (profileDir !== null) paths = [path.join(profileDir, 'run.json')]
+  else if (quick || only !== null || process.env.BENCH_SCALE === '0' || logLevel !== 'info' || process.env.BENCH_DURATION_S !== undefined || process.env.BENCH_WARMUP_S !== undefined) paths = [path.join(resultsDir, `tmp-${stamp}.json`)]
+  else paths = [path.join(resultsDir, 'latest.json'), path.join(resultsDir, `${stamp}.json`)]
+  for (const file of paths) fs.writeFileSync(file, text)
+  progress(`wrote ${paths.map((file) => path.relative(repoDir, file)).join(' and ')}`)
+  if (profileDir !== null) progress(`top self time per row: node --import=tsx bench/profile-top.ts ${path.relative(repoDir, profileDir)} <row-key>`)
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted.length === 0 ? 0 : sorted[Math.floor((sorted.length - 1) / 2)]
+}
+
+/** However the machine behaves, the bench stops by itself (children are killed on exit, see spawnChild). */
+const deadlineS = numberFromEnv('BENCH_DEADLINE_S', 20 * 60)
+
+async function main(): Promise<void> {
+  const startedMs = Date.now()
+  setTimeout(() => {
+    progress(`deadline of ${deadlineS} s reached: stopping`)
+    process.exit(2)
+  }, deadlineS * 1_000).unref()
+  const loadAtStart = os.loadavg()
+  progress(`mode ${quick ? 'quick' : 'full'}: ${warmupS}+${durationS} s per run; load average ${loadAtStart.map((load) => load.toFixed(2)).join(' ')} on ${os.cpus().length} CPUs`)
+  const tempDir = fs.mkdtempSync(path.join(os.tmpdir(), 'trueup-bench-'))
+  try {
+    const scale = runScale(tempDir)
+    const httpDir = path.join(tempDir, 'http')
+    const skipHttp = only?.has('none') === true
+    const { distDir, buildErrors } = skipHttp ? { distDir: '', buildErrors: [] } : buildService(tempDir)
+    const http = skipHttp ? { ceilingRuns: [], rows: [], profileDir: null } : await runHttp(tempDir, distDir, httpDir, seed(httpDir))
+    printTable(http.ceilingRuns, http.rows, scale)
+    const date = new Date().toISOString()
+    const cpus = os.cpus()
+    const report = {
+      date, node: process.version, cpu_count: cpus.length, cpu_model: cpus[0]?.model ?? 'unknown', git_commit: gitCommit(),
+      load_average_start: loadAtStart, load_average_end: os.loadavg(), mode: quick ? 'quick' : 'full', duration_s: durationS, warmup_s: warmupS,
+      server: 'node dist/main.js (src/ compiled by tsc for this run)', build_errors: buildErrors, server_log_level: logLevel, http_entries: httpEntries, match_pairs: matchWindows * matchLines,
+      total_s: Math.round((Date.now() - startedMs) / 1_000), ceiling_req_per_s: Math.round(median(http.ceilingRuns)), ceiling_runs_req_per_s: http.ceilingRuns.map(Math.round),
+      profile_dir: http.profileDir === null ? null : path.relative(repoDir, http.profileDir), results: http.rows, scale,
+    }
+    writeReport(`${JSON.stringify(report, null, 2)}\n`, date, http.profileDir)
+  } finally {
+    fs.rmSync(tempDir, { recursive: true, force: true })
+  }
+}
+
+await main()
+process.exit(0)

@@ -1,0 +1,159 @@
+/** @module Scale rows, in-process: how balance-at, back-dated posts, windows, replay, memory and disk grow with entries. */
+// One child process per size (bench/run.ts spawns `node --expose-gc --import=tsx bench/scale.ts <n> <dir>`),
+// so no size inherits another's heap. Prints the measurements as one JSON line.
+
+import { spawnSync } from 'node:child_process'
+import fs from 'node:fs'
+import path from 'node:path'
+import { performance } from 'node:perf_hooks'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { balanceAt } from '../src/ledger/entries.ts'
+import { getWindow } from '../src/ledger/windows.ts'
+import { seededRandom } from './scenarios.ts'
+import { awaitDurable, createWorkspace, isoDate, openRuntime, submit, submitMany, type SeededWorkspace } from './seed.ts'
+
+export interface Measurement {
+  readonly name: string
+  readonly n: number
+  readonly value: number
+  readonly unit: string
+  readonly target?: string
+  readonly met?: boolean
+}
+
+export const rowNames = {
+  balanceAt: 'balance-at (balanceAt, one account)',
+  replayCold: 'replay from zero, no snapshot',
+  replayWarm: 'replay with snapshot',
+  rss: 'RSS of a process holding them (after replay)',
+  commands: 'log commands',
+} as const
+
+const rssMiBMax = 1.5 * 1024
+const replaySecondsPerMillionMax = 10
+const balanceAtUsMax = 5
+
+/** The issue's targets for the rows that have one; replay is scaled to the row's command count (10 s per 1M). */
+export function scaleTargets(row: Measurement, commandsCount?: number): { target?: string; met?: boolean } {
+  if (row.name === rowNames.balanceAt) return { target: `< ${balanceAtUsMax} µs, flat in n`, met: row.value < balanceAtUsMax }
+  if (row.name === rowNames.rss) return { target: `< ${rssMiBMax} MiB at 1M`, met: row.value < rssMiBMax }
+  if ((row.name === rowNames.replayCold || row.name === rowNames.replayWarm) && commandsCount !== undefined) {
+    return { target: `< ${replaySecondsPerMillionMax} s per 1M commands`, met: (row.value / commandsCount) * 1e6 < replaySecondsPerMillionMax }
+  }
+  return {}
+}
+
+const rssFlag = '--rss'
+const startMs = Date.UTC(2020, 0, 1)
+const dayMs = 86_400_000
+/** Entries spread over this many days whatever n is, so a one-day window exists for every size. */
+const spanDays = 400
+const balanceQueriesCount = 100_000
+const backdatedCount = 2_000
+const windowsOpenedCount = 200
+const derivesCount = 20_000
+const roundsCount = 3
+const childTimeoutMs = 300_000
+
+/** Mean µs per operation of the fastest round: the fastest is the least disturbed by other load. */
+function bestMeanUs(operationsCount: number, round: (roundIndex: number) => void): number {
+  let bestMs = Number.POSITIVE_INFINITY
+  for (let roundIndex = 0; roundIndex < roundsCount; roundIndex++) {
+    const started = performance.now()
+    round(roundIndex)
+    bestMs = Math.min(bestMs, performance.now() - started)
+  }
+  return (bestMs * 1_000) / operationsCount
+}
+
+/** Bytes the files under dir occupy on disk (allocated blocks, so a sparse LMDB map is not over-counted). */
+export function diskBytes(dir: string): number {
+  let total = 0
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile()) total += fs.statSync(path.join(entry.parentPath, entry.name)).blocks * 512
+  }
+  return total
+}
+
+async function measureLive(seeded: SeededWorkspace, n: number, out: Measurement[]): Promise<void> {
+  const random = seededRandom(n)
+  const spacingMs = Math.floor((spanDays * dayMs) / n)
+  const amount = (i: number) => 1 + (i % 9_973)
+  const started = performance.now()
+  await submitMany(seeded, n, (i) => ({ type: 'entry.post', lines: [{ account: 'assets:bank', amount: amount(i) }, { account: 'income:sales', amount: -amount(i) }], effective_at_ms: startMs + i * spacingMs, description: null, metadata: null }))
+  out.push({ name: 'post entry, appending (seed, incl. group commit)', n, value: ((performance.now() - started) * 1_000) / n, unit: 'µs' })
+  const state = seeded.actor.state
+  const bank = state.accountsByName.get('assets:bank')!
+  const times = Float64Array.from({ length: balanceQueriesCount }, () => startMs + Math.floor(random() * n * spacingMs))
+  let sink = 0
+  out.push({ name: rowNames.balanceAt, n, value: bestMeanUs(balanceQueriesCount, () => { for (const atMs of times) sink += (balanceAt(state, bank.id, atMs, null) as { ok: boolean }).ok ? 1 : 0 }), unit: 'µs' })
+  const backdated: number[] = []
+  for (let round = 0; round < roundsCount; round++) {
+    const begun = performance.now()
+    for (let i = 0; i < backdatedCount; i++) {
+      submit(seeded, { type: 'entry.post', lines: [{ account: 'assets:bank', amount: 7 }, { account: 'income:sales', amount: -7 }], effective_at_ms: startMs + Math.floor(random() * n) * spacingMs + 1, description: null, metadata: null })
+    }
+    backdated.push(((performance.now() - begun) * 1_000) / backdatedCount)
+    await awaitDurable(seeded.log)
+  }
+  out.push({ name: 'back-dated post entry (submit: execute + encode)', n, value: Math.min(...backdated), unit: 'µs' })
+  const begun = performance.now()
+  for (let day = 0; day < windowsOpenedCount; day++) {
+    submit(seeded, { type: 'window.open', label: `day ${day}`, accounts: ['assets:bank'], from: isoDate(startMs + day * dayMs), to: isoDate(startMs + day * dayMs), claimed_movement: 0, statement_ref: null, tolerance: 0, time_zone: 'UTC' })
+  }
+  out.push({ name: 'window open (one day)', n, value: ((performance.now() - begun) * 1_000) / windowsOpenedCount, unit: 'µs' })
+  const big = submit(seeded, { type: 'window.open', label: 'all', accounts: ['income:sales'], from: isoDate(startMs), to: isoDate(startMs + (spanDays + 1) * dayMs), claimed_movement: 0, statement_ref: null, tolerance: 0, time_zone: 'UTC' }) as { id: string }
+  out.push({ name: 'window derive (GET view, window over all entries)', n, value: bestMeanUs(derivesCount, () => { for (let i = 0; i < derivesCount; i++) sink += (getWindow(state, big.id, null) as { ok: boolean }).ok ? 1 : 0 }), unit: 'µs' })
+  if (sink === -1) console.log('unreachable: keeps the loops from being optimised away')
+  await awaitDurable(seeded.log)
+}
+
+/** Replays the data dir in a fresh runtime; returns ms and records applied. */
+async function replayOnce(dataDir: string): Promise<{ ms: number; records: number; snapshotMs: number }> {
+  const { runtime, log } = openRuntime(dataDir)
+  const report = runtime.replay(() => performance.now())
+  const begun = performance.now()
+  runtime.snapshotDue(true)
+  await log.close()
+  return { ms: report.durationMs, records: report.records, snapshotMs: performance.now() - begun }
+}
+
+async function measureSize(n: number, dataDir: string): Promise<Measurement[]> {
+  const out: Measurement[] = []
+  const seeded = createWorkspace(dataDir, Date.UTC(2025, 0, 1))
+  submit(seeded, { type: 'account.create', name: 'assets:bank', tags: [] })
+  submit(seeded, { type: 'account.create', name: 'income:sales', tags: [] })
+  await measureLive(seeded, n, out)
+  await seeded.log.close()
+  const commands = seeded.log.lastSeq
+  const logBytes = diskBytes(dataDir)
+  out.push({ name: rowNames.commands, n, value: commands, unit: 'commands' })
+  const cold = await replayOnce(dataDir) // from zero: no snapshot yet; writes the first one on the way out
+  out.push({ name: rowNames.replayCold, n, value: cold.ms / 1_000, unit: 's' })
+  out.push({ name: 'snapshot write (forced, incl. flush)', n, value: cold.snapshotMs, unit: 'ms' })
+  const warm = await replayOnce(dataDir)
+  out.push({ name: rowNames.replayWarm, n, value: warm.ms / 1_000, unit: 's' })
+  out.push({ name: 'data dir bytes per entry, log only', n, value: logBytes / n, unit: 'B' })
+  out.push({ name: 'data dir bytes per entry, log + snapshot', n, value: diskBytes(dataDir) / n, unit: 'B' })
+  const rss = spawnSync(process.execPath, ['--expose-gc', '--import=tsx', import.meta.filename, rssFlag, dataDir], { encoding: 'utf8', timeout: childTimeoutMs })
+  if (rss.status !== 0) throw new Error(`rss child failed: ${rss.stderr}`)
+  out.push({ name: rowNames.rss, n, value: Number(rss.stdout.trim()) / 2 ** 20, unit: 'MiB' })
+  return out
+}
+
+/** The RSS child: start from the data dir as the service would, settle, print RSS bytes. */
+async function printRss(dataDir: string): Promise<void> {
+  const { runtime, log } = openRuntime(dataDir)
+  runtime.replay(() => Date.now())
+  const collect = (globalThis as { gc?: () => void }).gc
+  for (let round = 0; round < 4; round++) {
+    collect?.()
+    await sleep(20)
+  }
+  process.stdout.write(`${process.memoryUsage().rss}\n`)
+  if (runtime.actors.size === 0) throw new Error('nothing replayed')
+  await log.close()
+}
+
+if (process.argv[2] === rssFlag) await printRss(process.argv[3])
+else if (process.argv[2] !== undefined) process.stdout.write(`${JSON.stringify(await measureSize(Number(process.argv[2]), process.argv[3]))}\n`)

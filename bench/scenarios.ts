@@ -1,0 +1,121 @@
+/** @module The HTTP scenarios: what each request is, the load settings, and the target as a ratio of the ceiling. */
+
+import { randomBytes } from 'node:crypto'
+import type { LoadRequest, LoadSettings } from './http.ts'
+import type { HttpSeed } from './seed.ts'
+
+export interface Target {
+  /** Met when req/s ÷ ceiling req/s is at least this. */
+  readonly ratioMin?: number
+  /** Met when p99 is below this. */
+  readonly p99MsMax?: number
+}
+
+export interface Scenario {
+  readonly key: string
+  readonly name: string
+  readonly settings: LoadSettings
+  readonly target: Target
+  /** A fresh request maker per scenario: counters start at zero, keys are unique to this run. */
+  readonly makeNext: () => () => LoadRequest
+}
+
+/** Seeded (mulberry32) so every run asks for the same accounts in the same order. */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0
+    let mixed = Math.imul(state ^ (state >>> 15), 1 | state)
+    mixed = (mixed + Math.imul(mixed ^ (mixed >>> 7), 61 | mixed)) ^ mixed
+    return ((mixed ^ (mixed >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+export function buildScenarios(seed: HttpSeed, durationS: number, warmupS: number): Scenario[] {
+  const auth = { authorization: `Bearer ${seed.secret}` }
+  const pipelined: LoadSettings = { connections: 64, pipelining: 10, durationS, warmupS }
+  const unpipelined: LoadSettings = { ...pipelined, pipelining: 1 }
+  const accounts = seed.accountIds.map((id) => id)
+  const names = accounts.map((_, i) => `acct:${String(i).padStart(3, '0')}`)
+  const runTag = randomBytes(6).toString('hex')
+  const balance = (random: () => number): LoadRequest => ({ method: 'GET', path: `/v2/accounts/${accounts[Math.floor(random() * accounts.length)]}/balance`, headers: auth })
+  const entryBody = (random: () => number, index: number): string => {
+    const debit = Math.floor(random() * names.length)
+    const credit = (debit + 1 + Math.floor(random() * (names.length - 1))) % names.length
+    const amount = 1 + (index % 10_000)
+    return JSON.stringify({ lines: [{ account: names[debit], amount }, { account: names[credit], amount: -amount }], description: `bench ${index}` })
+  }
+  const post = (random: () => number, index: number): LoadRequest => ({ method: 'POST', path: '/v2/entries', headers: auth, body: entryBody(random, index) })
+  const linesPerWindow = seed.matchWindows[0]?.entryIds.length ?? 0
+  // One cursor over the prepared pairs for every match scenario (warm-ups included): each pair is used once.
+  let pair = 0
+  const pairsCount = linesPerWindow * seed.matchWindows.length
+  const nextMatch = (): LoadRequest => {
+    // Past the prepared pairs the requests repeat the last pair: they answer 409 and count as non-2xx.
+    const index = Math.min(pair++, pairsCount - 1)
+    const window = seed.matchWindows[Math.floor(index / linesPerWindow)]
+    const line = index % linesPerWindow
+    return { method: 'POST', path: `/v2/reconciliations/${window.id}/matches`, headers: auth, body: JSON.stringify({ statement_lines: [`l${line + 1}`], entries: [window.entryIds[line]], strategy: 'amount_and_date' }) }
+  }
+  const specified: Scenario[] = [
+    {
+      key: 'balance', name: 'GET balance (random of 1,000 accounts)', settings: pipelined, target: { ratioMin: 0.8 },
+      makeNext: () => { const random = seededRandom(1); return () => balance(random) },
+    },
+    {
+      key: 'window', name: `GET reconciliation (window over ${seed.entriesCount.toLocaleString('en')} entries)`, settings: pipelined, target: { ratioMin: 0.8 },
+      makeNext: () => () => ({ method: 'GET', path: `/v2/reconciliations/${seed.bigWindowId}`, headers: auth }),
+    },
+    {
+      key: 'post', name: 'POST entries, 2 lines, durable', settings: pipelined, target: { ratioMin: 0.3 },
+      makeNext: () => { const random = seededRandom(2); let index = 0; return () => post(random, index++) },
+    },
+    {
+      key: 'post-latency', name: 'POST entries, -c 64 no pipelining (latency)', settings: unpipelined, target: { p99MsMax: 10 },
+      makeNext: () => { const random = seededRandom(3); let index = 0; return () => post(random, index++) },
+    },
+    {
+      key: 'idempotent', name: 'POST entries + Idempotency-Key, half replays', settings: pipelined, target: { ratioMin: 0.3 },
+      makeNext: () => {
+        const tag = `${runTag}-${randomBytes(3).toString('hex')}`
+        let index = 0
+        let body = ''
+        return () => {
+          const keyIndex = index >> 1
+          // Every key is sent twice in a row with the same body: the second is a replay (Replayed: true).
+          if ((index & 1) === 0) body = entryBody(seededRandom(keyIndex + 7), keyIndex)
+          index++
+          return { method: 'POST', path: '/v2/entries', headers: { ...auth, 'idempotency-key': `bench-${tag}-${keyIndex}` }, body }
+        }
+      },
+    },
+    {
+      key: 'match', name: `POST matches one-to-one (window of ${linesPerWindow.toLocaleString('en')} lines)`, settings: pipelined, target: { ratioMin: 0.3 },
+      makeNext: () => () => nextMatch(),
+    },
+    {
+      key: 'mixed', name: 'mixed 80% GET balance / 20% POST entries', settings: pipelined, target: { ratioMin: 0.5 },
+      makeNext: () => { const random = seededRandom(4); let index = 0; return () => (random() < 0.8 ? balance(random) : post(random, index++)) },
+    },
+  ]
+  return [...specified, ...specified.filter((scenario) => unpipelinedKeys.includes(scenario.key)).map((scenario) => unpipelinedVariant(scenario))]
+}
+
+/**
+ * uWebSockets.js closes a connection when a pipelined request arrives while an earlier response on it
+ * is still pending (uNetworking/uWebSockets.js#277, wontfix; #1301). Every durable write is answered
+ * after its fsync, and every read waits for the durable barrier while writes are in flight, so the
+ * -p 10 write rows cannot complete. These variants keep the same 640 requests in flight without
+ * pipelining, so the write path still gets a throughput figure in the same run.
+ */
+const unpipelinedKeys = ['post', 'idempotent', 'match', 'mixed']
+const unpipelinedConnections = 640
+
+function unpipelinedVariant(scenario: Scenario): Scenario {
+  return {
+    ...scenario,
+    key: `${scenario.key}-c640`,
+    name: `${scenario.name} [-c 640 -p 1]`,
+    settings: { ...scenario.settings, connections: unpipelinedConnections, pipelining: 1 },
+  }
+}
