@@ -41,9 +41,24 @@ export function nestingDepth(bytes: Uint8Array, limit: number = Number.POSITIVE_
   return deepest
 }
 
+/**
+ * Whether the bytes hold at most `limit` of `{` and `[` in all (strings included): then no nesting
+ * can be deeper. Buffer.indexOf runs natively, so the usual small body costs a handful of calls
+ * and only a body with many brackets pays for the byte-by-byte scan.
+ */
+function openingsAtMost(bytes: Buffer, limit: number): boolean {
+  let count = 0
+  for (const opening of [openBrace, openBracket]) {
+    for (let at = bytes.indexOf(opening); at >= 0; at = bytes.indexOf(opening, at + 1)) {
+      if (++count > limit) return false
+    }
+  }
+  return true
+}
+
 /** The body as JSON: json_invalid if it does not parse, request_invalid if it nests deeper than jsonDepthMax. */
 export function parseJson(bytes: Buffer): { ok: true; value: unknown } | Rejection {
-  if (nestingDepth(bytes, jsonDepthMax) > jsonDepthMax) {
+  if (!openingsAtMost(bytes, jsonDepthMax) && nestingDepth(bytes, jsonDepthMax) > jsonDepthMax) {
     return reject('request_invalid', `Invalid request: / nested deeper than ${jsonDepthMax} levels`, [{ path: '/', message: `nested deeper than ${jsonDepthMax} levels` }])
   }
   try {

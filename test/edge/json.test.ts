@@ -1,0 +1,35 @@
+/** Request bodies as JSON: the nesting bound (src/edge/json.ts) on both of its paths, strings not counted. */
+
+import t from 'tap'
+import { jsonDepthMax, nestingDepth, parseJson } from '../../src/edge/json.ts'
+
+const nested = (depth: number, open = '[', close = ']') => `${open.repeat(depth)}${close.repeat(depth)}`
+
+t.test('nesting up to the bound parses; one past it is request_invalid at /', async (t) => {
+  const atBound = parseJson(Buffer.from(nested(jsonDepthMax)))
+  t.equal(atBound.ok, true, `${jsonDepthMax} levels parse`)
+  const past = parseJson(Buffer.from(nested(jsonDepthMax + 1)))
+  t.equal(past.ok, false, `${jsonDepthMax + 1} levels are refused`)
+  if (!past.ok) {
+    t.equal(past.code, 'request_invalid')
+    t.same(past.details, [{ path: '/', message: `nested deeper than ${jsonDepthMax} levels` }])
+  }
+  t.equal(parseJson(Buffer.from(`{"a":{"b":${nested(jsonDepthMax - 2, '{"c":', '}').replace(/\{"c":\}/g, '{}')}}}`)).ok, true, 'objects count like arrays')
+  t.equal(parseJson(Buffer.from(`{"a":${nested(10_000)}}`)).ok, false, 'ten thousand levels are refused without a stack overflow')
+})
+
+t.test('many brackets side by side are not depth; brackets inside strings are not structure', async (t) => {
+  const wide = `[${Array.from({ length: 500 }, () => '{}').join(',')}]`
+  t.equal(nestingDepth(Buffer.from(wide)), 2)
+  t.equal(parseJson(Buffer.from(wide)).ok, true, '500 objects in one array parse')
+  const inString = JSON.stringify({ text: `${'['.repeat(200)}\\"${'{'.repeat(200)}` })
+  t.equal(nestingDepth(Buffer.from(inString)), 1, 'brackets and escaped quotes inside a string do not nest')
+  t.equal(parseJson(Buffer.from(inString)).ok, true)
+})
+
+t.test('not JSON is json_invalid', async (t) => {
+  for (const text of ['', '{', '{"a":1}}', 'nul', '[1,]']) {
+    const parsed = parseJson(Buffer.from(text))
+    t.equal(parsed.ok ? 'parsed' : parsed.code, 'json_invalid', JSON.stringify(text))
+  }
+})
