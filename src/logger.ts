@@ -29,11 +29,24 @@ export interface LoggerOptions {
  */
 const redactedPaths = ['authorization', 'headers.authorization', 'secret', 'token', 'admin_token', 'api_key', 'body', 'headers.cookie']
 
+let isoTimeMs = -1
+let isoTimeText = ''
+
+/** pino's isoTime, formatted once per millisecond: under load many lines share one. */
+function isoTimeOncePerMs(): string {
+  const nowMs = Date.now()
+  if (nowMs !== isoTimeMs) {
+    isoTimeMs = nowMs
+    isoTimeText = `,"time":"${new Date(nowMs).toISOString()}"`
+  }
+  return isoTimeText
+}
+
 function loggerOptions(level: LogLevel) {
   return {
     level,
     base: { service: 'trueup', pid: process.pid },
-    timestamp: pino.stdTimeFunctions.isoTime,
+    timestamp: isoTimeOncePerMs,
     messageKey: 'msg',
     formatters: { level: (label: string) => ({ level: label }) },
     redact: { paths: redactedPaths, censor: '[redacted]' },
