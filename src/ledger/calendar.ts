@@ -94,6 +94,22 @@ export function nextDate(date: string): string {
 const formatterZonesMax = 1024
 const formatters = new Map<string, Intl.DateTimeFormat>()
 
+/**
+ * Zone names that Intl resolves to UTC itself (UTC, utc, Etc/UTC, GMT, Zulu, …): their wall clock is
+ * the instant, so wallClockMs needs no formatting at all. The default workspace zone is UTC, and a
+ * match's date check or a window's bounds then cost arithmetic only. Same bound as the formatters.
+ */
+const utcZones = new Map<string, boolean>()
+
+function isUtcZone(timeZone: string): boolean {
+  const cached = utcZones.get(timeZone)
+  if (cached !== undefined) return cached
+  const utc = formatterOf(timeZone).resolvedOptions().timeZone === 'UTC'
+  if (utcZones.size >= formatterZonesMax) utcZones.delete(utcZones.keys().next().value as string)
+  utcZones.set(timeZone, utc)
+  return utc
+}
+
 function formatterOf(timeZone: string): Intl.DateTimeFormat {
   const cached = formatters.get(timeZone)
   if (cached !== undefined) return cached
@@ -110,6 +126,7 @@ function formatterOf(timeZone: string): Intl.DateTimeFormat {
 
 /** The zone's wall-clock reading at an instant, written as if it were a UTC instant, in ms. */
 function wallClockMs(atMs: number, timeZone: string): number {
+  if (isUtcZone(timeZone)) return atMs
   let [era, year, month, day, hour, minute, second] = ['', 0, 0, 0, 0, 0, 0]
   for (const part of formatterOf(timeZone).formatToParts(atMs)) {
     if (part.type === 'era') era = part.value

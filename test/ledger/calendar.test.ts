@@ -318,3 +318,17 @@ t.test('property: formatTimestamp and parseTimestampMs round-trip, also through 
   }), { numRuns: 5000 })
   t.pass('held')
 })
+
+t.test('zones that Intl resolves to UTC take the arithmetic path, and it agrees with Intl and Temporal', async (t) => {
+  const utcNames = ['UTC', 'utc', 'Etc/UTC', 'GMT', 'Etc/GMT', 'Zulu', 'Etc/Universal']
+  fc.assert(fc.property(instantArbitrary, fc.constantFrom(...utcNames), (atMs, timeZone) => {
+    const expected = Temporal.Instant.fromEpochMilliseconds(atMs).toZonedDateTimeISO('UTC').toPlainDate().toString()
+    const local = localDateOf(atMs, timeZone)
+    if (local !== expected) return false
+    return startOfLocalDayMs(local, timeZone) === Date.parse(`${expected}T00:00:00Z`) || expected.startsWith('-') || expected.startsWith('+')
+  }), { numRuns: 2_000 })
+  t.pass('2,000 instants in seven spellings of UTC')
+  // Not every zone with a zero offset is UTC: London keeps summer time, so it must still go through Intl.
+  t.equal(localDateOf(Date.parse('2026-07-01T23:30:00Z'), 'Europe/London'), '2026-07-02')
+  t.equal(localDateOf(Date.parse('2026-07-01T23:30:00Z'), 'Etc/UTC'), '2026-07-01')
+})
