@@ -245,6 +245,9 @@ const timestampOrNull = (atMs: number | null): string | null => (atMs === null ?
 export function windowView(state: WorkspaceState, window: ReconciliationWindow): object {
   const derived = derivedOf(state, window)
   assert(derived !== null)
+  // The residual from the derived movement just computed: residualOf would walk the trees again.
+  const residual = window.frozenResidual ?? residualFrom(window, derived, window.matchedTotal)
+  if (residual === null) throw new RangeError(`window ${window.id} figures left the safe range`)
   return {
     id: window.id,
     label: window.label,
@@ -252,7 +255,7 @@ export function windowView(state: WorkspaceState, window: ReconciliationWindow):
     window: { from: window.from, to: window.to },
     claimed_movement: window.claimedMovement,
     derived_movement: derived,
-    residual: residualOf(state, window),
+    residual,
     matched_count: window.activeMatchCount,
     tolerance: window.tolerance,
     statement_ref: window.statementRef,
