@@ -14,9 +14,17 @@ interface Compiled<R> {
 /** Patterns look like `/v2/accounts/:id/balance`; a `:name` segment matches one non-empty segment. */
 export class Router<R extends { readonly method: string; readonly pattern: string }> {
   readonly #routes: Compiled<R>[]
+  /** The routes of one method and segment count, in table order: a lookup tries only those. */
+  readonly #byShape = new Map<string, Compiled<R>[]>()
 
   constructor(routes: readonly R[]) {
     this.#routes = routes.map((route) => ({ method: route.method, segments: route.pattern.split('/').slice(1), route }))
+    for (const compiled of this.#routes) {
+      const shape = `${compiled.method} ${compiled.segments.length}`
+      const group = this.#byShape.get(shape)
+      if (group === undefined) this.#byShape.set(shape, [compiled])
+      else group.push(compiled)
+    }
   }
 
   get routes(): readonly R[] { return this.#routes.map((compiled) => compiled.route) }
@@ -24,8 +32,7 @@ export class Router<R extends { readonly method: string; readonly pattern: strin
   match(method: string, path: string): Matched<R> | null {
     const segments = path.split('/').slice(1)
     if (segments.length > 0 && segments[segments.length - 1] === '' && segments.length > 1) segments.pop()
-    for (const compiled of this.#routes) {
-      if (compiled.method !== method || compiled.segments.length !== segments.length) continue
+    for (const compiled of this.#byShape.get(`${method} ${segments.length}`) ?? []) {
       const params = matchSegments(compiled.segments, segments)
       if (params !== null) return { route: compiled.route, params }
     }
