@@ -34,6 +34,16 @@ export interface Config {
   readonly requestIdLengthMax: number
   /** Sampling resolution of the event-loop lag metric (prom-client's monitorEventLoopDelay). */
   readonly eventLoopLagResolutionMs: number
+  /** One webhook delivery attempt, at most. */
+  readonly webhookTimeoutMs: number
+  /** Webhook retries: the first waits up to this (full jitter), each further one up to twice as long, */
+  readonly webhookBackoffBaseMs: number
+  /** but never more than this. */
+  readonly webhookBackoffCapMs: number
+  /** A webhook event is retried until this long after the command that emitted it, then marked failed. */
+  readonly webhookRetryWindowMs: number
+  /** Webhook deliveries in flight at once, across subscriptions (one per subscription, in order). */
+  readonly webhookConcurrencyMax: number
 }
 
 /** What a caller may set; everything left out takes its default. Embedded use builds one directly. */
@@ -56,6 +66,11 @@ export const configDefaults = Object.freeze({
   metricsToken: null,
   requestIdLengthMax: 128,
   eventLoopLagResolutionMs: 10,
+  webhookTimeoutMs: 10_000,
+  webhookBackoffBaseMs: 1_000,
+  webhookBackoffCapMs: 60 * 60 * 1000,
+  webhookRetryWindowMs: 24 * 60 * 60 * 1000,
+  webhookConcurrencyMax: 16,
 } satisfies Config)
 
 function integerFrom(env: NodeJS.ProcessEnv, name: string): number | undefined {
@@ -95,6 +110,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownGraceMs: integerFrom(env, 'SHUTDOWN_GRACE_MS'),
     logLevel: logLevelFrom(env),
     metricsToken: textFrom(env, 'METRICS_TOKEN'),
+    webhookTimeoutMs: integerFrom(env, 'WEBHOOK_TIMEOUT_MS'),
+    webhookBackoffBaseMs: integerFrom(env, 'WEBHOOK_BACKOFF_BASE_MS'),
+    webhookBackoffCapMs: integerFrom(env, 'WEBHOOK_BACKOFF_CAP_MS'),
+    webhookRetryWindowMs: integerFrom(env, 'WEBHOOK_RETRY_WINDOW_MS'),
+    webhookConcurrencyMax: integerFrom(env, 'WEBHOOK_CONCURRENCY_MAX'),
   })
 }
 
@@ -113,5 +133,9 @@ export function resolveConfig(input: ConfigInput): Config {
   assert.ok(resolved.requestIdLengthMax >= 16 && resolved.requestIdLengthMax <= 1024)
   assert.ok(resolved.eventLoopLagResolutionMs >= 1)
   assert.ok(resolved.metricsToken === null || resolved.metricsToken.length >= 1)
+  assert.ok(resolved.webhookTimeoutMs >= 1, 'WEBHOOK_TIMEOUT_MS must be at least 1')
+  assert.ok(resolved.webhookBackoffBaseMs >= 1, 'WEBHOOK_BACKOFF_BASE_MS must be at least 1')
+  assert.ok(resolved.webhookBackoffBaseMs <= resolved.webhookBackoffCapMs, 'WEBHOOK_BACKOFF_BASE_MS must not exceed WEBHOOK_BACKOFF_CAP_MS')
+  assert.ok(resolved.webhookConcurrencyMax >= 1, 'WEBHOOK_CONCURRENCY_MAX must be at least 1')
   return Object.freeze(resolved)
 }

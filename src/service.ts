@@ -12,6 +12,7 @@ import { startServer, type RunningServer } from './edge/server.js'
 import { limitsDefault, scopes } from './ledger/system.js'
 import { CommandLog, type CommitFaults } from './log/command-log.js'
 import { createLogger } from './logger.js'
+import { WebhookDeliverer } from './webhooks/deliverer.js'
 
 export interface Service {
   readonly port: number
@@ -21,6 +22,7 @@ export interface Service {
   /** The all-scope key of workspace `default` when this start created it (an empty data dir), else null. */
   readonly firstApiKey: string | null
   readonly metrics: Metrics
+  readonly webhooks: WebhookDeliverer
   /** Stop accepting, answer in-flight requests, flush the log, snapshot, close. */
   stop(): Promise<void>
 }
@@ -64,6 +66,29 @@ function firstStart(runtime: Runtime, clock: () => number, print: (line: string)
   return secret
 }
 
+/**
+ * After replay: what the outbox holds (written by commands before a restart or a kill -9) is delivered
+ * from here on, and what new commits add as soon as it is durable.
+ */
+function startWebhooks(config: Config, runtime: Runtime, metrics: Metrics, clock: () => number, warn: (message: string, error: unknown) => void): WebhookDeliverer {
+  const deliverer = new WebhookDeliverer({
+    log: runtime.log,
+    lookup: (id) => {
+      for (const actor of runtime.actors.values()) {
+        const subscription = actor.state.webhooks.subscriptions.get(id)
+        if (subscription !== undefined) return subscription
+      }
+      return undefined
+    },
+    clock, random: Math.random,
+    timeoutMs: config.webhookTimeoutMs, backoffBaseMs: config.webhookBackoffBaseMs, backoffCapMs: config.webhookBackoffCapMs,
+    retryWindowMs: config.webhookRetryWindowMs, concurrencyMax: config.webhookConcurrencyMax,
+    onAttempt: (result) => metrics.observeWebhookAttempt(result), onGiveUp: () => metrics.observeWebhookGiveUp(), warn,
+  })
+  deliverer.start()
+  return deliverer
+}
+
 export async function startService(config: Config, hooks: ServiceHooks): Promise<Service> {
   fs.mkdirSync(config.dataDir, { recursive: true })
   const adminToken = adminTokenOf(config, hooks.print)
@@ -99,6 +124,7 @@ export async function startService(config: Config, hooks: ServiceHooks): Promise
     await closeLogger()
     throw error
   }
+  const webhooks = startWebhooks(config, runtime, metrics, hooks.clock, (message, error) => logger.warn({ err: error }, message))
   const snapshots = setInterval(() => runtime.snapshotDue(false), snapshotCheckIntervalMs)
   snapshots.unref()
   return {
@@ -108,9 +134,12 @@ export async function startService(config: Config, hooks: ServiceHooks): Promise
     adminToken,
     firstApiKey,
     metrics,
+    webhooks,
     stop: async () => {
       clearInterval(snapshots)
       await server.close(config.shutdownGraceMs)
+      // Attempts in flight are aborted and not counted; their events are still in the outbox for the next start.
+      await webhooks.stop()
       await log.idle()
       runtime.snapshotDue(true)
       await log.close()

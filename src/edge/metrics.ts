@@ -1,4 +1,4 @@
-/** @module Prometheus metrics of one service: requests, latency, group commits, queue depth, rate limiting, process (prom-client). */
+/** @module Prometheus metrics of one service: requests, latency, group commits, queue depth, rate limiting, webhooks, process (prom-client). */
 
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
 import type { Runtime } from '../actor/runtime.js'
@@ -69,6 +69,8 @@ export class Metrics {
   readonly #commitDuration: Histogram
   readonly #rateLimited: Counter<'workspace' | 'bucket'>
   readonly #loggerLinesDropped: Counter
+  readonly #webhookAttempts: Counter<'result'>
+  readonly #webhookFailures: Counter
 
   constructor(options: MetricsOptions) {
     const registers = [this.registry]
@@ -81,6 +83,9 @@ export class Metrics {
     this.#commitDuration = new Histogram({ name: 'trueup_log_commit_duration_seconds', help: 'Time of one group commit, from the start of its transaction to the end of its fsync', buckets: commitDurationBucketsSeconds, registers })
     this.#rateLimited = new Counter({ name: 'trueup_rate_limited_total', help: 'Requests refused with 429, by workspace and bucket (reads or writes)', labelNames: ['workspace', 'bucket'], registers })
     this.#loggerLinesDropped = new Counter({ name: 'trueup_logger_lines_dropped_total', help: 'JSON log lines dropped because stdout was slower than the log buffer allowed', registers })
+    this.#webhookAttempts = new Counter({ name: 'trueup_webhook_attempts_total', help: 'Webhook delivery attempts by result: succeeded (2xx), http_error (any other status), network_error (no answer, timeout)', labelNames: ['result'], registers })
+    for (const result of ['succeeded', 'http_error', 'network_error']) this.#webhookAttempts.labels(result)
+    this.#webhookFailures = new Counter({ name: 'trueup_webhook_deliveries_failed_total', help: 'Webhook events given up on after the retry window (status failed)', registers })
     this.#unmatched = new RouteInstruments(this.#requests, this.#duration, unmatchedRoute)
   }
 
@@ -120,6 +125,14 @@ export class Metrics {
     this.#loggerLinesDropped.inc()
   }
 
+  observeWebhookAttempt(result: 'succeeded' | 'http_error' | 'network_error'): void {
+    this.#webhookAttempts.labels(result).inc()
+  }
+
+  observeWebhookGiveUp(): void {
+    this.#webhookFailures.inc()
+  }
+
   /** Gauges read from the runtime when scraped, so the request path pays nothing for them. */
   trackRuntime(runtime: Runtime): void {
     const registers = [this.registry]
@@ -136,6 +149,11 @@ export class Metrics {
         const durableSeq = runtime.log.durableSeq
         for (const actor of runtime.actors.values()) this.set({ workspace: actor.id }, Math.max(0, actor.lastAppliedSeq - durableSeq))
       },
+    })
+    new Gauge({
+      name: 'trueup_webhook_outbox_items', help: 'Webhook deliveries not yet done (one per event and subscription): the outbox depth', registers,
+      // LMDB keeps the entry count in the database's header: O(1), no scan.
+      collect() { this.set((runtime.log.sideDb('outbox').getStats() as { entryCount?: number }).entryCount ?? 0) },
     })
   }
 

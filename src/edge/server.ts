@@ -18,6 +18,7 @@ import { Router } from './router.js'
 import { accountRoutes } from './routes/accounts.js'
 import { entryRoutes } from './routes/entries.js'
 import { reconciliationRoutes } from './routes/reconciliations.js'
+import { webhookRoutes } from './routes/webhooks.js'
 import { health } from './schemas/responses.js'
 import { handleV2, sendRejection } from './v2-pipeline.js'
 
@@ -46,7 +47,7 @@ export interface RunningServer {
 const headerNames = ['authorization', 'idempotency-key', 'content-type', 'request-id', 'x-request-id'] as const
 const presenceMatters = ['idempotency-key']
 
-export const v2Routes = [...accountRoutes, ...entryRoutes, ...reconciliationRoutes]
+export const v2Routes = [...accountRoutes, ...entryRoutes, ...reconciliationRoutes, ...webhookRoutes]
 
 export const healthRoute: PlainRoute = {
   method: 'GET', pattern: '/healthz', summary: 'Liveness: 200 while the service accepts requests', security: 'none', errors: [],

@@ -81,6 +81,25 @@ export interface WindowTransition extends CommandEnvelope {
   readonly reason: string | null
 }
 
+/** The seven event types a subscription can name (CONTRACT.md 8). */
+export const webhookEventTypes = [
+  'entry.posted', 'reconciliation.opened', 'reconciliation.balanced', 'reconciliation.closed', 'reconciliation.abandoned', 'match.created', 'match.reversed',
+] as const
+export type WebhookEventType = (typeof webhookEventTypes)[number]
+
+export interface WebhookCreate extends CommandEnvelope {
+  readonly type: 'webhook.create'
+  readonly url: string
+  readonly events: readonly string[]
+  /** `whsec_<base64>`: made at the edge (randomness stays out of the core), kept in state as the HMAC key. */
+  readonly secret: string
+}
+
+export interface WebhookDelete extends CommandEnvelope {
+  readonly type: 'webhook.delete'
+  readonly webhook: string
+}
+
 export type WorkspaceCommand =
   | AccountCreate
   | AccountUpdate
@@ -90,3 +109,5 @@ export type WorkspaceCommand =
   | MatchCreate
   | MatchReverse
   | WindowTransition
+  | WebhookCreate
+  | WebhookDelete

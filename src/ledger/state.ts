@@ -1,6 +1,7 @@
 /** @module The in-memory state of one workspace: accounts, entries and their indexes, idempotency records. */
 
 import { SumTree } from './sum-tree.js'
+import { createWebhooksState, type WebhooksState } from './webhooks.js'
 import { createWindowsState, type WindowsState } from './windows-state.js'
 
 export interface Account {
@@ -53,6 +54,7 @@ export interface WorkspaceState {
   readonly idempotencyOrder: string[]
   idempotencyOrderHead: number
   readonly windows: WindowsState
+  readonly webhooks: WebhooksState
 }
 
 export function createWorkspaceState(workspaceId: string, tag: string): WorkspaceState {
@@ -67,5 +69,6 @@ export function createWorkspaceState(workspaceId: string, tag: string): Workspac
     idempotencyOrder: [],
     idempotencyOrderHead: 0,
     windows: createWindowsState(),
+    webhooks: createWebhooksState(),
   }
 }

@@ -1,13 +1,15 @@
-/** @module The workspace state machine: one command in, one outcome out; no I/O, no clock, no randomness. */
+/** @module The workspace state machine: one command in, one outcome (and the events it emits) out; no I/O, no clock, no randomness. */
 
 import assert from 'node:assert/strict'
 import { createAccount, updateAccount } from './accounts.js'
 import type { WorkspaceCommand } from './commands.js'
 import { postEntry } from './entries.js'
+import { eventsOf } from './events.js'
 import { expireIdempotency, storeIdempotency } from './idempotency.js'
 import { createMatch, reverseMatch } from './matches.js'
 import type { Outcome } from './outcome.js'
 import type { WorkspaceState } from './state.js'
+import { createWebhook, deleteWebhook } from './webhooks.js'
 import { addStatementLines, openWindow, transitionWindow } from './windows.js'
 
 /**
@@ -29,7 +31,10 @@ export function executeWorkspace(state: WorkspaceState, command: WorkspaceComman
       createdAtMs: command.at_ms,
     })
   }
-  return outcome
+  // Events exist for webhooks; a workspace without a subscription pays nothing for them (nor does its replay).
+  if (state.webhooks.subscriptions.size === 0) return outcome
+  const events = eventsOf(state, command, outcome)
+  return events.length === 0 ? outcome : { ...outcome, events }
 }
 
 function dispatch(state: WorkspaceState, command: WorkspaceCommand): Outcome {
@@ -42,5 +47,7 @@ function dispatch(state: WorkspaceState, command: WorkspaceCommand): Outcome {
     case 'match.create': return createMatch(state, command)
     case 'match.reverse': return reverseMatch(state, command)
     case 'window.transition': return transitionWindow(state, command)
+    case 'webhook.create': return createWebhook(state, command)
+    case 'webhook.delete': return deleteWebhook(state, command)
   }
 }

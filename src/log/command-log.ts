@@ -2,7 +2,7 @@
 
 import assert from 'node:assert/strict'
 import { open, type Database, type RootDatabase } from 'lmdb'
-import { checkRecord, decodeRecord, encodeRecord, type LogRecord } from './codec.js'
+import { decodeRecordInPlace, encodeRecord, recordFrameProblem, type LogRecord, type RecordRead } from './codec.js'
 import { recordDamaged, recordsMissing, storeUnopenable } from './damage.js'
 import { checkStoreFile } from './store-file.js'
 
@@ -32,6 +32,59 @@ export interface CommandLogOptions {
 
 type DurableCallback = (error: Error | null) => void
 
+/**
+ * Databases beside the log that a record may write to in its own transaction: the webhook outbox
+ * (what must be delivered) and the delivery bookkeeping (src/webhooks/outbox.ts owns their format).
+ */
+export type SideDatabase = 'outbox' | 'deliveries'
+export const sideDatabases: readonly SideDatabase[] = ['outbox', 'deliveries']
+
+export interface SidePut {
+  readonly db: SideDatabase
+  readonly key: string
+  readonly value: Buffer
+}
+
+/** What a record writes beside itself, and the names to tell `onSideDurable` about once it is durable. */
+export interface SideWrites {
+  readonly puts: readonly SidePut[]
+  readonly notify: readonly string[]
+}
+
+interface PendingRecord {
+  readonly seq: number
+  readonly bytes: Buffer
+  readonly side: SideWrites | null
+}
+
+/**
+ * The value decoder of the log's read handle. LMDB hands a decoder its shared read buffer, valid
+ * until the next read, instead of copying each value into a new Buffer (at a million records, the
+ * copies and their off-heap backing stores cost more than the checksums). The checksum covers the
+ * record's key, which a decoder is not given: the reader sets `seq` to the key it expects next, and
+ * its caller checks the key it got against the same number before it looks at the result. One reader
+ * per log, so one start-up read at a time (readFrom and verifyRange are not interleaved).
+ */
+class InPlaceRecordReader {
+  seq = 0
+  /** false: only the frame and checksum are checked (the records below the snapshots). */
+  decoding = true
+  readonly needsStableBuffer = false
+
+  decode(bytes: Uint8Array, length: number): RecordRead {
+    if (this.decoding) return decodeRecordInPlace(this.seq, bytes, length)
+    const damage = recordFrameProblem(this.seq, bytes, length)
+    return damage === null ? checkedFrame : { ok: false, reason: damage }
+  }
+
+  encode(): never {
+    throw new Error('the log read handle does not write')
+  }
+}
+
+/** What a checked-only read yields: the frame and checksum hold (the record itself is not decoded). */
+const checkedFrame: RecordRead = Object.freeze({ ok: true, record: null as never })
+
 /** How long a failed commit waits for LMDB to say why (its commitError promise), at most. */
 const commitErrorWaitMs = 1_000
 
@@ -45,14 +98,20 @@ const commitErrorWaitMs = 1_000
 export class CommandLog {
   readonly #root: RootDatabase
   readonly #records: Database<Buffer, number>
+  /** The same database opened for start-up reads: values decoded in place (see InPlaceRecordReader). */
+  readonly #reader = new InPlaceRecordReader()
+  readonly #recordsRead: Database<RecordRead, number>
+  readonly #side: Readonly<Record<SideDatabase, Database<Buffer, string>>>
   readonly #options: CommandLogOptions
   #nextSeq: number
   #durableSeq: number
-  #pending: { seq: number; bytes: Buffer }[] = []
+  #pending: PendingRecord[] = []
   #waiting: { seq: number; callback: DurableCallback }[] = []
   #inFlight = false
   #failure: Error | null = null
   #idleResolvers: (() => void)[] = []
+  /** Called after each commit whose records wrote side puts, with their `notify` names (the webhook deliverer). */
+  onSideDurable: ((names: readonly string[]) => void) | null = null
 
   constructor(options: CommandLogOptions) {
     this.#options = options
@@ -61,6 +120,13 @@ export class CommandLog {
       // Durability is explicit: commit waits for the transaction, and the reply waits for `flushed`.
       this.#root = open({ path: options.path, overlappingSync: true, noSync: false, noMetaSync: false, eventTurnBatching: true, commitDelay: 0, maxDbs: 8 })
       this.#records = this.#root.openDB<Buffer, number>({ name: 'log', keyEncoding: 'uint32', encoding: 'binary' })
+      // `encoder` (lmdb-js's own encoder/decoder option) is missing from its DatabaseOptions type.
+      const readOptions = { name: 'log', keyEncoding: 'uint32' as const, encoder: this.#reader }
+      this.#recordsRead = this.#root.openDB<RecordRead, number>(readOptions)
+      this.#side = {
+        outbox: this.#root.openDB<Buffer, string>({ name: 'outbox', encoding: 'binary' }),
+        deliveries: this.#root.openDB<Buffer, string>({ name: 'deliveries', encoding: 'binary' }),
+      }
     } catch (error) {
       throw storeUnopenable(options.path, error instanceof Error ? error.message : String(error))
     }
@@ -82,11 +148,19 @@ export class CommandLog {
     return this.#failure === null && this.pendingCount < this.#options.pendingRecordsMax
   }
 
-  /** Queues a record for the next group commit and returns its sequence number. */
-  append(record: LogRecord): number {
+  /** A database beside the log (read directly; written by `append` side puts or by its owner's own transactions). */
+  sideDb(name: SideDatabase): Database<Buffer, string> {
+    return this.#side[name]
+  }
+
+  /**
+   * Queues a record for the next group commit and returns its sequence number. `side`, given the seq,
+   * names puts into side databases that commit in the same transaction as the record: both or neither.
+   */
+  append(record: LogRecord, side?: (seq: number) => SideWrites): number {
     assert.ok(this.canAppend())
     const seq = this.#nextSeq++
-    this.#pending.push({ seq, bytes: encodeRecord(seq, record) })
+    this.#pending.push({ seq, bytes: encodeRecord(seq, record), side: side === undefined ? null : side(seq) })
     if (!this.#inFlight) queueMicrotask(() => void this.#commit())
     return seq
   }
@@ -104,12 +178,17 @@ export class CommandLog {
    */
   *readFrom(seq: number): Generator<{ seq: number; record: LogRecord }> {
     let expected = seq
-    for (const { key, value } of this.#records.getRange({ start: seq })) {
+    const reader = this.#reader
+    reader.decoding = true
+    reader.seq = expected
+    for (const { key, value: read } of this.#recordsRead.getRange({ start: seq })) {
       if (key !== expected) throw recordsMissing(this.#options.path, expected, key)
-      const read = decodeRecord(key, value)
       if (!read.ok) throw recordDamaged(this.#options.path, key, read.reason)
-      yield { seq: key, record: read.record }
       expected++
+      yield { seq: key, record: read.record }
+      // Set again after the pause, right before the loop reads the next value (the reader is shared).
+      reader.decoding = true
+      reader.seq = expected
     }
     if (expected <= this.lastSeq) throw recordsMissing(this.#options.path, expected, null)
   }
@@ -122,11 +201,13 @@ export class CommandLog {
   verifyRange(first: number, last: number): number {
     if (last < first) return 0
     let expected = first
-    for (const { key, value } of this.#records.getRange({ start: first, end: last + 1 })) {
+    const reader = this.#reader
+    reader.decoding = false
+    reader.seq = expected
+    for (const { key, value: checked } of this.#recordsRead.getRange({ start: first, end: last + 1 })) {
       if (key !== expected) throw recordsMissing(this.#options.path, expected, key)
-      const checked = checkRecord(key, value)
       if (!checked.ok) throw recordDamaged(this.#options.path, key, checked.reason)
-      expected++
+      reader.seq = ++expected
     }
     if (expected <= last) throw recordsMissing(this.#options.path, expected, null)
     return last - first + 1
@@ -161,13 +242,17 @@ export class CommandLog {
     try {
       this.#options.faults?.transaction?.(firstSeq, lastSeq)
       await this.#root.transaction(() => {
-        for (const { seq, bytes } of batch) this.#records.put(seq, bytes)
+        for (const { seq, bytes, side } of batch) {
+          this.#records.put(seq, bytes)
+          if (side !== null) for (const put of side.puts) this.#side[put.db].put(put.key, put.value)
+        }
       })
       this.#options.faults?.flush?.(firstSeq, lastSeq)
       await this.#root.flushed
       this.#durableSeq = lastSeq
       this.#options.onCommit?.(batch.length, performance.now() - startedMs)
       this.#release(null)
+      this.#notifySide(batch)
     } catch (error) {
       // Refuse appends at once; the reason LMDB gives comes a moment later.
       this.#failure = error instanceof Error ? error : new Error(String(error))
@@ -179,6 +264,13 @@ export class CommandLog {
     }
     if (this.#pending.length > 0 && this.#failure === null) queueMicrotask(() => void this.#commit())
     else for (const resolve of this.#idleResolvers.splice(0)) resolve()
+  }
+
+  #notifySide(batch: readonly PendingRecord[]): void {
+    if (this.onSideDurable === null) return
+    const names = new Set<string>()
+    for (const { side } of batch) if (side !== null) for (const name of side.notify) names.add(name)
+    if (names.size > 0) this.onSideDurable([...names])
   }
 
   #release(error: Error | null): void {

@@ -7,6 +7,7 @@ import { amountsPerAccount } from '../ledger/entries.js'
 import { SumTree } from '../ledger/sum-tree.js'
 import { createWorkspaceState, type Account, type Entry, type IdempotencyRecord, type WorkspaceState } from '../ledger/state.js'
 import type { Match, ReconciliationWindow } from '../ledger/windows-state.js'
+import type { WebhookSubscription } from '../ledger/webhooks.js'
 import type { KeyRecord, SystemState, WorkspaceRecord } from '../ledger/system.js'
 import { decodeValue, encodeValue, frame, unframe } from './codec.js'
 
@@ -40,6 +41,8 @@ interface SnapshotBody {
   readonly idempotency: IdempotencyRecord[]
   readonly windows: SnapshotWindow[]
   readonly matches: Match[]
+  /** Absent in snapshots written before webhooks existed: no subscriptions then. */
+  readonly webhooks?: { readonly lastSeq: number; readonly subscriptions: WebhookSubscription[] }
 }
 
 function snapshotsDb(root: RootDatabase) {
@@ -90,6 +93,7 @@ function toBody(seq: number, state: WorkspaceState): SnapshotBody {
     idempotency,
     windows: state.windows.windows.map((window) => ({ ...window, matchedEntries: [...window.matchedEntries] })),
     matches: state.windows.matches,
+    webhooks: { lastSeq: state.webhooks.lastSeq, subscriptions: [...state.webhooks.subscriptions.values()] },
   }
 }
 
@@ -133,6 +137,10 @@ function fromBody(body: SnapshotBody): WorkspaceState {
     }
   }
   for (const match of body.matches) state.windows.matches.push(match)
+  if (body.webhooks !== undefined) {
+    state.webhooks.lastSeq = body.webhooks.lastSeq
+    for (const subscription of body.webhooks.subscriptions) state.webhooks.subscriptions.set(subscription.id, subscription)
+  }
   return state
 }
 

@@ -243,6 +243,15 @@ t.test('a tour of every route: success and error answers are as documented', asy
   await visit('GET', '/v2/reconciliations/:id', recon)
   await visit('GET', '/v2/reconciliations', '/v2/reconciliations?state=closed&account=assets%3Abank')
   await visit('GET', '/v2/reconciliations/:id/history', `${recon}/history`)
+  const hook = (await visit('POST', '/v2/webhooks', '/v2/webhooks', { body: { url: 'http://127.0.0.1:9/hook', events: ['entry.posted', 'match.created'] } })).body
+  await visit('POST', '/v2/webhooks', '/v2/webhooks', { body: { url: 'http://127.0.0.1:9/hook', events: ['entry.deleted'] } })
+  await visit('GET', '/v2/webhooks', '/v2/webhooks?limit=1')
+  await visit('GET', '/v2/webhooks/:id', `/v2/webhooks/${hook.id}`)
+  await visit('POST', '/v2/entries', '/v2/entries', { body: { lines: lines(1), effective_at: '2025-10-04T10:00:00Z' } })
+  await visit('GET', '/v2/webhooks/:id/deliveries', `/v2/webhooks/${hook.id}/deliveries`)
+  await visit('GET', '/v2/webhooks/:id/deliveries', '/v2/webhooks/wh_nope/deliveries')
+  await visit('DELETE', '/v2/webhooks/:id', `/v2/webhooks/${hook.id}`)
+  await visit('DELETE', '/v2/webhooks/:id', `/v2/webhooks/${hook.id}`)
   const admin = { key: adminToken }
   await visit('POST', '/admin/workspaces', '/admin/workspaces', { ...admin, body: { id: 'tour', timezone: 'Europe/Berlin' } })
   await visit('POST', '/admin/workspaces', '/admin/workspaces', { ...admin, body: { id: 'tour', timezone: 'Europe/Berlin' } })

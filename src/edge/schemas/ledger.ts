@@ -1,7 +1,9 @@
 /** @module Request schemas of accounts, entries, reconciliations and the admin API (wire names). */
 
 import { Type } from 'typebox'
+import { webhookEventTypes } from '../../ledger/commands.js'
 import { scopes } from '../../ledger/system.js'
+import { webhookUrlLengthMax } from '../../ledger/webhooks.js'
 
 export const amount = Type.Integer({ minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER })
 const tags = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 50 })
@@ -75,4 +77,11 @@ export const keyCreate = Type.Object({
   scopes: Type.Array(Type.Union(scopes.map((scope) => Type.Literal(scope))), { maxItems: scopes.length * 2 }),
   accounts: Type.Optional(Type.Union([Type.Array(Type.String({ minLength: 1, maxLength: 201 }), { maxItems: 1000 }), Type.Null()])),
   name: Type.Optional(Type.Union([Type.String({ maxLength: 200 }), Type.Null()])),
+})
+
+export const webhookEventType = Type.Union(webhookEventTypes.map((type) => Type.Literal(type)))
+
+export const webhookCreate = Type.Object({
+  url: Type.String({ minLength: 1, maxLength: webhookUrlLengthMax, description: 'Absolute http or https URL the events are POSTed to' }),
+  events: Type.Array(webhookEventType, { minItems: 1, maxItems: webhookEventTypes.length, uniqueItems: true }),
 })

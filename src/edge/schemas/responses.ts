@@ -3,7 +3,7 @@
 import { Type, type Static, type TSchema } from 'typebox'
 import { errorCatalogue } from '../../errors.js'
 import { scopes } from '../../ledger/system.js'
-import { accountCreate, accountUpdate, entryPost, keyCreate, linesAdd, matchCreate, statementLine, windowOpen, windowTransition, workspaceCreate, workspaceUpdate } from './ledger.js'
+import { accountCreate, accountUpdate, entryPost, keyCreate, linesAdd, matchCreate, statementLine, webhookCreate, webhookEventType, windowOpen, windowTransition, workspaceCreate, workspaceUpdate } from './ledger.js'
 
 const timestamp = Type.String({ format: 'date-time', description: 'RFC 3339 in UTC with milliseconds, e.g. 2026-11-22T10:00:00.000Z' })
 const nullableTimestamp = Type.Union([timestamp, Type.Null()])
@@ -146,6 +146,34 @@ export const createdApiKey = Type.Object({
   secret: Type.String({ description: 'tu_…; shown once, only its SHA-256 is stored' }),
 })
 
+export const webhook = Type.Object({
+  id: Type.String({ description: 'wh_…' }),
+  url: Type.String(),
+  events: Type.Array(webhookEventType),
+  created_at: timestamp,
+})
+
+export const createdWebhook = Type.Object({
+  ...webhook.properties,
+  secret: Type.String({ description: 'whsec_<base64>: the HMAC-SHA256 key of every delivery\'s signature (the base64-decoded part after whsec_); shown only here' }),
+})
+
+export const webhookPage = page(webhook)
+
+export const webhookDelivery = Type.Object({
+  event_id: Type.String({ description: 'msg_…: the webhook-id header, the same on every attempt' }),
+  event_type: webhookEventType,
+  status: Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed')]),
+  attempts: Type.Integer({ minimum: 0 }),
+  created_at: timestamp,
+  last_attempt_at: nullableTimestamp,
+  last_status_code: Type.Union([Type.Integer(), Type.Null()], { description: 'HTTP status of the last attempt; null when it got no answer' }),
+  last_error: nullableText,
+  next_attempt_at: Type.Union([timestamp, Type.Null()], { description: 'When a pending delivery is tried next; null once done' }),
+})
+
+export const webhookDeliveryPage = page(webhookDelivery)
+
 export const health = Type.Object({ status: Type.Literal('ok') })
 
 const errorCodes = Object.keys(errorCatalogue) as (keyof typeof errorCatalogue)[]
@@ -175,6 +203,8 @@ export const namedSchemas: readonly (readonly [string, TSchema])[] = [
   ['Match', match], ['MatchCreate', matchCreate], ['MatchPage', matchPage],
   ['HistoryEvent', historyEvent], ['History', history],
   ['Workspace', workspace], ['WorkspaceCreate', workspaceCreate], ['WorkspaceUpdate', workspaceUpdate],
+  ['Webhook', webhook], ['WebhookCreate', webhookCreate], ['CreatedWebhook', createdWebhook], ['WebhookPage', webhookPage],
+  ['WebhookDelivery', webhookDelivery], ['WebhookDeliveryPage', webhookDeliveryPage],
   ['ApiKey', apiKey], ['ApiKeyCreate', keyCreate], ['CreatedApiKey', createdApiKey],
   ['Health', health], ['Error', errorEnvelope],
 ]
@@ -191,6 +221,9 @@ export type HistoryEvent = Static<typeof historyEvent>
 export type Workspace = Static<typeof workspace>
 export type ApiKey = Static<typeof apiKey>
 export type CreatedApiKey = Static<typeof createdApiKey>
+export type Webhook = Static<typeof webhook>
+export type CreatedWebhook = Static<typeof createdWebhook>
+export type WebhookDelivery = Static<typeof webhookDelivery>
 export interface Page<T> {
   readonly data: T[]
   readonly next_cursor: string | null

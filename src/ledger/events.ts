@@ -1,0 +1,78 @@
+/** @module The events an accepted command emits (webhooks): derived from the command, its answer and the state after it. */
+
+import { formatTimestamp } from './calendar.js'
+import type { WebhookEventType, WorkspaceCommand } from './commands.js'
+import type { Accepted } from './outcome.js'
+import type { WorkspaceState } from './state.js'
+import { findWindow } from './window-effects.js'
+import type { ReconciliationWindow } from './windows-state.js'
+import { windowView } from './windows.js'
+
+/**
+ * One event as a subscriber receives it (`type`, `timestamp`, `data`: the Standard Webhooks payload)
+ * plus the accounts it concerns, which decide which subscriptions may see it and are not sent.
+ */
+export interface LedgerEvent {
+  readonly type: WebhookEventType
+  /** The command's time, RFC 3339: the same on every delivery and every replay. */
+  readonly timestamp: string
+  /** The object the HTTP API answers for this resource, as it stood after the command. */
+  readonly data: unknown
+  readonly accountNames: readonly string[]
+}
+
+/**
+ * The events of an accepted command, in the order they happened: the command's own event, then each
+ * window it turned balanced. Flips are read from the window history the command just wrote, so there
+ * is one source of truth for "this command balanced that window".
+ */
+export function eventsOf(state: WorkspaceState, command: WorkspaceCommand, outcome: Accepted): LedgerEvent[] {
+  const timestamp = formatTimestamp(command.at_ms)
+  const event = (type: WebhookEventType, data: unknown, accountNames: readonly string[]): LedgerEvent => ({ type, timestamp, data, accountNames })
+  const body = outcome.body as { id: string; reconciliation?: string; state?: string }
+  switch (command.type) {
+    case 'entry.post': {
+      const entry = state.entries[state.entries.length - 1]
+      const accountSeqs = [...new Set(entry.lines.map((line) => line.accountSeq))]
+      const posted = event('entry.posted', outcome.body, accountSeqs.map((seq) => state.accounts[seq - 1].name))
+      const balanced = windowsBalancedBy(state, accountSeqs, (detail) => detail.cause === 'entry_posted' && detail.entry === entry.id)
+      return [posted, ...balanced.map((window) => event('reconciliation.balanced', windowView(state, window), accountNamesOf(state, window)))]
+    }
+    case 'window.open':
+      return [event('reconciliation.opened', outcome.body, accountNamesOf(state, windowOf(state, body.id)))]
+    case 'window.transition':
+      return [event(body.state === 'closed' ? 'reconciliation.closed' : 'reconciliation.abandoned', outcome.body, accountNamesOf(state, windowOf(state, body.id)))]
+    case 'match.create':
+    case 'match.reverse': {
+      const window = windowOf(state, body.reconciliation!)
+      const accountNames = accountNamesOf(state, window)
+      const own = event(command.type === 'match.create' ? 'match.created' : 'match.reversed', outcome.body, accountNames)
+      const cause = command.type === 'match.create' ? 'match' : 'unmatch'
+      const last = window.history[window.history.length - 1]
+      const flipped = last.type === 'balanced' && last.detail.cause === cause && last.detail.match === body.id
+      return flipped ? [own, event('reconciliation.balanced', windowView(state, window), accountNames)] : [own]
+    }
+    default:
+      return []
+  }
+}
+
+function windowOf(state: WorkspaceState, id: string): ReconciliationWindow {
+  const window = findWindow(state, id, null)
+  if (window === undefined) throw new Error(`an accepted command names window ${id}, which does not exist`)
+  return window
+}
+
+function accountNamesOf(state: WorkspaceState, window: ReconciliationWindow): string[] {
+  return window.accountSeqs.map((seq) => state.accounts[seq - 1].name)
+}
+
+/** Live windows on these accounts whose newest history event is a flip to balanced with this cause, by window seq. */
+function windowsBalancedBy(state: WorkspaceState, accountSeqs: readonly number[], isCause: (detail: Readonly<Record<string, unknown>>) => boolean): ReconciliationWindow[] {
+  const windowSeqs = new Set<number>()
+  for (const accountSeq of accountSeqs) for (const windowSeq of state.windows.liveWindowsByAccount.get(accountSeq) ?? []) windowSeqs.add(windowSeq)
+  return [...windowSeqs].sort((a, b) => a - b).map((seq) => state.windows.windows[seq - 1]).filter((window) => {
+    const last = window.history[window.history.length - 1]
+    return last !== undefined && last.type === 'balanced' && isCause(last.detail)
+  })
+}
