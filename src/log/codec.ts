@@ -1,10 +1,11 @@
 /** @module The log's record format: msgpackr-packed, versioned, checksummed, checked on the way in and on the way out. */
 
 import assert from 'node:assert/strict'
-import { Packr } from 'msgpackr'
+import { Packr, Unpackr } from 'msgpackr'
 import type { WorkspaceCommand } from '../ledger/commands.js'
 import type { SystemCommand } from '../ledger/system.js'
-import { crc32cFinish, crc32cInitial, crc32cUpdate } from './crc32c.js'
+import { notInSubset, readSubset } from './msgpack-subset.js'
+import { crc32cFinish, crc32cInitial, crc32cUpdate, crc32cUpdateRange, crc32cUpdateUint32BE } from './crc32c.js'
 
 export const recordVersion = 1
 
@@ -15,6 +16,8 @@ export type LogRecord =
 
 // Plain maps, no shared structure table: every record decodes on its own, whatever came before it.
 const packr = new Packr({ useRecords: false, mapsAsObjects: true, variableMapSize: true })
+/** The same decoding, for bytes read in place from a buffer LMDB reuses: binary values are copied out of it. */
+const inPlaceUnpackr = new Unpackr({ useRecords: false, mapsAsObjects: true, copyBuffers: true })
 
 /**
  * Every stored value (log record or snapshot) is framed:
@@ -118,6 +121,40 @@ export function decodeRecord(seq: number, bytes: Uint8Array): RecordRead {
 /** Whether record seq's frame and checksum hold, without decoding it (the start-up scan of covered records). */
 export function checkRecord(seq: number, bytes: Uint8Array): Unframed {
   return unframe(seqKeyBytes(seq), bytes)
+}
+
+/**
+ * Why bytes[0..length) are not a sound frame of record seq, or null when they are. The same checks as
+ * unframe(seqKeyBytes(seq), ...), without a buffer for the key or a view of the payload: start-up
+ * checks a million records this way, straight from LMDB's shared read buffer.
+ */
+export function recordFrameProblem(seq: number, bytes: Uint8Array, length: number): string | null {
+  if (length < frameHeaderBytes) return `only ${length} bytes, shorter than the ${frameHeaderBytes}-byte frame header`
+  if (bytes[0] !== frameMarker) return `no frame marker (first byte 0x${bytes[0].toString(16).padStart(2, '0')}, expected 0xc1)`
+  if (bytes[1] !== frameVersion) return `unknown frame version ${bytes[1]}`
+  const stored32 = ((bytes[2] << 24) | (bytes[3] << 16) | (bytes[4] << 8) | bytes[5]) >>> 0
+  const computed = crc32cFinish(crc32cUpdateRange(crc32cUpdateUint32BE(crc32cInitial, seq), bytes, frameHeaderBytes, length))
+  if (stored32 !== computed) return `checksum mismatch (stored 0x${hex32(stored32)}, computed 0x${hex32(computed)} over ${length - frameHeaderBytes} payload bytes)`
+  return null
+}
+
+/**
+ * decodeRecord over bytes[0..length) of a buffer that is overwritten after the call (LMDB's shared
+ * read buffer): the same checks and the same record, and nothing returned refers to the buffer.
+ */
+export function decodeRecordInPlace(seq: number, bytes: Uint8Array, length: number): RecordRead {
+  assert.ok(Number.isSafeInteger(seq) && seq >= 1 && seq <= 0xffffffff)
+  const damage = recordFrameProblem(seq, bytes, length)
+  if (damage !== null) return { ok: false, reason: damage }
+  let value = readSubset(bytes, frameHeaderBytes, length)
+  try {
+    if (value === notInSubset) value = inPlaceUnpackr.unpack(bytes, { start: frameHeaderBytes, end: length })
+  } catch (error) {
+    return { ok: false, reason: `the checksum matches but the payload does not decode (${error instanceof Error ? error.message : String(error)})` }
+  }
+  const problem = recordProblem(value)
+  if (problem !== null) return { ok: false, reason: `the checksum matches but ${problem}` }
+  return { ok: true, record: value as LogRecord }
 }
 
 export function encodeValue(value: unknown): Buffer {

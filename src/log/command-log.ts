@@ -71,7 +71,9 @@ class InPlaceRecordReader {
   decoding = true
   readonly needsStableBuffer = false
 
-  decode(bytes: Uint8Array, length: number): RecordRead {
+  decode(bytes: Uint8Array, size?: number): RecordRead {
+    // lmdb-js passes the value's size: its shared buffer is longer than the value (and says so through its own `length`).
+    const length = size ?? bytes.length
     if (this.decoding) return decodeRecordInPlace(this.seq, bytes, length)
     const damage = recordFrameProblem(this.seq, bytes, length)
     return damage === null ? checkedFrame : { ok: false, reason: damage }

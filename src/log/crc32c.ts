@@ -32,15 +32,33 @@ const [t0, t1, t2, t3, t4, t5, t6, t7] = makeTables()
  * so that a record's key and its payload are covered by one checksum without concatenating them.
  */
 export function crc32cUpdate(state: number, bytes: Uint8Array): number {
+  return crc32cUpdateRange(state, bytes, 0, bytes.length)
+}
+
+/**
+ * The same over bytes[start..end): a value read in place from a shared buffer is checked without
+ * a view or copy of it being made first.
+ */
+export function crc32cUpdateRange(state: number, bytes: Uint8Array, start: number, end: number): number {
   let crc = state
-  let index = 0
-  const end8 = bytes.length - (bytes.length % 8)
+  let index = start
+  const end8 = end - ((end - start) % 8)
   for (; index < end8; index += 8) {
     const low = (crc ^ (bytes[index] | (bytes[index + 1] << 8) | (bytes[index + 2] << 16) | (bytes[index + 3] << 24))) >>> 0
     crc = t7[low & 0xff] ^ t6[(low >>> 8) & 0xff] ^ t5[(low >>> 16) & 0xff] ^ t4[low >>> 24]
       ^ t3[bytes[index + 4]] ^ t2[bytes[index + 5]] ^ t1[bytes[index + 6]] ^ t0[bytes[index + 7]]
   }
-  for (; index < bytes.length; index++) crc = (crc >>> 8) ^ t0[(crc ^ bytes[index]) & 0xff]
+  for (; index < end; index++) crc = (crc >>> 8) ^ t0[(crc ^ bytes[index]) & 0xff]
+  return crc >>> 0
+}
+
+/** The same over the four bytes of value written big-endian (a log record's key), without a buffer. */
+export function crc32cUpdateUint32BE(state: number, value: number): number {
+  let crc = state
+  crc = (crc >>> 8) ^ t0[(crc ^ (value >>> 24)) & 0xff]
+  crc = (crc >>> 8) ^ t0[(crc ^ (value >>> 16)) & 0xff]
+  crc = (crc >>> 8) ^ t0[(crc ^ (value >>> 8)) & 0xff]
+  crc = (crc >>> 8) ^ t0[(crc ^ value) & 0xff]
   return crc >>> 0
 }
 
