@@ -1,17 +1,32 @@
 /** @module Workspace snapshots: the primary facts of a workspace at a log seq, checksummed; indexes are rebuilt on load. */
 
 import assert from 'node:assert/strict'
-import type { RootDatabase } from 'lmdb'
+import type { Database, RootDatabase } from 'lmdb'
+import { Packr, Unpackr } from 'msgpackr'
 import type { WorkspaceActor } from '../actor/workspace-actor.js'
-import { amountsPerAccount } from '../ledger/entries.js'
+import { makeId } from '../ledger/ids.js'
 import { SumTree } from '../ledger/sum-tree.js'
-import { createWorkspaceState, type Account, type Entry, type IdempotencyRecord, type WorkspaceState } from '../ledger/state.js'
+import { createWorkspaceState, type Account, type Entry, type EntryLine, type IdempotencyRecord, type WorkspaceState } from '../ledger/state.js'
 import type { Match, ReconciliationWindow } from '../ledger/windows-state.js'
 import type { WebhookSubscription } from '../ledger/webhooks.js'
 import type { KeyRecord, SystemState, WorkspaceRecord } from '../ledger/system.js'
 import { decodeValue, encodeValue, frame, unframe } from './codec.js'
 
-export const snapshotVersion = 1
+/**
+ * Version 2 stores a workspace as a head value (everything but the entries) and its entries in
+ * columns, split over values of `entriesPerChunkDefault` entries each. Version 1, one value holding every
+ * entry as an object, is still read.
+ */
+export const snapshotVersion = 2
+/** The system snapshot kept its format (version 1). */
+const systemSnapshotVersion = 1
+
+/**
+ * Entries per chunk value. At 1M entries a version 1 snapshot was one 150 MB value: packed in one
+ * piece (~7 s of msgpackr, buffer doublings included), copied again to frame it, and decoded back
+ * into a million objects at load. A chunk of 64 Ki entries is ~3 MB of typed arrays.
+ */
+export const entriesPerChunkDefault = 65_536
 
 export interface LoadedSnapshot {
   readonly seq: number
@@ -31,13 +46,13 @@ export type SnapshotWriteFailed = (name: string, error: Error) => void
 interface SnapshotAccount { readonly id: string; readonly seq: number; readonly name: string; readonly tags: readonly string[]; readonly createdAtMs: number }
 type SnapshotWindow = Omit<ReconciliationWindow, 'matchedEntries'> & { readonly matchedEntries: [number, number][] }
 
-interface SnapshotBody {
+/** What both versions hold besides the entries. */
+interface SnapshotFacts {
   readonly v: number
   readonly seq: number
   readonly workspaceId: string
   readonly tag: string
   readonly accounts: SnapshotAccount[]
-  readonly entries: Entry[]
   readonly idempotency: IdempotencyRecord[]
   readonly windows: SnapshotWindow[]
   readonly matches: Match[]
@@ -45,7 +60,59 @@ interface SnapshotBody {
   readonly webhooks?: { readonly lastSeq: number; readonly subscriptions: WebhookSubscription[] }
 }
 
-function snapshotsDb(root: RootDatabase) {
+/** Version 1: one value, the entries as objects. */
+interface SnapshotBodyV1 extends SnapshotFacts {
+  readonly entries: Entry[]
+}
+
+/** Version 2, the head value: the entries are in chunk values, this says how many and how they were cut. */
+interface SnapshotHead extends SnapshotFacts {
+  readonly entries: { readonly count: number; readonly perChunk: number; readonly chunks: number }
+}
+
+/**
+ * Entries first..first+count-1 in columns. Ids are not stored: an entry's id is made from the workspace
+ * tag and its seq (ids.ts), and is made again on load. The typed columns are stored as their bytes,
+ * little-endian.
+ */
+interface EntriesChunk {
+  readonly v: number
+  readonly seq: number
+  readonly workspaceId: string
+  readonly index: number
+  readonly first: number
+  readonly count: number
+  /** Float64 × count each. */
+  readonly effectiveAtMs: Uint8Array
+  readonly postedAtMs: Uint8Array
+  /** Uint32 × count: lines per entry. */
+  readonly lineCounts: Uint8Array
+  /** Uint32 and Float64 × Σ lineCounts, entry after entry. */
+  readonly lineAccounts: Uint8Array
+  readonly lineAmounts: Uint8Array
+  readonly descriptions: (string | null)[]
+  readonly metadata: (Readonly<Record<string, string>> | null)[]
+}
+
+// A field added to Entry or EntryLine must be added to the chunk columns too: this stops the typecheck until it is.
+type Exactly<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
+const entryFieldsStored: Exactly<keyof Entry, 'id' | 'seq' | 'lines' | 'effectiveAtMs' | 'postedAtMs' | 'description' | 'metadata'> = true
+const lineFieldsStored: Exactly<keyof EntryLine, 'accountSeq' | 'amount'> = true
+assert.ok(entryFieldsStored && lineFieldsStored)
+
+const littleEndian = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1
+
+/**
+ * Snapshot values are single messages, decoded as a whole: msgpackr records (each object shape written
+ * once per value, then referred to) pack and unpack the many objects of one shape (statement lines,
+ * history events, matches) several times faster than maps. Version 1 values are plain maps; msgpackr
+ * reads both.
+ */
+const snapshotPackr = new Packr({ useRecords: true, mapsAsObjects: true })
+/** Binary values (the columns) come back as views of the value read: it is a copy LMDB made for us. */
+const snapshotUnpackr = new Unpackr({ mapsAsObjects: true })
+
+function snapshotsDb(root: RootDatabase): Database<Buffer, string> {
   return root.openDB<Buffer, string>({ name: 'snapshots', encoding: 'binary' })
 }
 
@@ -54,20 +121,21 @@ function keyBytes(key: string): Buffer {
   return Buffer.from(key, 'utf8')
 }
 
-function putSnapshot(root: RootDatabase, key: string, name: string, value: unknown, failed: SnapshotWriteFailed): void {
-  const bytes = frame(keyBytes(key), encodeValue(value))
-  snapshotsDb(root).put(key, bytes).then(
-    (written) => { if (!written) failed(name, new Error('LMDB did not write it')) },
-    (error: unknown) => failed(name, error instanceof Error ? error : new Error(String(error))),
-  )
+/** Workspace ids cannot contain a space (schemas/ledger.ts), so these keys never name a workspace. */
+function chunkKey(workspaceId: string, index: number): string {
+  return `${workspaceId} entries ${index}`
 }
 
-/** The decoded body of a stored snapshot, or why there is none: never throws on damaged bytes. */
-function readSnapshot(key: string, stored: Uint8Array): { ok: true; body: unknown } | { ok: false; reason: string } {
+function chunkKeyPrefix(workspaceId: string): string {
+  return `${workspaceId} entries `
+}
+
+/** The decoded body of a stored snapshot value, or why there is none: never throws on damaged bytes. */
+function readSnapshot(key: string, stored: Uint8Array, decode: (bytes: Uint8Array) => unknown): { ok: true; body: unknown } | { ok: false; reason: string } {
   const unframed = unframe(keyBytes(key), stored)
   if (!unframed.ok) return unframed
   try {
-    return { ok: true, body: decodeValue(unframed.payload) }
+    return { ok: true, body: decode(unframed.payload) }
   } catch (error) {
     return { ok: false, reason: `the checksum matches but the payload does not decode (${messageOf(error)})` }
   }
@@ -77,7 +145,14 @@ function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error)
 }
 
-function toBody(seq: number, state: WorkspaceState): SnapshotBody {
+function reported(name: string, failed: SnapshotWriteFailed): [(written: boolean) => void, (error: unknown) => void] {
+  return [
+    (written) => { if (!written) failed(name, new Error('LMDB did not write it')) },
+    (error) => failed(name, error instanceof Error ? error : new Error(String(error))),
+  ]
+}
+
+function headOf(seq: number, state: WorkspaceState, perChunk: number, chunks: number): SnapshotHead {
   const idempotency: IdempotencyRecord[] = []
   for (let i = state.idempotencyOrderHead; i < state.idempotencyOrder.length; i++) {
     const record = state.idempotency.get(state.idempotencyOrder[i])
@@ -89,38 +164,291 @@ function toBody(seq: number, state: WorkspaceState): SnapshotBody {
     workspaceId: state.workspaceId,
     tag: state.tag,
     accounts: state.accounts.map(({ id, seq: accountSeq, name, tags, createdAtMs }) => ({ id, seq: accountSeq, name, tags, createdAtMs })),
-    entries: state.entries,
     idempotency,
     windows: state.windows.windows.map((window) => ({ ...window, matchedEntries: [...window.matchedEntries] })),
     matches: state.windows.matches,
     webhooks: { lastSeq: state.webhooks.lastSeq, subscriptions: [...state.webhooks.subscriptions.values()] },
+    entries: { count: state.entries.length, perChunk, chunks },
+  }
+}
+
+/** The column's bytes, little-endian whatever the machine (a snapshot may be read on another). */
+function bytesOf(values: Float64Array | Uint32Array): Uint8Array {
+  const bytes = new Uint8Array(values.buffer, values.byteOffset, values.byteLength)
+  if (!littleEndian) for (let at = 0; at < bytes.length; at += values.BYTES_PER_ELEMENT) bytes.subarray(at, at + values.BYTES_PER_ELEMENT).reverse()
+  return bytes
+}
+
+function chunkOf(seq: number, state: WorkspaceState, perChunk: number, index: number): EntriesChunk {
+  const first = index * perChunk
+  const count = Math.min(perChunk, state.entries.length - first)
+  const effectiveAtMs = new Float64Array(count)
+  const postedAtMs = new Float64Array(count)
+  const lineCounts = new Uint32Array(count)
+  const descriptions: (string | null)[] = new Array<string | null>(count)
+  const metadata: (Readonly<Record<string, string>> | null)[] = new Array<Readonly<Record<string, string>> | null>(count)
+  let linesCount = 0
+  for (let i = 0; i < count; i++) linesCount += state.entries[first + i].lines.length
+  const lineAccounts = new Uint32Array(linesCount)
+  const lineAmounts = new Float64Array(linesCount)
+  let line = 0
+  for (let i = 0; i < count; i++) {
+    const entry = state.entries[first + i]
+    effectiveAtMs[i] = entry.effectiveAtMs
+    postedAtMs[i] = entry.postedAtMs
+    lineCounts[i] = entry.lines.length
+    descriptions[i] = entry.description
+    metadata[i] = entry.metadata
+    for (const { accountSeq, amount } of entry.lines) {
+      lineAccounts[line] = accountSeq
+      lineAmounts[line] = amount
+      line++
+    }
+  }
+  return {
+    v: snapshotVersion, seq, workspaceId: state.workspaceId, index, first: first + 1, count,
+    effectiveAtMs: bytesOf(effectiveAtMs), postedAtMs: bytesOf(postedAtMs), lineCounts: bytesOf(lineCounts),
+    lineAccounts: bytesOf(lineAccounts), lineAmounts: bytesOf(lineAmounts), descriptions, metadata,
   }
 }
 
 /**
- * Queues the snapshot write; LMDB commits it after every log record it covers (they are durable
- * already). seq may be any durable seq at or past the actor's last applied one: the state reflects
- * every record of this workspace up to it.
+ * Encodes the snapshot now (the state moves on) and queues its values in one LMDB transaction, which
+ * commits after every log record it covers (they are durable already): the head, every chunk, and the
+ * removal of chunks an earlier, longer snapshot left. seq may be any durable seq at or past the actor's
+ * last applied one: the state reflects every record of this workspace up to it. Tests cut small chunks
+ * and wait for the returned promise.
  */
-export function writeSnapshot(root: RootDatabase, actor: WorkspaceActor, seq: number, failed: SnapshotWriteFailed): void {
+export function writeSnapshot(root: RootDatabase, actor: WorkspaceActor, seq: number, failed: SnapshotWriteFailed, perChunk = entriesPerChunkDefault): Promise<void> {
   assert.ok(seq >= actor.lastAppliedSeq)
-  putSnapshot(root, actor.id, `workspace ${actor.id}`, toBody(seq, actor.state), failed)
+  assert.ok(Number.isSafeInteger(perChunk) && perChunk >= 1)
+  const state = actor.state
+  const chunks = Math.ceil(state.entries.length / perChunk)
+  const values: [string, Buffer][] = []
+  for (let index = 0; index < chunks; index++) {
+    const key = chunkKey(state.workspaceId, index)
+    values.push([key, frame(keyBytes(key), snapshotPackr.pack(chunkOf(seq, state, perChunk, index)))])
+  }
+  values.push([state.workspaceId, frame(keyBytes(state.workspaceId), snapshotPackr.pack(headOf(seq, state, perChunk, chunks)))])
+  const db = snapshotsDb(root)
+  const prefix = chunkKeyPrefix(state.workspaceId)
+  // Resolves once committed (or failed, and reported): the runtime does not wait, tests do.
+  return root.transaction(() => {
+    for (const key of db.getKeys({ start: prefix, end: `${prefix}\uffff` })) {
+      const index = Number(String(key).slice(prefix.length))
+      if (!(Number.isInteger(index) && index < chunks)) db.remove(key)
+    }
+    for (const [key, bytes] of values) db.put(key, bytes)
+    return true
+  }).then(...reported(`workspace ${actor.id}`, failed))
 }
 
-function fromBody(body: SnapshotBody): WorkspaceState {
-  assert.equal(body.v, snapshotVersion, 'unknown snapshot version')
-  const state = createWorkspaceState(body.workspaceId, body.tag)
+/**
+ * One chunk, checked against the head that names it, its columns as views of the value read (LMDB's
+ * copy, ours to keep): nothing is copied again, and nothing needs the 8-byte alignment a Float64Array
+ * view would.
+ */
+function readChunk(db: Database<Buffer, string>, head: SnapshotHead, index: number): ChunkColumns {
+  const key = chunkKey(head.workspaceId, index)
+  const stored = db.get(key)
+  if (stored === undefined) throw new Error(`entries chunk ${index} is missing`)
+  const read = readSnapshot(key, stored, (bytes) => snapshotUnpackr.unpack(bytes))
+  if (!read.ok) throw new Error(`entries chunk ${index}: ${read.reason}`)
+  const chunk = read.body as EntriesChunk
+  const first = index * head.entries.perChunk + 1
+  const count = Math.min(head.entries.perChunk, head.entries.count - first + 1)
+  assert.ok(chunk !== null && typeof chunk === 'object', `entries chunk ${index} is not a map`)
+  assert.equal(chunk.v, snapshotVersion, `entries chunk ${index} has another version`)
+  assert.equal(chunk.seq, head.seq, `entries chunk ${index} is of another snapshot`)
+  assert.equal(chunk.workspaceId, head.workspaceId, `entries chunk ${index} names another workspace`)
+  assert.equal(chunk.index, index)
+  assert.equal(chunk.first, first)
+  assert.equal(chunk.count, count)
+  const columns: ChunkColumns = {
+    first, count,
+    effectiveAtMs: viewOf(chunk.effectiveAtMs, count * 8), postedAtMs: viewOf(chunk.postedAtMs, count * 8), lineCounts: viewOf(chunk.lineCounts, count * 4),
+    lineAccounts: viewOf(chunk.lineAccounts, null), lineAmounts: viewOf(chunk.lineAmounts, null), linesCount: chunk.lineAccounts.byteLength / 4,
+    descriptions: chunk.descriptions, metadata: chunk.metadata,
+  }
+  assert.ok(Number.isInteger(columns.linesCount) && chunk.lineAmounts.byteLength === columns.linesCount * 8, `entries chunk ${index}: the line columns do not match`)
+  assert.ok(Array.isArray(chunk.descriptions) && chunk.descriptions.length === count, `entries chunk ${index}: descriptions`)
+  assert.ok(Array.isArray(chunk.metadata) && chunk.metadata.length === count, `entries chunk ${index}: metadata`)
+  return columns
+}
+
+interface ChunkColumns {
+  readonly first: number
+  readonly count: number
+  /** Little-endian Float64 × count. */
+  readonly effectiveAtMs: DataView
+  readonly postedAtMs: DataView
+  /** Little-endian Uint32 × count. */
+  readonly lineCounts: DataView
+  /** Little-endian Uint32 and Float64 × linesCount. */
+  readonly lineAccounts: DataView
+  readonly lineAmounts: DataView
+  readonly linesCount: number
+  readonly descriptions: (string | null)[]
+  readonly metadata: (Readonly<Record<string, string>> | null)[]
+}
+
+/** A view of a column's bytes, checked to be bytes of the expected length (null: any). */
+function viewOf(bytes: Uint8Array, byteLength: number | null): DataView {
+  assert.ok(bytes instanceof Uint8Array, 'a column is not bytes')
+  if (byteLength !== null) assert.equal(bytes.byteLength, byteLength, 'a column has the wrong length')
+  return new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+}
+
+/** The entries of a version 2 snapshot, from its chunks, in seq order. */
+function readEntries(db: Database<Buffer, string>, head: SnapshotHead): Entry[] {
+  const { count, perChunk, chunks } = head.entries
+  assert.ok(Number.isSafeInteger(count) && count >= 0 && Number.isSafeInteger(perChunk) && perChunk >= 1, 'the head does not say how many entries')
+  assert.equal(chunks, Math.ceil(count / perChunk), 'the head names the wrong number of chunks')
+  const accountsCount = head.accounts.length
+  const entries: Entry[] = new Array<Entry>(count)
+  for (let index = 0; index < chunks; index++) {
+    const chunk = readChunk(db, head, index)
+    const { effectiveAtMs, postedAtMs, lineCounts, lineAccounts, lineAmounts } = chunk
+    let line = 0
+    for (let i = 0; i < chunk.count; i++) {
+      const seq = chunk.first + i
+      const linesCount = lineCounts.getUint32(4 * i, true)
+      if (line + linesCount > chunk.linesCount) assert.fail(`entries chunk ${index}: the lines run out at entry ${seq}`)
+      const lines: EntryLine[] = new Array<EntryLine>(linesCount)
+      for (let k = 0; k < linesCount; k++, line++) {
+        const accountSeq = lineAccounts.getUint32(4 * line, true)
+        if (accountSeq < 1 || accountSeq > accountsCount) assert.fail(`entry ${seq} names account ${accountSeq}, which the snapshot does not hold`)
+        lines[k] = { accountSeq, amount: lineAmounts.getFloat64(8 * line, true) }
+      }
+      // The same fields in the same order as postEntry makes them: one object shape for every entry.
+      entries[seq - 1] = {
+        id: makeId('ent_', head.tag, seq),
+        seq,
+        lines,
+        effectiveAtMs: effectiveAtMs.getFloat64(8 * i, true),
+        postedAtMs: postedAtMs.getFloat64(8 * i, true),
+        description: chunk.descriptions[i],
+        metadata: chunk.metadata[i],
+      }
+    }
+    assert.equal(line, chunk.linesCount, `entries chunk ${index} holds lines of no entry`)
+  }
+  return entries
+}
+
+interface Indexes {
+  /** By account seq (index 0 unused). */
+  readonly balances: SumTree[]
+  readonly entryOrder: SumTree
+}
+
+/**
+ * The balance index of every account and the entry order, from the entries: each tree is built from
+ * its points in key order (SumTree.fromSorted), not by one insert per point. Entries come in seq order
+ * and mostly in time order too, so the points are split into the run already in order and the rest
+ * (back-dated postings), which alone is sorted, then merged in. The points of an entry are those of
+ * amountsPerAccount(lines): one per account, its lines summed.
+ */
+function buildIndexes(entries: readonly Entry[], accountsCount: number): Indexes {
+  const pointsPerAccount = new Uint32Array(accountsCount + 1)
+  for (const entry of entries) {
+    const lines = entry.lines
+    for (let i = 0; i < lines.length; i++) if (firstLineOfAccount(lines, i)) pointsPerAccount[lines[i].accountSeq]++
+  }
+  const points: KeyedPoints[] = [{ atMs: new Float64Array(0), seqs: new Float64Array(0), amounts: new Float64Array(0) }]
+  for (let accountSeq = 1; accountSeq <= accountsCount; accountSeq++) {
+    const count = pointsPerAccount[accountSeq]
+    points.push({ atMs: new Float64Array(count), seqs: new Float64Array(count), amounts: new Float64Array(count) })
+  }
+  const filled = new Uint32Array(accountsCount + 1)
+  for (const entry of entries) {
+    const lines = entry.lines
+    for (let i = 0; i < lines.length; i++) {
+      if (!firstLineOfAccount(lines, i)) continue
+      const accountSeq = lines[i].accountSeq
+      let amount = lines[i].amount
+      for (let k = i + 1; k < lines.length; k++) if (lines[k].accountSeq === accountSeq) amount += lines[k].amount
+      const at = filled[accountSeq]++
+      const account = points[accountSeq]
+      account.atMs[at] = entry.effectiveAtMs
+      account.seqs[at] = entry.seq
+      account.amounts[at] = amount
+    }
+  }
+  const balances = points.map((each) => {
+    const sorted = sortByKey(each)
+    return SumTree.fromSorted(sorted.atMs, sorted.seqs, sorted.amounts, sorted.atMs.length)
+  })
+  const order = sortByKey({ atMs: Float64Array.from(entries, (entry) => entry.effectiveAtMs), seqs: Float64Array.from(entries, (entry) => entry.seq), amounts: new Float64Array(entries.length) })
+  return { balances, entryOrder: SumTree.fromSorted(order.atMs, order.seqs, order.amounts, entries.length) }
+}
+
+/** Whether line i is the first of the entry's lines on its account (which then holds the account's point). */
+function firstLineOfAccount(lines: readonly EntryLine[], i: number): boolean {
+  const accountSeq = lines[i].accountSeq
+  for (let k = 0; k < i; k++) if (lines[k].accountSeq === accountSeq) return false
+  return true
+}
+
+interface KeyedPoints {
+  readonly atMs: Float64Array
+  readonly seqs: Float64Array
+  readonly amounts: Float64Array
+}
+
+/**
+ * The points in ascending (atMs, seq) order. Those that extend the ascending run so far stay in place;
+ * the others (back-dated: few, usually) are sorted on their own and merged back: O(n + r log r).
+ */
+function sortByKey(points: KeyedPoints): KeyedPoints {
+  const { atMs, seqs, amounts } = points
+  const count = atMs.length
+  const run = new Uint32Array(count)
+  const rest = new Uint32Array(count)
+  let runLength = 0
+  let restLength = 0
+  for (let i = 0; i < count; i++) {
+    const last = runLength === 0 ? -1 : run[runLength - 1]
+    if (last < 0 || atMs[last] < atMs[i] || (atMs[last] === atMs[i] && seqs[last] < seqs[i])) run[runLength++] = i
+    else rest[restLength++] = i
+  }
+  if (restLength === 0) return points
+  const others = rest.subarray(0, restLength).sort((a, b) => atMs[a] - atMs[b] || seqs[a] - seqs[b])
+  const sorted: KeyedPoints = { atMs: new Float64Array(count), seqs: new Float64Array(count), amounts: new Float64Array(count) }
+  let r = 0
+  let o = 0
+  for (let out = 0; out < count; out++) {
+    let i: number
+    if (o >= restLength) i = run[r++]
+    else if (r >= runLength) i = others[o++]
+    else {
+      const fromRun = atMs[run[r]] < atMs[others[o]] || (atMs[run[r]] === atMs[others[o]] && seqs[run[r]] < seqs[others[o]])
+      i = fromRun ? run[r++] : others[o++]
+    }
+    sorted.atMs[out] = atMs[i]
+    sorted.seqs[out] = seqs[i]
+    sorted.amounts[out] = amounts[i]
+  }
+  return sorted
+}
+
+/** The state of a snapshot of either version; its entries are read from their chunks for version 2. */
+function fromBody(db: Database<Buffer, string>, body: SnapshotBodyV1 | SnapshotHead): WorkspaceState {
+  assert.ok(body.v === 1 || body.v === snapshotVersion, `unknown snapshot version ${String(body.v)}`)
+  const entries = body.v === 1 ? (body as SnapshotBodyV1).entries : readEntries(db, body as SnapshotHead)
+  const accountsCount = body.accounts.length
+  for (let i = 0; i < entries.length; i++) {
+    const entry = entries[i]
+    assert.equal(entry.seq, i + 1)
+    for (const line of entry.lines) if (!(line.accountSeq >= 1 && line.accountSeq <= accountsCount)) assert.fail(`entry ${entry.seq} names account ${line.accountSeq}, which the snapshot does not hold`)
+  }
+  const indexes = buildIndexes(entries, accountsCount)
+  const state: WorkspaceState = { ...createWorkspaceState(body.workspaceId, body.tag), entries, entryOrder: indexes.entryOrder }
   for (const account of body.accounts) {
-    const restored: Account = { ...account, tags: [...account.tags], index: new SumTree() }
+    const restored: Account = { ...account, tags: [...account.tags], index: indexes.balances[account.seq] }
     assert.equal(restored.seq, state.accounts.length + 1)
     state.accounts.push(restored)
     state.accountsByName.set(restored.name, restored)
-  }
-  for (const entry of body.entries) {
-    assert.equal(entry.seq, state.entries.length + 1)
-    for (const [accountSeq, amount] of amountsPerAccount(entry.lines)) state.accounts[accountSeq - 1].index.insert(entry.effectiveAtMs, entry.seq, amount)
-    state.entries.push(entry)
-    state.entryOrder.insert(entry.effectiveAtMs, entry.seq, 0)
   }
   for (const record of body.idempotency) {
     state.idempotency.set(record.key, record)
@@ -150,26 +478,31 @@ export interface LoadedSnapshots {
 }
 
 /**
- * Every workspace snapshot that passes its checksum and rebuilds cleanly. A damaged one is left out
- * and named in `unusable`; its workspace is rebuilt from the log, which is never truncated.
+ * Every workspace snapshot that passes its checksums and rebuilds cleanly. A damaged one (its head or
+ * any of its chunks) is left out and named in `unusable`; its workspace is rebuilt from the log, which
+ * is never truncated.
  */
 export function loadSnapshots(root: RootDatabase): LoadedSnapshots {
   const workspaces = new Map<string, LoadedSnapshot>()
   const unusable: UnusableSnapshot[] = []
-  for (const { key, value } of snapshotsDb(root).getRange({})) {
-    if (key === systemKey) continue
-    const read = readSnapshot(key, value)
+  const db = snapshotsDb(root)
+  for (const key of db.getKeys({})) {
+    // The system snapshot and the entry chunks have a space in their keys; they are read elsewhere.
+    if (typeof key !== 'string' || key.includes(' ')) continue
+    const value = db.get(key)
+    if (value === undefined) continue
+    const read = readSnapshot(key, value, (bytes) => snapshotUnpackr.unpack(bytes))
     if (!read.ok) {
       unusable.push({ name: `workspace ${key}`, reason: read.reason })
       continue
     }
     try {
-      const body = read.body as SnapshotBody
+      const body = read.body as SnapshotBodyV1 | SnapshotHead
       assert.equal(body.workspaceId, key, 'the snapshot names another workspace')
       assert.ok(Number.isSafeInteger(body.seq) && body.seq >= 1, 'the snapshot has no seq')
-      workspaces.set(key, { seq: body.seq, state: fromBody(body) })
+      workspaces.set(key, { seq: body.seq, state: fromBody(db, body) })
     } catch (error) {
-      // The checksum held, so these bytes are what was written: a bug, not the disk. Replay is still right.
+      // The checksums held, so these bytes are what was written: a bug, not the disk. Replay is still right.
       unusable.push({ name: `workspace ${key}`, reason: `the checksum matches but the body does not rebuild (${messageOf(error)})` })
     }
   }
@@ -187,8 +520,8 @@ interface SystemSnapshotBody {
 }
 
 export function writeSystemSnapshot(root: RootDatabase, seq: number, system: SystemState, failed: SnapshotWriteFailed): void {
-  const body: SystemSnapshotBody = { v: snapshotVersion, seq, workspaces: [...system.workspaces.values()], keys: [...system.keys.values()] }
-  putSnapshot(root, systemKey, 'system', body, failed)
+  const body: SystemSnapshotBody = { v: systemSnapshotVersion, seq, workspaces: [...system.workspaces.values()], keys: [...system.keys.values()] }
+  snapshotsDb(root).put(systemKey, frame(keyBytes(systemKey), encodeValue(body))).then(...reported('system', failed))
 }
 
 export type SystemSnapshotRead =
@@ -199,10 +532,10 @@ export type SystemSnapshotRead =
 export function loadSystemSnapshot(root: RootDatabase): SystemSnapshotRead | undefined {
   const bytes = snapshotsDb(root).get(systemKey)
   if (bytes === undefined) return undefined
-  const read = readSnapshot(systemKey, bytes)
+  const read = readSnapshot(systemKey, bytes, decodeValue)
   if (!read.ok) return { ok: false, unusable: { name: 'system', reason: read.reason } }
   const body = read.body as SystemSnapshotBody
-  if (body === null || typeof body !== 'object' || body.v !== snapshotVersion || !Number.isSafeInteger(body.seq) || !Array.isArray(body.workspaces) || !Array.isArray(body.keys)) {
+  if (body === null || typeof body !== 'object' || body.v !== systemSnapshotVersion || !Number.isSafeInteger(body.seq) || !Array.isArray(body.workspaces) || !Array.isArray(body.keys)) {
     return { ok: false, unusable: { name: 'system', reason: 'the checksum matches but the body is not a system snapshot of this version' } }
   }
   return { ok: true, seq: body.seq, state: body }

@@ -414,3 +414,41 @@ function* take<T>(iterator: Iterator<T>, countMax: number): Generator<T> {
     yield next.value
   }
 }
+
+/** The points in the form fromSorted takes. */
+function columns(points: readonly SumTreePoint[]): [Float64Array, Float64Array, Float64Array] {
+  return [Float64Array.from(points, (point) => point.atMs), Float64Array.from(points, (point) => point.seq), Float64Array.from(points, (point) => point.amount)]
+}
+
+t.test('fromSorted builds the tree that inserting the same points builds, and it takes inserts after', async (t) => {
+  for (const [options, count] of [[tiny, 0], [tiny, 1], [tiny, 4], [tiny, 5], [tiny, 17], [tiny, 300], [{}, 64], [{}, 65], [{}, 5_000]] as const) {
+    const random = seededRandom(count + 7)
+    const model = new Model()
+    for (let seq = 1; seq <= count; seq++) model.insert(Math.floor(random() * count * 3), seq, Math.floor(random() * 2_001) - 1_000)
+    const tree = SumTree.fromSorted(...columns(model.points), model.points.length, options)
+    compareAll(tree, model)
+    for (const atMs of [-1, 0, 1, Math.floor(count / 2), count * 3]) compareAt(tree, model, atMs, 0)
+    // Back-dated and appended inserts split the full nodes it was built with.
+    for (let more = 1; more <= 40; more++) {
+      const atMs = more % 3 === 0 ? count * 3 + more : Math.floor(random() * count * 3)
+      tree.insert(atMs, count + more, more)
+      model.insert(atMs, count + more, more)
+    }
+    compareAll(tree, model)
+    compareAt(tree, model, Math.floor(count * 1.5), 0)
+  }
+  t.pass('equal to the inserted trees, before and after more inserts')
+})
+
+t.test('fromSorted refuses what insert refuses: keys out of order or repeated, non-integers, unsafe ranges', async (t) => {
+  const build = (points: SumTreePoint[]) => SumTree.fromSorted(...columns(points), points.length, tiny)
+  t.throws(() => build([{ atMs: 2, seq: 1, amount: 1 }, { atMs: 1, seq: 2, amount: 1 }]), /out of order/)
+  t.throws(() => build([{ atMs: 1, seq: 1, amount: 1 }, { atMs: 1, seq: 1, amount: 1 }]), /out of order/)
+  t.throws(() => build([{ atMs: 1, seq: 1, amount: 0.5 }]), RangeError)
+  t.throws(() => build([{ atMs: 1.5, seq: 1, amount: 1 }]), /atMs/)
+  t.throws(() => build([{ atMs: 1, seq: 1, amount: safeMax }, { atMs: 2, seq: 2, amount: 1 }]), RangeError)
+  t.throws(() => build([{ atMs: 1, seq: 1, amount: -safeMax }, { atMs: 2, seq: 2, amount: safeMax }, { atMs: 3, seq: 3, amount: 1 }]), RangeError)
+  const edge = build([{ atMs: 1, seq: 1, amount: -safeMax }, { atMs: 2, seq: 2, amount: safeMax }])
+  edge.verify()
+  t.equal(edge.total, 0)
+})
