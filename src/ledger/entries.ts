@@ -5,27 +5,32 @@ import { findAccount } from './accounts.js'
 import { formatTimestamp } from './calendar.js'
 import type { EntryPost } from './commands.js'
 import { makeId, parseId } from './ids.js'
-import { addSafe, sumSafe } from './money.js'
+import { addSafe } from './money.js'
 import { accept, type Outcome } from './outcome.js'
 import type { Account, Entry, EntryLine, WorkspaceState } from './state.js'
 import { isVisible, type Visibility } from './visibility.js'
 import { applyEntryToWindows, checkEntryAgainstWindows } from './window-effects.js'
 
 export function postEntry(state: WorkspaceState, command: EntryPost): Outcome {
+  // Plain loops, no closures: this runs for every posting, live and replayed (a million at start-up).
   const resolved: Account[] = []
-  const unknown: ErrorDetail[] = []
-  command.lines.forEach((line, index) => {
+  let unknown: ErrorDetail[] | null = null
+  for (let index = 0; index < command.lines.length; index++) {
+    const line = command.lines[index]
     const account = findAccount(state, line.account, command.visibility)
-    if (account === undefined) unknown.push({ path: `/lines/${index}/account`, message: `unknown account ${line.account}` })
-    else resolved.push(account)
-  })
-  if (unknown.length > 0) return reject('account_unknown', `Unknown account: ${command.lines[Number(unknown[0].path.split('/')[2])].account}.`, unknown)
+    if (account !== undefined) resolved.push(account)
+    else (unknown ??= []).push({ path: `/lines/${index}/account`, message: `unknown account ${line.account}` })
+  }
+  if (unknown !== null) return reject('account_unknown', `Unknown account: ${command.lines[Number(unknown[0].path.split('/')[2])].account}.`, unknown)
   // Balance is decided exactly first (entry_unbalanced precedes amount_out_of_range), then each side's
   // total must be safe, whatever the order of the lines.
-  const exactTotal = command.lines.reduce((total, line) => total + BigInt(line.amount), 0n)
-  if (exactTotal !== 0n) return reject('entry_unbalanced', `The entry lines sum to ${exactTotal}, not 0.`)
-  if (sumSafe(command.lines.filter((line) => line.amount > 0).map((line) => line.amount)) === null) {
-    return reject('amount_out_of_range', 'The debits of this entry sum beyond the safe integer range.')
+  const exactTotal = exactSumOf(command.lines)
+  if (exactTotal !== 0 && exactTotal !== 0n) return reject('entry_unbalanced', `The entry lines sum to ${exactTotal}, not 0.`)
+  let debits = 0
+  for (const line of command.lines) {
+    if (line.amount <= 0) continue
+    debits += line.amount
+    if (!Number.isSafeInteger(debits)) return reject('amount_out_of_range', 'The debits of this entry sum beyond the safe integer range.')
   }
   const effectiveAtMs = command.effective_at_ms ?? command.at_ms
   const lines: EntryLine[] = command.lines.map((line, index) => ({ accountSeq: resolved[index].seq, amount: line.amount }))
@@ -52,6 +57,19 @@ export function postEntry(state: WorkspaceState, command: EntryPost): Outcome {
   state.entryOrder.insert(effectiveAtMs, seq, 0)
   applyEntryToWindows(state, entry, perAccount, command)
   return accept(201, entryView(state, entry))
+}
+
+/**
+ * The exact sum of the amounts: a number when every amount and every partial sum is a safe integer
+ * (then the float sum is exact, and it prints as the BigInt would), else the BigInt sum.
+ */
+function exactSumOf(lines: EntryPost['lines']): number | bigint {
+  let total = 0
+  for (const line of lines) {
+    total += line.amount
+    if (!Number.isSafeInteger(line.amount) || !Number.isSafeInteger(total)) return lines.reduce((sum, each) => sum + BigInt(each.amount), 0n)
+  }
+  return total
 }
 
 /** Lines of one entry summed per account, in order of first appearance. */

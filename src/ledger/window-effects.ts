@@ -76,8 +76,20 @@ function* liveWindowsTouched(state: WorkspaceState, entry: Entry, perAccount: Re
   }
 }
 
+/** Whether an account of the posting has a live window at all: most postings have none, and then skip the walk. */
+function touchesLiveWindows(state: WorkspaceState, perAccount: ReadonlyMap<number, number>): boolean {
+  const live = state.windows.liveWindowsByAccount
+  if (live.size === 0) return false
+  for (const accountSeq of perAccount.keys()) {
+    const windows = live.get(accountSeq)
+    if (windows !== undefined && windows.size > 0) return true
+  }
+  return false
+}
+
 /** A posting may not push a live window's figures out of the safe range. */
 export function checkEntryAgainstWindows(state: WorkspaceState, entry: Entry, perAccount: ReadonlyMap<number, number>): Rejection | null {
+  if (!touchesLiveWindows(state, perAccount)) return null
   for (const window of liveWindowsTouched(state, entry, perAccount)) {
     const derived = derivedOf(state, window)
     const next = derived === null ? null : addSafe(derived, windowAmountOf(window, perAccount))
@@ -90,6 +102,7 @@ export function checkEntryAgainstWindows(state: WorkspaceState, entry: Entry, pe
 
 /** After a posting lands: record it in each live window whose period it falls in, and re-evaluate. */
 export function applyEntryToWindows(state: WorkspaceState, entry: Entry, perAccount: ReadonlyMap<number, number>, command: CommandEnvelope): void {
+  if (!touchesLiveWindows(state, perAccount)) return
   for (const window of liveWindowsTouched(state, entry, perAccount)) {
     const amount = windowAmountOf(window, perAccount)
     window.history.push({ type: 'entry_posted', atMs: command.at_ms, keyId: command.key_id, state: window.state, residual: residualOf(state, window), detail: { entry: entry.id, amount } })

@@ -306,6 +306,15 @@ t.test('formatTimestamp: UTC with milliseconds', async (t) => {
 
 const instantArbitrary = fc.integer({ min: -62_167_219_200_000, max: 253_402_300_799_999 })
 
+t.test('property: formatTimestamp writes what toISOString writes (its day cache included)', async (t) => {
+  // Near instants share cached days, far ones evict each other: both paths are compared.
+  const nearby = fc.tuple(instantArbitrary, fc.array(fc.integer({ min: -3 * dayMs, max: 3 * dayMs }), { maxLength: 20 }))
+  fc.assert(fc.property(nearby, ([base, steps]) => [base, ...steps.map((step) => base + step)]
+    .filter((atMs) => atMs >= -62_167_219_200_000 && atMs <= 253_402_300_799_999)
+    .every((atMs) => formatTimestamp(atMs) === new Date(atMs).toISOString())), { numRuns: 20_000 })
+  t.pass('held')
+})
+
 t.test('property: formatTimestamp and parseTimestampMs round-trip, also through an offset', async (t) => {
   fc.assert(fc.property(instantArbitrary, fc.integer({ min: -(23 * 60 + 59), max: 23 * 60 + 59 }), (atMs, offsetMinutes) => {
     if (parseTimestampMs(formatTimestamp(atMs)) !== atMs) return false
