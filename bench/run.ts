@@ -9,6 +9,9 @@
 //   BENCH_LOG_LEVEL        the server's LOG_LEVEL (default info, the service default: one log line per request)
 //   BENCH_JSON=path        where the JSON goes; by default a full run writes bench/results/latest.json and
 //                          bench/results/<date>.json, any other run bench/results/tmp-<date>.json (git-ignored)
+//   BENCH_BUDGET_S (600)   the time bound of a run (the issue's 10 minutes; 180 quick): a part that would end past it
+//                          is skipped and named in the JSON (`skipped`), and the run counts as partial
+//   BENCH_DEADLINE_S       hard stop, whatever is running (default: the budget plus 5 minutes)
 
 import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
@@ -49,6 +52,13 @@ const matchLines = 100_000
 const adminToken = `adm_bench_${process.pid}_${Date.now()}`
 const childTimeoutMs = 300_000
 const stopGraceMs = 60_000
+/** Seconds kept free at the end of the HTTP part for the server's stop. */
+const httpStopReserveS = 15
+/** Expected seconds of the parts, on the bench machine when busy, for the budget: scale rows per size, the rest. */
+const scaleExpectedS: Record<number, number> = { 10_000: 20, 100_000: 40, 1_000_000: 150 }
+const sumTreeExpectedS = 60
+/** Compile, seed (1M entries, 300k match pairs), start the server from the snapshot, one scenario. */
+const httpSetupExpectedS = quick ? 60 : 150
 const ceilingSettings: LoadSettings = { connections: 64, pipelining: 10, durationS, warmupS }
 /** The ceiling runs between scenarios: on the warm ceiling server, half as long, to stay inside 10 minutes. */
 const bracketSettings: LoadSettings = { ...ceilingSettings, durationS: Math.max(1, Math.round(durationS / 2)), warmupS: 0 }
@@ -76,7 +86,21 @@ export interface Row {
   readonly window_us: readonly [number, number]
 }
 
-const progress = (line: string) => process.stdout.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}\n`)
+const runStartedMs = Date.now()
+const elapsedS = () => Math.round((Date.now() - runStartedMs) / 1_000)
+const progress = (line: string) => process.stdout.write(`[bench ${new Date().toISOString().slice(11, 19)} +${elapsedS()}s] ${line}\n`)
+
+/** The time bound of a whole run. Each part is started only if it is expected to end within it. */
+const budgetS = numberFromEnv('BENCH_BUDGET_S', quick ? 180 : 600)
+/** Parts left out to stay within the budget: named in the report, which then is not a full run. */
+const skipped: string[] = []
+
+function withinBudget(part: string, expectedS: number): boolean {
+  if (elapsedS() + expectedS <= budgetS) return true
+  skipped.push(part)
+  progress(`SKIPPED ${part}: expected to take ${expectedS} s, ${budgetS - elapsedS()} s of the ${budgetS} s budget left`)
+  return false
+}
 const monotonicUs = () => Number(process.hrtime.bigint() / 1000n)
 
 function runChild(label: string, args: readonly string[], env: NodeJS.ProcessEnv = {}): string {
@@ -157,6 +181,8 @@ async function runScenarios(ceiling: Child, server: Child, scenarios: readonly S
   progress(`  ceiling ${Math.round(first.reqPerS)} req/s, p99 ${first.p99Ms} ms`)
   const rows: Row[] = []
   for (const scenario of scenarios) {
+    // Warm-up, measured run, the ceiling run after it, and room left for the server's stop (flush, snapshot).
+    if (!withinBudget(`scenario ${scenario.key}`, warmupS + durationS + (bracket ? bracketSettings.durationS : 0) + httpStopReserveS)) continue
     progress(`${scenario.name}: -c ${scenario.settings.connections} -p ${scenario.settings.pipelining}, ${warmupS}+${durationS} s`)
     const next = scenario.makeNext()
     if (warmupS > 0) await measure(server.port, { ...scenario.settings, durationS: warmupS, warmupS: 0 }, next)
@@ -200,11 +226,12 @@ async function runHttp(tempDir: string, distDir: string, dataDir: string, seeded
 function runScale(tempDir: string): Measurement[] {
   const all: Measurement[] = []
   for (const n of scaleSizes) {
+    if (!withinBudget(`scale rows at n = ${n}`, scaleExpectedS[n] ?? 60)) continue
     progress(`scale rows at n = ${n.toLocaleString('en')} entries in one account (bench/scale.ts, child process)`)
     const stdout = runChild(`scale ${n}`, ['--expose-gc', '--import=tsx', path.join(benchDir, 'scale.ts'), String(n), path.join(tempDir, `scale-${n}`)])
     all.push(...(JSON.parse(stdout.trim().split('\n').at(-1)!) as Measurement[]))
   }
-  if (sumTreeRows) {
+  if (sumTreeRows && withinBudget('balance index micro-benchmark', sumTreeExpectedS)) {
     progress('balance index micro-benchmark (bench/sum-tree.ts, child process)')
     const output = path.join(tempDir, 'sum-tree.json')
     runChild('sum-tree', ['--import=tsx', path.join(benchDir, 'sum-tree.ts')], { SUM_TREE_JSON: output })
@@ -258,7 +285,7 @@ function writeReport(text: string, date: string, profileDir: string | null): voi
   let paths: string[]
   if (process.env.BENCH_JSON !== undefined && process.env.BENCH_JSON !== '') paths = [path.resolve(process.env.BENCH_JSON)]
   else if (profileDir !== null) paths = [path.join(profileDir, 'run.json')]
-  else if (quick || only !== null || process.env.BENCH_SCALE === '0' || logLevel !== 'info' || process.env.BENCH_DURATION_S !== undefined || process.env.BENCH_WARMUP_S !== undefined) paths = [path.join(resultsDir, `tmp-${stamp}.json`)]
+  else if (quick || only !== null || skipped.length > 0 || process.env.BENCH_SCALE === '0' || logLevel !== 'info' || process.env.BENCH_DURATION_S !== undefined || process.env.BENCH_WARMUP_S !== undefined) paths = [path.join(resultsDir, `tmp-${stamp}.json`)]
   else paths = [path.join(resultsDir, 'latest.json'), path.join(resultsDir, `${stamp}.json`)]
   for (const file of paths) fs.writeFileSync(file, text)
   progress(`wrote ${paths.map((file) => path.relative(repoDir, file)).join(' and ')}`)
@@ -271,10 +298,10 @@ function median(values: readonly number[]): number {
 }
 
 /** However the machine behaves, the bench stops by itself (children are killed on exit, see spawnChild). */
-const deadlineS = numberFromEnv('BENCH_DEADLINE_S', 20 * 60)
+const deadlineS = numberFromEnv('BENCH_DEADLINE_S', budgetS + 5 * 60)
 
 async function main(): Promise<void> {
-  const startedMs = Date.now()
+  const startedMs = runStartedMs
   setTimeout(() => {
     progress(`deadline of ${deadlineS} s reached: stopping`)
     process.exit(2)
@@ -285,7 +312,7 @@ async function main(): Promise<void> {
   try {
     const scale = runScale(tempDir)
     const httpDir = path.join(tempDir, 'http')
-    const skipHttp = only?.has('none') === true
+    const skipHttp = only?.has('none') === true || !withinBudget('every HTTP row (compile, seed, server)', httpSetupExpectedS + warmupS + durationS)
     const { distDir, buildErrors } = skipHttp ? { distDir: '', buildErrors: [] } : buildService(tempDir)
     const http = skipHttp ? { ceilingRuns: [], rows: [], profileDir: null } : await runHttp(tempDir, distDir, httpDir, seed(httpDir))
     printTable(http.ceilingRuns, http.rows, scale)
@@ -295,7 +322,7 @@ async function main(): Promise<void> {
       date, node: process.version, cpu_count: cpus.length, cpu_model: cpus[0]?.model ?? 'unknown', git_commit: gitCommit(),
       load_average_start: loadAtStart, load_average_end: os.loadavg(), mode: quick ? 'quick' : 'full', duration_s: durationS, warmup_s: warmupS,
       server: 'node dist/main.js (src/ compiled by tsc for this run)', build_errors: buildErrors, server_log_level: logLevel, http_entries: httpEntries, match_pairs: matchWindows * matchLines,
-      total_s: Math.round((Date.now() - startedMs) / 1_000), ceiling_req_per_s: Math.round(median(http.ceilingRuns)), ceiling_runs_req_per_s: http.ceilingRuns.map(Math.round),
+      total_s: Math.round((Date.now() - startedMs) / 1_000), budget_s: budgetS, skipped, ceiling_req_per_s: Math.round(median(http.ceilingRuns)), ceiling_runs_req_per_s: http.ceilingRuns.map(Math.round),
       profile_dir: http.profileDir === null ? null : path.relative(repoDir, http.profileDir), results: http.rows, scale,
     }
     writeReport(`${JSON.stringify(report, null, 2)}\n`, date, http.profileDir)
