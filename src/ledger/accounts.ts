@@ -40,7 +40,7 @@ export function createAccount(state: WorkspaceState, command: AccountCreate): Ou
     name: command.name,
     tags: [...command.tags],
     createdAtMs: command.at_ms,
-    index: new SumTree(),
+    index: new SumTree({ allocator: state.treeArena }),
   }
   state.accounts.push(account)
   state.accountsByName.set(account.name, account)

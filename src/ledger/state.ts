@@ -1,6 +1,6 @@
 /** @module The in-memory state of one workspace: accounts, entries and their indexes, idempotency records. */
 
-import { SumTree } from './sum-tree.js'
+import { DoublesArena, SumTree } from './sum-tree.js'
 import { createWebhooksState, type WebhooksState } from './webhooks.js'
 import { createWindowsState, type WindowsState } from './windows-state.js'
 
@@ -49,6 +49,8 @@ export interface WorkspaceState {
   readonly entries: Entry[]
   /** Every entry keyed by (effectiveAtMs, seq), amount 0: the order of the entry list. */
   readonly entryOrder: SumTree
+  /** Where this workspace's trees (entryOrder, every account's index) cut their node arrays from. */
+  readonly treeArena: DoublesArena
   readonly idempotency: Map<string, IdempotencyRecord>
   /** Keys in creation order, so expiry pops from the front without scanning the map. */
   readonly idempotencyOrder: string[]
@@ -58,13 +60,15 @@ export interface WorkspaceState {
 }
 
 export function createWorkspaceState(workspaceId: string, tag: string): WorkspaceState {
+  const treeArena = new DoublesArena()
   return {
     workspaceId,
     tag,
     accounts: [],
     accountsByName: new Map(),
     entries: [],
-    entryOrder: new SumTree(),
+    entryOrder: new SumTree({ allocator: treeArena }),
+    treeArena,
     idempotency: new Map(),
     idempotencyOrder: [],
     idempotencyOrderHead: 0,

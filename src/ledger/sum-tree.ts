@@ -17,6 +17,8 @@ export interface SumTreeOptions {
   readonly leafPointsMax?: number
   /** Children per branch. Tests shrink both to 4 to force splits at every level with few points. */
   readonly branchChildrenMax?: number
+  /** Where the nodes' arrays come from; default separateArrays. A workspace passes its DoublesArena. */
+  readonly allocator?: DoublesAllocator
 }
 
 export const leafPointsMaxDefault = 64
@@ -25,27 +27,37 @@ export const branchChildrenMaxDefault = 64
 const nodeEntriesMin = 4
 const nodeEntriesMax = 1024
 
-/**
- * Node arrays are cut from shared blocks of 256 KiB instead of each having an ArrayBuffer of its own.
- * At 1M points the trees have ~50k nodes: one backing store each was ~75 MB of external allocations in
- * 1.5 KiB pieces, and V8 answers every 64 MB of those with a full collection of the heap, which by then
- * holds the million entries too (seconds of marking during a replay or a snapshot load). A block lives
- * as long as any node cut from it; nodes are never freed before their tree, so little is held in vain.
- */
-const blockDoubles = 32_768
-let block = new Float64Array(0)
-let blockUsed = 0
+/** Where a tree's nodes get their (zeroed) arrays of doubles. */
+export interface DoublesAllocator {
+  allocate(count: number): Float64Array
+}
 
-/** Zeroed doubles, as `new Float64Array(count)` gives. */
-function allocateDoubles(count: number): Float64Array {
-  if (count > blockDoubles / 8) return new Float64Array(count)
-  if (blockUsed + count > block.length) {
-    block = new Float64Array(blockDoubles)
-    blockUsed = 0
+/** An ArrayBuffer of its own per array: for trees that stay small (tests, micro-benchmarks). */
+export const separateArrays: DoublesAllocator = { allocate: (count) => new Float64Array(count) }
+
+/**
+ * Node arrays cut from shared blocks of 256 KiB instead of each having an ArrayBuffer of its own. At 1M
+ * points the trees have ~50k nodes: one backing store each was ~75 MB of external allocations in 1.5 KiB
+ * pieces, and V8 answers every 64 MB of those with a full collection of the heap, which by then holds the
+ * million entries too (seconds of marking during a replay or a snapshot load). A block lives as long as
+ * any node cut from it; nodes are never freed before their tree, so little is held in vain. One arena per
+ * workspace (state.ts), so the trees of one workspace share blocks and nothing is shared across them.
+ */
+export class DoublesArena implements DoublesAllocator {
+  static readonly blockDoubles = 32_768
+  #block = new Float64Array(0)
+  #used = 0
+
+  allocate(count: number): Float64Array {
+    if (count > DoublesArena.blockDoubles / 8) return new Float64Array(count)
+    if (this.#used + count > this.#block.length) {
+      this.#block = new Float64Array(DoublesArena.blockDoubles)
+      this.#used = 0
+    }
+    const doubles = this.#block.subarray(this.#used, this.#used + count)
+    this.#used += count
+    return doubles
   }
-  const doubles = block.subarray(blockUsed, blockUsed + count)
-  blockUsed += count
-  return doubles
 }
 
 /**
@@ -55,6 +67,8 @@ function allocateDoubles(count: number): Float64Array {
  */
 class Leaf {
   readonly capacity: number
+  /** Where this node's splits get their arrays: the tree's allocator. */
+  readonly allocator: DoublesAllocator
   readonly data: Float64Array
   length = 0
   /** Largest and smallest running sum, counting the empty prefix 0, relative to the leaf's start. */
@@ -63,9 +77,10 @@ class Leaf {
   /** The leaf to the right, so iteration walks leaves without a stack. */
   next: Leaf | null = null
 
-  constructor(capacity: number) {
+  constructor(capacity: number, allocator: DoublesAllocator) {
     this.capacity = capacity
-    this.data = allocateDoubles(3 * capacity)
+    this.allocator = allocator
+    this.data = allocator.allocate(3 * capacity)
   }
 
   get sum(): number {
@@ -88,6 +103,7 @@ class Leaf {
 /** Per-child copies of first key, running totals and extremes, so queries read typed arrays, not children. */
 class Branch {
   readonly capacity: number
+  readonly allocator: DoublesAllocator
   readonly children: TreeNode[] = []
   readonly childFirstAtMs: Float64Array
   readonly childFirstSeq: Float64Array
@@ -100,14 +116,15 @@ class Branch {
   maxPrefix = 0
   minPrefix = 0
 
-  constructor(capacity: number) {
+  constructor(capacity: number, allocator: DoublesAllocator) {
     this.capacity = capacity
-    this.childFirstAtMs = allocateDoubles(capacity)
-    this.childFirstSeq = allocateDoubles(capacity)
-    this.runningSums = allocateDoubles(capacity)
-    this.runningCounts = allocateDoubles(capacity)
-    this.childMaxPrefix = allocateDoubles(capacity)
-    this.childMinPrefix = allocateDoubles(capacity)
+    this.allocator = allocator
+    this.childFirstAtMs = allocator.allocate(capacity)
+    this.childFirstSeq = allocator.allocate(capacity)
+    this.runningSums = allocator.allocate(capacity)
+    this.runningCounts = allocator.allocate(capacity)
+    this.childMaxPrefix = allocator.allocate(capacity)
+    this.childMinPrefix = allocator.allocate(capacity)
   }
 
   get sum(): number {
@@ -158,6 +175,7 @@ export class SumTree {
   /** Bumped by every insert so open iterators notice and fail loudly instead of skipping points. */
   #version = 0
   readonly #branchChildrenMax: number
+  readonly #allocator: DoublesAllocator
 
   constructor(options: SumTreeOptions = {}) {
     const leafPointsMax = options.leafPointsMax ?? leafPointsMaxDefault
@@ -168,7 +186,8 @@ export class SumTree {
     assert(Number.isInteger(branchChildrenMax), `branchChildrenMax must be an integer: ${branchChildrenMax}`)
     assert(branchChildrenMax >= nodeEntriesMin && branchChildrenMax <= nodeEntriesMax, `branchChildrenMax out of bounds: ${branchChildrenMax}`)
     this.#branchChildrenMax = branchChildrenMax
-    this.#lastLeaf = new Leaf(leafPointsMax)
+    this.#allocator = options.allocator ?? separateArrays
+    this.#lastLeaf = new Leaf(leafPointsMax, this.#allocator)
     this.#root = this.#lastLeaf
   }
 
@@ -203,7 +222,7 @@ export class SumTree {
       // Exact while it holds: every prefix so far is within the spread, so every sum above was safe.
       if (prefixMax - prefixMin > Number.MAX_SAFE_INTEGER) throw new RangeError(`Adding ${amount} at ${pointAtMs} would take a sum beyond the safe integer range.`)
       if (leaf.length === capacity) {
-        const next = new Leaf(capacity)
+        const next = new Leaf(capacity, tree.#allocator)
         leaf.next = next
         leaves.push(leaf)
         leaf = next
@@ -226,7 +245,7 @@ export class SumTree {
     while (level.length > 1) {
       const parents: TreeNode[] = []
       for (let first = 0; first < level.length; first += fanOut) {
-        const branch = new Branch(fanOut)
+        const branch = new Branch(fanOut, tree.#allocator)
         for (let i = first; i < Math.min(first + fanOut, level.length); i++) branch.children.push(level[i])
         refreshBranch(branch, 0)
         parents.push(branch)
@@ -274,7 +293,7 @@ export class SumTree {
     }
     const sibling = insertInto(this.#root, atMs, seq, amount, true)
     if (sibling !== null) {
-      const root = new Branch(this.#branchChildrenMax)
+      const root = new Branch(this.#branchChildrenMax, this.#allocator)
       root.children.push(this.#root, sibling)
       refreshBranch(root, 0)
       this.#root = root
@@ -481,7 +500,7 @@ function insertInto(node: TreeNode, atMs: number, seq: number, amount: number, r
   }
   // Appending keeps the left node full, so a time-ordered history packs nodes completely.
   const keep = rightmost && index + 1 === node.capacity ? node.capacity : node.capacity >>> 1
-  const right = new Branch(node.capacity)
+  const right = new Branch(node.capacity, node.allocator)
   for (const child of children.splice(keep)) right.children.push(child)
   refreshBranch(node, Math.min(index, keep))
   refreshBranch(right, 0)
@@ -498,7 +517,7 @@ function insertIntoLeaf(leaf: Leaf, atMs: number, seq: number, amount: number, r
   }
   // Appending keeps the left leaf full; anywhere else halves it so both halves have room for more.
   const keep = rightmost && position === leaf.capacity ? leaf.capacity : leaf.capacity >>> 1
-  const right = new Leaf(leaf.capacity)
+  const right = new Leaf(leaf.capacity, leaf.allocator)
   moveTail(leaf, keep, right)
   right.next = leaf.next
   leaf.next = right

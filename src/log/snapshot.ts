@@ -5,7 +5,7 @@ import type { Database, RootDatabase } from 'lmdb'
 import { Packr, Unpackr } from 'msgpackr'
 import type { WorkspaceActor } from '../actor/workspace-actor.js'
 import { makeId } from '../ledger/ids.js'
-import { SumTree } from '../ledger/sum-tree.js'
+import { SumTree, type DoublesAllocator } from '../ledger/sum-tree.js'
 import { createWorkspaceState, type Account, type Entry, type EntryLine, type IdempotencyRecord, type WorkspaceState } from '../ledger/state.js'
 import type { Match, ReconciliationWindow } from '../ledger/windows-state.js'
 import type { WebhookSubscription } from '../ledger/webhooks.js'
@@ -349,7 +349,7 @@ interface Indexes {
  * (back-dated postings), which alone is sorted, then merged in. The points of an entry are those of
  * amountsPerAccount(lines): one per account, its lines summed.
  */
-function buildIndexes(entries: readonly Entry[], accountsCount: number): Indexes {
+function buildIndexes(entries: readonly Entry[], accountsCount: number, allocator: DoublesAllocator): Indexes {
   const pointsPerAccount = new Uint32Array(accountsCount + 1)
   for (const entry of entries) {
     const lines = entry.lines
@@ -377,10 +377,10 @@ function buildIndexes(entries: readonly Entry[], accountsCount: number): Indexes
   }
   const balances = points.map((each) => {
     const sorted = sortByKey(each)
-    return SumTree.fromSorted(sorted.atMs, sorted.seqs, sorted.amounts, sorted.atMs.length)
+    return SumTree.fromSorted(sorted.atMs, sorted.seqs, sorted.amounts, sorted.atMs.length, { allocator })
   })
   const order = sortByKey({ atMs: Float64Array.from(entries, (entry) => entry.effectiveAtMs), seqs: Float64Array.from(entries, (entry) => entry.seq), amounts: new Float64Array(entries.length) })
-  return { balances, entryOrder: SumTree.fromSorted(order.atMs, order.seqs, order.amounts, entries.length) }
+  return { balances, entryOrder: SumTree.fromSorted(order.atMs, order.seqs, order.amounts, entries.length, { allocator }) }
 }
 
 /** Whether line i is the first of the entry's lines on its account (which then holds the account's point). */
@@ -442,8 +442,9 @@ function fromBody(db: Database<Buffer, string>, body: SnapshotBodyV1 | SnapshotH
     assert.equal(entry.seq, i + 1)
     for (const line of entry.lines) if (!(line.accountSeq >= 1 && line.accountSeq <= accountsCount)) assert.fail(`entry ${entry.seq} names account ${line.accountSeq}, which the snapshot does not hold`)
   }
-  const indexes = buildIndexes(entries, accountsCount)
-  const state: WorkspaceState = { ...createWorkspaceState(body.workspaceId, body.tag), entries, entryOrder: indexes.entryOrder }
+  const empty = createWorkspaceState(body.workspaceId, body.tag)
+  const indexes = buildIndexes(entries, accountsCount, empty.treeArena)
+  const state: WorkspaceState = { ...empty, entries, entryOrder: indexes.entryOrder }
   for (const account of body.accounts) {
     const restored: Account = { ...account, tags: [...account.tags], index: indexes.balances[account.seq] }
     assert.equal(restored.seq, state.accounts.length + 1)

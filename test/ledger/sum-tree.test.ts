@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict'
 import fc from 'fast-check'
 import t from 'tap'
-import { SumTree, type SumTreeOptions, type SumTreePoint } from '../../src/ledger/sum-tree.ts'
+import { DoublesArena, SumTree, type SumTreeOptions, type SumTreePoint } from '../../src/ledger/sum-tree.ts'
 
 const safeMax = Number.MAX_SAFE_INTEGER
 /** Tiny nodes so a few hundred points split leaves and branches at every level. */
@@ -451,4 +451,34 @@ t.test('fromSorted refuses what insert refuses: keys out of order or repeated, n
   const edge = build([{ atMs: 1, seq: 1, amount: -safeMax }, { atMs: 2, seq: 2, amount: safeMax }])
   edge.verify()
   t.equal(edge.total, 0)
+})
+
+t.test('trees sharing one DoublesArena never write into each other (interleaved inserts and builds, splits at every level)', async (t) => {
+  const arena = new DoublesArena()
+  const random = seededRandom(2026)
+  const pairs: [SumTree, Model][] = []
+  for (let i = 0; i < 6; i++) pairs.push([new SumTree({ ...(i % 2 === 0 ? tiny : {}), allocator: arena }), new Model()])
+  for (let seq = 1; seq <= 6_000; seq++) {
+    const [tree, model] = pairs[Math.floor(random() * pairs.length)]
+    const atMs = Math.floor(random() * 50_000)
+    const amount = Math.floor(random() * 2_001) - 1_000
+    tree.insert(atMs, seq, amount)
+    model.insert(atMs, seq, amount)
+    // A tree built whole from the same arena in the middle of it all.
+    if (seq === 3_000) {
+      const built = new Model()
+      for (let k = 1; k <= 2_000; k++) built.insert(k * 3, k, k)
+      pairs.push([SumTree.fromSorted(...columns(built.points), built.points.length, { allocator: arena }), built])
+    }
+  }
+  // Past a block: arrays larger than an eighth of one get a buffer of their own.
+  const large = new SumTree({ leafPointsMax: 1_024, branchChildrenMax: 1_024, allocator: arena })
+  const largeModel = new Model()
+  for (let seq = 1; seq <= 3_000; seq++) { large.insert(seq, seq, seq % 7); largeModel.insert(seq, seq, seq % 7) }
+  pairs.push([large, largeModel])
+  for (const [tree, model] of pairs) {
+    tree.verify()
+    compareAll(tree, model)
+  }
+  t.pass(`${pairs.length} trees in one arena, each equal to its model`)
 })
