@@ -47,7 +47,8 @@ const profile = process.env.BENCH_PROFILE === '1'
 const logLevel = process.env.BENCH_LOG_LEVEL ?? 'info'
 const httpEntries = quick ? 100_000 : 1_000_000
 /** Pairs for the match rows: 100k lines per window; the unpipelined row takes one pair per request. */
-const matchWindows = quick ? 1 : 3
+/** One window for the pipelined match row, the rest for the unpipelined one (bench/scenarios.ts). */
+const matchWindows = quick ? 2 : 3
 const matchLines = 100_000
 const adminToken = `adm_bench_${process.pid}_${Date.now()}`
 const childTimeoutMs = 300_000
