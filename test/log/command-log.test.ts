@@ -1,0 +1,91 @@
+/**
+ * The group commit of CommandLog (src/log/command-log.ts), driven directly: records appended while a batch is in
+ * flight form the next batch; every reply is released in seq order and only once its own record is durable; a
+ * failed flush fails its batch and every later one, never an earlier one, and the log refuses appends after it.
+ */
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import t from 'tap'
+import { CommandLog, type CommitFaults } from '../../src/log/command-log.ts'
+import type { LogRecord } from '../../src/log/codec.ts'
+
+const roots: string[] = []
+t.teardown(() => { for (const dir of roots) fs.rmSync(dir, { recursive: true, force: true }) })
+
+function openLog(faults?: CommitFaults, dir = fs.mkdtempSync(path.join(os.tmpdir(), 'trueup-log-'))): CommandLog {
+  roots.push(dir)
+  return new CommandLog({ path: path.join(dir, 'log'), groupCommitRecordsMax: 64, pendingRecordsMax: 10_000, faults })
+}
+
+const record = (i: number): LogRecord => ({ v: 1, workspace: 'default', command: { type: 'account.create', at_ms: i, name: `assets:a${i}`, tags: [] } as never })
+
+interface Outcome { readonly seq: number; readonly error: Error | null; readonly durableSeq: number }
+
+/** Appends `count` records a few per event-loop turn, so batches form while earlier ones are in flight. */
+async function appendInTurns(log: CommandLog, count: number, outcomes: Outcome[]): Promise<void> {
+  for (let i = 1; i <= count; i++) {
+    if (!log.canAppend()) break
+    const seq = log.append(record(i))
+    log.afterDurable(seq, (error) => outcomes.push({ seq, error, durableSeq: log.durableSeq }))
+    if (i % 7 === 0) await new Promise((resolve) => setImmediate(resolve))
+  }
+  await log.idle()
+}
+
+t.test('replies come in seq order, each once its record is durable, and all of them are there after a reopen', async (t) => {
+  const batches: { firstSeq: number; lastSeq: number }[] = []
+  // The flush seam runs once per batch, right after its transaction: it names the batches.
+  const faults: CommitFaults = { flush: (firstSeq, lastSeq) => { batches.push({ firstSeq, lastSeq }) } }
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'trueup-log-'))
+  const log = openLog(faults, dir)
+  const outcomes: Outcome[] = []
+  await appendInTurns(log, 2_000, outcomes)
+  t.equal(outcomes.length, 2_000, 'every append got its answer')
+  t.same(outcomes.map((outcome) => outcome.seq), Array.from({ length: 2_000 }, (_, i) => i + 1), 'in seq order')
+  t.ok(outcomes.every((outcome) => outcome.error === null), 'none failed')
+  t.ok(outcomes.every((outcome) => outcome.durableSeq >= outcome.seq), 'none before its record was durable')
+  t.ok(batches.every((batch, i) => i === 0 || batch.firstSeq === batches[i - 1].lastSeq + 1), 'batches are contiguous')
+  t.ok(batches.length > 1 && batches.length < 2_000, `group commit: ${batches.length} batches for 2,000 records`)
+  t.ok(batches.every((batch) => batch.lastSeq - batch.firstSeq < 64), 'none over groupCommitRecordsMax')
+  await log.close()
+  const reopened = openLog(undefined, dir)
+  t.equal(reopened.lastSeq, 2_000, 'the reopened log holds every record')
+  const wrong: number[] = []
+  let expected = 1
+  for (const { seq, record: read } of reopened.readFrom(1)) {
+    if (seq !== expected || (read.command as { name: string }).name !== `assets:a${seq}`) wrong.push(seq)
+    expected++
+  }
+  t.same(wrong, [], 'each record is the one appended, in order')
+  await reopened.close()
+})
+
+t.test('a failed flush fails its batch and every later one, never an earlier one, and the log refuses appends', async (t) => {
+  const failAtSeq = 500
+  let failedBatchFirstSeq = 0
+  const faults: CommitFaults = {
+    flush: (firstSeq, lastSeq) => {
+      if (lastSeq < failAtSeq) return
+      if (failedBatchFirstSeq === 0) failedBatchFirstSeq = firstSeq
+      throw new Error('EIO: fsync failed (injected)')
+    },
+  }
+  const log = openLog(faults)
+  const outcomes: Outcome[] = []
+  await appendInTurns(log, 2_000, outcomes)
+  t.ok(failedBatchFirstSeq > 0 && failedBatchFirstSeq <= failAtSeq, `the batch holding seq ${failAtSeq} starts at ${failedBatchFirstSeq}`)
+  const before = outcomes.filter((outcome) => outcome.seq < failedBatchFirstSeq)
+  const after = outcomes.filter((outcome) => outcome.seq >= failedBatchFirstSeq)
+  t.equal(before.length, failedBatchFirstSeq - 1, 'every record before the failed batch was answered')
+  t.ok(before.every((outcome) => outcome.error === null && outcome.durableSeq >= outcome.seq), 'all of them durable')
+  t.ok(after.length > 0 && after.every((outcome) => outcome.error !== null), `the ${after.length} from the failed batch on got the error`)
+  t.match(after[0].error!.message, /commit of log records \d+\.\.\d+ failed: EIO: fsync failed \(injected\)/)
+  t.ok(log.durableSeq < failedBatchFirstSeq, `nothing of the failed batch counts as durable (durable up to ${log.durableSeq})`)
+  t.notOk(log.canAppend(), 'the log refuses appends from then on')
+  const late: (Error | null)[] = []
+  log.afterDurable(log.lastSeq, (error) => late.push(error))
+  t.equal(late.length, 1)
+  t.ok(late[0] instanceof Error, 'a wait asked for after the failure gets the failure at once')
+  await log.close()
+})
