@@ -71,27 +71,31 @@ interface SnapshotHead extends SnapshotFacts {
 }
 
 /**
- * Entries first..first+count-1 in columns. Ids are not stored: an entry's id is made from the workspace
- * tag and its seq (ids.ts), and is made again on load. The typed columns are stored as their bytes,
- * little-endian.
+ * The entry columns of a chunk: `Column` is the stored bytes (little-endian) or a DataView of them.
+ * Float64 × count: effectiveAtMs, postedAtMs; Uint32 × count: lineCounts (lines per entry); Uint32 and
+ * Float64 × Σ lineCounts, entry after entry: lineAccounts, lineAmounts.
  */
-interface EntriesChunk {
+interface EntryColumns<Column> {
+  readonly effectiveAtMs: Column
+  readonly postedAtMs: Column
+  readonly lineCounts: Column
+  readonly lineAccounts: Column
+  readonly lineAmounts: Column
+  readonly descriptions: (string | null)[]
+  readonly metadata: (Readonly<Record<string, string>> | null)[]
+}
+
+/**
+ * Entries first..first+count-1 in columns. Ids are not stored: an entry's id is made from the workspace
+ * tag and its seq (ids.ts), and is made again on load.
+ */
+interface EntriesChunk extends EntryColumns<Uint8Array> {
   readonly v: number
   readonly seq: number
   readonly workspaceId: string
   readonly index: number
   readonly first: number
   readonly count: number
-  /** Float64 × count each. */
-  readonly effectiveAtMs: Uint8Array
-  readonly postedAtMs: Uint8Array
-  /** Uint32 × count: lines per entry. */
-  readonly lineCounts: Uint8Array
-  /** Uint32 and Float64 × Σ lineCounts, entry after entry. */
-  readonly lineAccounts: Uint8Array
-  readonly lineAmounts: Uint8Array
-  readonly descriptions: (string | null)[]
-  readonly metadata: (Readonly<Record<string, string>> | null)[]
 }
 
 // A field added to Entry or EntryLine must be added to the chunk columns too: this stops the typecheck until it is.
@@ -276,20 +280,11 @@ function readChunk(db: Database<Buffer, string>, head: SnapshotHead, index: numb
   return columns
 }
 
-interface ChunkColumns {
+/** A chunk as read: its columns as views of the value LMDB returned, checked against the head. */
+interface ChunkColumns extends EntryColumns<DataView> {
   readonly first: number
   readonly count: number
-  /** Little-endian Float64 × count. */
-  readonly effectiveAtMs: DataView
-  readonly postedAtMs: DataView
-  /** Little-endian Uint32 × count. */
-  readonly lineCounts: DataView
-  /** Little-endian Uint32 and Float64 × linesCount. */
-  readonly lineAccounts: DataView
-  readonly lineAmounts: DataView
   readonly linesCount: number
-  readonly descriptions: (string | null)[]
-  readonly metadata: (Readonly<Record<string, string>> | null)[]
 }
 
 /** A view of a column's bytes, checked to be bytes of the expected length (null: any). */
