@@ -427,16 +427,22 @@ function sortByKey(points: KeyedPoints): KeyedPoints {
   return sorted
 }
 
-/** The state of a snapshot of either version; its entries are read from their chunks for version 2. */
-function fromBody(db: Database<Buffer, string>, body: SnapshotBodyV1 | SnapshotHead): WorkspaceState {
-  assert.ok(body.v === 1 || body.v === snapshotVersion, `unknown snapshot version ${String(body.v)}`)
-  const entries = body.v === 1 ? (body as SnapshotBodyV1).entries : readEntries(db, body as SnapshotHead)
-  const accountsCount = body.accounts.length
+/** The entries of a version 1 snapshot, checked as readEntries checks those of version 2: dense seqs, known accounts. */
+function checkedEntriesV1(entries: Entry[], accountsCount: number): Entry[] {
   for (let i = 0; i < entries.length; i++) {
     const entry = entries[i]
     assert.equal(entry.seq, i + 1)
     for (const line of entry.lines) if (!(line.accountSeq >= 1 && line.accountSeq <= accountsCount)) assert.fail(`entry ${entry.seq} names account ${line.accountSeq}, which the snapshot does not hold`)
   }
+  return entries
+}
+
+/** The state of a snapshot of either version; its entries are read from their chunks for version 2. */
+function fromBody(db: Database<Buffer, string>, body: SnapshotBodyV1 | SnapshotHead): WorkspaceState {
+  assert.ok(body.v === 1 || body.v === snapshotVersion, `unknown snapshot version ${String(body.v)}`)
+  const accountsCount = body.accounts.length
+  // readEntries checks seqs and accounts as it builds the entries; a version 1 body holds them ready-made.
+  const entries = body.v === 1 ? checkedEntriesV1((body as SnapshotBodyV1).entries, accountsCount) : readEntries(db, body as SnapshotHead)
   const empty = createWorkspaceState(body.workspaceId, body.tag)
   const indexes = buildIndexes(entries, accountsCount, empty.treeArena)
   const state: WorkspaceState = { ...empty, entries, entryOrder: indexes.entryOrder }
