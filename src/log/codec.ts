@@ -49,17 +49,27 @@ export function frame(keyBytes: Uint8Array, payload: Uint8Array): Buffer {
   return bytes
 }
 
+/** Why bytes[0..length) do not start with a frame header, or null when they do. */
+function frameHeaderProblem(bytes: Uint8Array, length: number): string | null {
+  if (length < frameHeaderBytes) return `only ${length} bytes, shorter than the ${frameHeaderBytes}-byte frame header`
+  if (bytes[0] !== frameMarker) return `no frame marker (first byte 0x${bytes[0].toString(16).padStart(2, '0')}, expected 0xc1)`
+  if (bytes[1] !== frameVersion) return `unknown frame version ${bytes[1]}`
+  return null
+}
+
+/** Why the checksum stored in the header differs from the computed one, or null when they agree. */
+function checksumProblem(bytes: Uint8Array, computed: number, length: number): string | null {
+  const stored32 = ((bytes[2] << 24) | (bytes[3] << 16) | (bytes[4] << 8) | bytes[5]) >>> 0
+  if (stored32 === computed) return null
+  return `checksum mismatch (stored 0x${hex32(stored32)}, computed 0x${hex32(computed)} over ${length - frameHeaderBytes} payload bytes)`
+}
+
 /** Checks the frame and the checksum; never throws on damaged bytes (damage is an operating error). */
 export function unframe(keyBytes: Uint8Array, stored: Uint8Array): Unframed {
   const bytes = Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength)
-  if (bytes.length < frameHeaderBytes) return { ok: false, reason: `only ${bytes.length} bytes, shorter than the ${frameHeaderBytes}-byte frame header` }
-  if (bytes[0] !== frameMarker) return { ok: false, reason: `no frame marker (first byte 0x${bytes[0].toString(16).padStart(2, '0')}, expected 0xc1)` }
-  if (bytes[1] !== frameVersion) return { ok: false, reason: `unknown frame version ${bytes[1]}` }
-  const payload = bytes.subarray(frameHeaderBytes)
-  const stored32 = bytes.readUInt32BE(2)
-  const computed = checksumOf(keyBytes, payload)
-  if (stored32 !== computed) return { ok: false, reason: `checksum mismatch (stored 0x${hex32(stored32)}, computed 0x${hex32(computed)} over ${payload.length} payload bytes)` }
-  return { ok: true, payload }
+  const damage = frameHeaderProblem(bytes, bytes.length) ?? checksumProblem(bytes, checksumOf(keyBytes, bytes.subarray(frameHeaderBytes)), bytes.length)
+  if (damage !== null) return { ok: false, reason: damage }
+  return { ok: true, payload: bytes.subarray(frameHeaderBytes) }
 }
 
 function hex32(value: number): string {
@@ -105,42 +115,23 @@ export type RecordRead = { readonly ok: true; readonly record: LogRecord } | { r
 
 /** Reads record seq from its stored bytes; damage (checksum, decoding, shape) is reported, not thrown. */
 export function decodeRecord(seq: number, bytes: Uint8Array): RecordRead {
-  const unframed = unframe(seqKeyBytes(seq), bytes)
-  if (!unframed.ok) return unframed
-  let value: unknown
-  try {
-    value = packr.unpack(unframed.payload)
-  } catch (error) {
-    return { ok: false, reason: `the checksum matches but the payload does not decode (${error instanceof Error ? error.message : String(error)})` }
-  }
-  const problem = recordProblem(value)
-  if (problem !== null) return { ok: false, reason: `the checksum matches but ${problem}` }
-  return { ok: true, record: value as LogRecord }
-}
-
-/** Whether record seq's frame and checksum hold, without decoding it (the start-up scan of covered records). */
-export function checkRecord(seq: number, bytes: Uint8Array): Unframed {
-  return unframe(seqKeyBytes(seq), bytes)
+  return decodeRecordInPlace(seq, bytes, bytes.length)
 }
 
 /**
  * Why bytes[0..length) are not a sound frame of record seq, or null when they are. The same checks as
  * unframe(seqKeyBytes(seq), ...), without a buffer for the key or a view of the payload: start-up
- * checks a million records this way, straight from LMDB's shared read buffer.
+ * checks a million records this way, straight from LMDB's shared read buffer (and decodeRecord, in place
+ * or not, goes through here).
  */
 export function recordFrameProblem(seq: number, bytes: Uint8Array, length: number): string | null {
-  if (length < frameHeaderBytes) return `only ${length} bytes, shorter than the ${frameHeaderBytes}-byte frame header`
-  if (bytes[0] !== frameMarker) return `no frame marker (first byte 0x${bytes[0].toString(16).padStart(2, '0')}, expected 0xc1)`
-  if (bytes[1] !== frameVersion) return `unknown frame version ${bytes[1]}`
-  const stored32 = ((bytes[2] << 24) | (bytes[3] << 16) | (bytes[4] << 8) | bytes[5]) >>> 0
-  const computed = crc32cFinish(crc32cUpdateRange(crc32cUpdateUint32BE(crc32cInitial, seq), bytes, frameHeaderBytes, length))
-  if (stored32 !== computed) return `checksum mismatch (stored 0x${hex32(stored32)}, computed 0x${hex32(computed)} over ${length - frameHeaderBytes} payload bytes)`
-  return null
+  return frameHeaderProblem(bytes, length)
+    ?? checksumProblem(bytes, crc32cFinish(crc32cUpdateRange(crc32cUpdateUint32BE(crc32cInitial, seq), bytes, frameHeaderBytes, length)), length)
 }
 
 /**
- * decodeRecord over bytes[0..length) of a buffer that is overwritten after the call (LMDB's shared
- * read buffer): the same checks and the same record, and nothing returned refers to the buffer.
+ * Record seq from bytes[0..length), which may be a buffer overwritten after the call (LMDB's shared read
+ * buffer): nothing returned refers to it. Damage (frame, checksum, decoding, shape) is reported, not thrown.
  */
 export function decodeRecordInPlace(seq: number, bytes: Uint8Array, length: number): RecordRead {
   assert.ok(Number.isSafeInteger(seq) && seq >= 1 && seq <= 0xffffffff)
