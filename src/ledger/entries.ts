@@ -15,22 +15,30 @@ export function postEntry(state: WorkspaceState, command: EntryPost): Outcome {
   // Plain loops, no closures: this runs for every posting, live and replayed (a million at start-up).
   const resolved: Account[] = []
   let unknown: ErrorDetail[] | null = null
+  let firstUnknown = ''
   for (let index = 0; index < command.lines.length; index++) {
     const line = command.lines[index]
     const account = findAccount(state, line.account, command.visibility)
-    if (account !== undefined) resolved.push(account)
-    else (unknown ??= []).push({ path: `/lines/${index}/account`, message: `unknown account ${line.account}` })
+    if (account !== undefined) {
+      resolved.push(account)
+      continue
+    }
+    if (unknown === null) {
+      unknown = []
+      firstUnknown = line.account
+    }
+    unknown.push({ path: `/lines/${index}/account`, message: `unknown account ${line.account}` })
   }
-  if (unknown !== null) return reject('account_unknown', `Unknown account: ${command.lines[Number(unknown[0].path.split('/')[2])].account}.`, unknown)
+  if (unknown !== null) return reject('account_unknown', `Unknown account: ${firstUnknown}.`, unknown)
   // Balance is decided exactly first (entry_unbalanced precedes amount_out_of_range), then each side's
   // total must be safe, whatever the order of the lines.
   const exactTotal = exactSumOf(command.lines)
   if (exactTotal !== 0 && exactTotal !== 0n) return reject('entry_unbalanced', `The entry lines sum to ${exactTotal}, not 0.`)
-  let debits = 0
+  let debits: number | null = 0
   for (const line of command.lines) {
     if (line.amount <= 0) continue
-    debits += line.amount
-    if (!Number.isSafeInteger(debits)) return reject('amount_out_of_range', 'The debits of this entry sum beyond the safe integer range.')
+    debits = addSafe(debits, line.amount)
+    if (debits === null) return reject('amount_out_of_range', 'The debits of this entry sum beyond the safe integer range.')
   }
   const effectiveAtMs = command.effective_at_ms ?? command.at_ms
   const lines: EntryLine[] = command.lines.map((line, index) => ({ accountSeq: resolved[index].seq, amount: line.amount }))
@@ -64,10 +72,10 @@ export function postEntry(state: WorkspaceState, command: EntryPost): Outcome {
  * (then the float sum is exact, and it prints as the BigInt would), else the BigInt sum.
  */
 function exactSumOf(lines: EntryPost['lines']): number | bigint {
-  let total = 0
+  let total: number | null = 0
   for (const line of lines) {
-    total += line.amount
-    if (!Number.isSafeInteger(line.amount) || !Number.isSafeInteger(total)) return lines.reduce((sum, each) => sum + BigInt(each.amount), 0n)
+    total = Number.isSafeInteger(line.amount) ? addSafe(total, line.amount) : null
+    if (total === null) return lines.reduce((sum, each) => sum + BigInt(each.amount), 0n)
   }
   return total
 }

@@ -138,6 +138,10 @@ t.test('an unknown account is 404 account_unknown naming the line', async (t) =>
   assertError(t, reply, 404, 'account_unknown', 'unknown name')
   t.ok(detailPaths(reply).includes('/lines/1/account'), 'details name /lines/1/account')
   assertError(t, await post([{ account: 'acc_unknown', amount: 1 }, { account: 'income:sales', amount: -1 }]), 404, 'account_unknown', 'unknown id')
+  const two = await post([{ account: 'assets:cash', amount: 1 }, { account: 'assets:nowhere', amount: 1 }, { account: 'income:nothing', amount: -2 }])
+  assertError(t, two, 404, 'account_unknown', 'two unknown names')
+  t.equal(two.body.error.message, 'Unknown account: assets:nowhere.', 'the message names the first unknown line')
+  t.same(detailPaths(two), ['/lines/1/account', '/lines/2/account'], 'details name every unknown line, in order')
   t.equal(await entryCount(), count, 'nothing was posted')
 })
 
