@@ -126,12 +126,12 @@ function keyBytes(key: string): Buffer {
 }
 
 /** Workspace ids cannot contain a space (schemas/ledger.ts), so these keys never name a workspace. */
-function chunkKey(workspaceId: string, index: number): string {
-  return `${workspaceId} entries ${index}`
-}
-
 function chunkKeyPrefix(workspaceId: string): string {
   return `${workspaceId} entries `
+}
+
+function chunkKey(workspaceId: string, index: number): string {
+  return `${chunkKeyPrefix(workspaceId)}${index}`
 }
 
 /** The decoded body of a stored snapshot value, or why there is none: never throws on damaged bytes. */
