@@ -69,9 +69,27 @@ function utcMidnightMs(date: CalendarDate): number {
   return new Date(0).setUTCFullYear(date.year, date.month - 1, date.day)
 }
 
+/** Days in a 400-year Gregorian cycle, and from 0000-03-01 to 1970-01-01. */
+const cycleDays = 146_097
+const daysFrom0000March1To1970 = 719_468
+
+/**
+ * The proleptic Gregorian date of a day counted from 1970-01-01, by arithmetic alone: years counted from
+ * March, so the leap day ends its year (H. Hinnant, "chrono-Compatible Low-Level Date Algorithms").
+ */
+function civilDateOfDay(day: number): CalendarDate {
+  const shifted = day + daysFrom0000March1To1970
+  const cycle = Math.floor(shifted / cycleDays)
+  const dayOfCycle = shifted - cycle * cycleDays
+  const yearOfCycle = Math.floor((dayOfCycle - Math.floor(dayOfCycle / 1460) + Math.floor(dayOfCycle / 36_524) - Math.floor(dayOfCycle / (cycleDays - 1))) / 365)
+  const dayOfYear = dayOfCycle - (365 * yearOfCycle + Math.floor(yearOfCycle / 4) - Math.floor(yearOfCycle / 100))
+  const monthFromMarch = Math.floor((5 * dayOfYear + 2) / 153)
+  const month = monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9
+  return { year: yearOfCycle + cycle * 400 + (month <= 2 ? 1 : 0), month, day: dayOfYear - Math.floor((153 * monthFromMarch + 2) / 5) + 1 }
+}
+
 function utcDateOf(atMs: number): CalendarDate {
-  const at = new Date(atMs)
-  return { year: at.getUTCFullYear(), month: at.getUTCMonth() + 1, day: at.getUTCDate() }
+  return civilDateOfDay(Math.floor(atMs / dayMs))
 }
 
 function parseDateOrCrash(date: string): CalendarDate {
@@ -226,25 +244,6 @@ export function parseTimestampMs(text: string): number | null {
 
 const twoDigits = Array.from({ length: 100 }, (_, value) => String(value).padStart(2, '0'))
 const threeDigits = Array.from({ length: 1000 }, (_, value) => String(value).padStart(3, '0'))
-/** Days in a 400-year Gregorian cycle, and from 0000-03-01 to 1970-01-01. */
-const cycleDays = 146_097
-const daysFrom0000March1To1970 = 719_468
-
-/**
- * The proleptic Gregorian date of a day counted from 1970-01-01, by arithmetic alone: years counted from
- * March, so the leap day ends its year (H. Hinnant, "chrono-Compatible Low-Level Date Algorithms").
- */
-function civilDateOfDay(day: number): CalendarDate {
-  const shifted = day + daysFrom0000March1To1970
-  const cycle = Math.floor(shifted / cycleDays)
-  const dayOfCycle = shifted - cycle * cycleDays
-  const yearOfCycle = Math.floor((dayOfCycle - Math.floor(dayOfCycle / 1460) + Math.floor(dayOfCycle / 36_524) - Math.floor(dayOfCycle / (cycleDays - 1))) / 365)
-  const dayOfYear = dayOfCycle - (365 * yearOfCycle + Math.floor(yearOfCycle / 4) - Math.floor(yearOfCycle / 100))
-  const monthFromMarch = Math.floor((5 * dayOfYear + 2) / 153)
-  const month = monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9
-  return { year: yearOfCycle + cycle * 400 + (month <= 2 ? 1 : 0), month, day: dayOfYear - Math.floor((153 * monthFromMarch + 2) / 5) + 1 }
-}
-
 /**
  * UTC with milliseconds, `2026-11-22T10:00:00.000Z`; for instants parseTimestampMs can return or the clock gives.
  * The same text as `new Date(atMs).toISOString()` (a property test compares them) at a fraction of its cost
