@@ -8,7 +8,7 @@ import { makeId } from '../ledger/ids.js'
 import { SumTree, type DoublesAllocator } from '../ledger/sum-tree.js'
 import { createWorkspaceState, type Account, type Entry, type EntryLine, type IdempotencyRecord, type WorkspaceState } from '../ledger/state.js'
 import type { Match, ReconciliationWindow } from '../ledger/windows-state.js'
-import type { WebhookSubscription } from '../ledger/webhooks.js'
+import type { WebhookSubscription } from '../ledger/webhooks-state.js'
 import type { KeyRecord, SystemState, WorkspaceRecord } from '../ledger/system.js'
 import { decodeValue, encodeValue, frame, unframe } from './codec.js'
 
