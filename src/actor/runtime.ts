@@ -3,11 +3,12 @@
 import assert from 'node:assert/strict'
 import { reject } from '../errors.js'
 import type { Outcome } from '../ledger/outcome.js'
+import { restoreSystem } from '../ledger/restore.js'
 import { createSystemState, executeSystem, type SystemCommand, type SystemState } from '../ledger/system.js'
 import type { CommandLog } from '../log/command-log.js'
 import { snapshotAhead } from '../log/damage.js'
 import {
-  loadSnapshots, loadSystemSnapshot, restoreSystem, writeSnapshot, writeSystemSnapshot, type LoadedSnapshot, type SnapshotWriteFailed, type SystemSnapshotRead,
+  loadSnapshots, loadSystemSnapshot, writeSnapshot, writeSystemSnapshot, type LoadedSnapshot, type SnapshotWriteFailed, type SystemSnapshotRead,
   type UnusableSnapshot,
 } from '../log/snapshot.js'
 import { WorkspaceActor, type Submitted } from './workspace-actor.js'
@@ -174,7 +175,7 @@ export class Runtime {
         continue
       }
       if (!force && actor.commandsSinceSnapshot < this.#snapshotCommandsInterval) continue
-      writeSnapshot(this.log.root, actor, this.log.durableSeq, this.#snapshotWriteFailed)
+      writeSnapshot(this.log.root, actor.state, this.log.durableSeq, this.#snapshotWriteFailed)
       actor.commandsSinceSnapshot = 0
       actor.snapshotSeq = this.log.durableSeq
       written++
