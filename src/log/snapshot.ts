@@ -52,12 +52,12 @@ interface SnapshotFacts {
   readonly seq: number
   readonly workspaceId: string
   readonly tag: string
-  readonly accounts: AccountFacts[]
-  readonly idempotency: IdempotencyRecord[]
-  readonly windows: WindowFacts[]
-  readonly matches: Match[]
+  readonly accounts: readonly AccountFacts[]
+  readonly idempotency: readonly IdempotencyRecord[]
+  readonly windows: readonly WindowFacts[]
+  readonly matches: readonly Match[]
   /** Absent in snapshots written before webhooks existed: no subscriptions then. */
-  readonly webhooks?: { readonly lastSeq: number; readonly subscriptions: WebhookSubscription[] }
+  readonly webhooks?: { readonly lastSeq: number; readonly subscriptions: readonly WebhookSubscription[] }
 }
 
 /** Version 1: one value, the entries as objects. */
@@ -170,11 +170,11 @@ function headOf(seq: number, facts: WorkspaceFacts, perChunk: number, chunks: nu
     seq,
     workspaceId: facts.workspaceId,
     tag: facts.tag,
-    accounts: facts.accounts as AccountFacts[],
-    idempotency: facts.idempotency as IdempotencyRecord[],
-    windows: facts.windows as WindowFacts[],
-    matches: facts.matches as Match[],
-    webhooks: { lastSeq: facts.webhooks?.lastSeq ?? 0, subscriptions: [...facts.webhooks?.subscriptions ?? []] },
+    accounts: facts.accounts,
+    idempotency: facts.idempotency,
+    windows: facts.windows,
+    matches: facts.matches,
+    webhooks: { lastSeq: facts.webhooks?.lastSeq ?? 0, subscriptions: facts.webhooks?.subscriptions ?? [] },
     entries: { count: facts.entries.length, perChunk, chunks },
   }
 }
