@@ -2,24 +2,12 @@
 
 import { formatTimestamp } from './calendar.js'
 import type { WebhookEventType, WorkspaceCommand } from './commands.js'
+import type { LedgerEvent } from './ledger-event.js'
 import type { Accepted } from './outcome.js'
 import type { WorkspaceState } from './state.js'
 import { findWindow } from './window-effects.js'
 import type { ReconciliationWindow } from './windows-state.js'
 import { windowView } from './windows.js'
-
-/**
- * One event as a subscriber receives it (`type`, `timestamp`, `data`: the Standard Webhooks payload)
- * plus the accounts it concerns, which decide which subscriptions may see it and are not sent.
- */
-export interface LedgerEvent {
-  readonly type: WebhookEventType
-  /** The command's time, RFC 3339: the same on every delivery and every replay. */
-  readonly timestamp: string
-  /** The object the HTTP API answers for this resource, as it stood after the command. */
-  readonly data: unknown
-  readonly accountNames: readonly string[]
-}
 
 /**
  * The events of an accepted command, in the order they happened: the command's own event, then each

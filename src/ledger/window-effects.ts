@@ -1,8 +1,8 @@
 /** @module Live window figures: derived movement, residual and state, and how a posting moves them. */
 
 import { reject, type Rejection } from '../errors.js'
+import { movementOver } from './balances.js'
 import type { CommandEnvelope } from './commands.js'
-import { movementOver } from './entries.js'
 import { parseId } from './ids.js'
 import { addSafe } from './money.js'
 import type { Entry, WorkspaceState } from './state.js'

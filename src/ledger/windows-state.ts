@@ -89,3 +89,23 @@ export interface WindowsState {
 export function createWindowsState(): WindowsState {
   return { windows: [], matches: [], liveWindowsByAccount: new Map() }
 }
+
+/** A window that is not terminal enters the index of each of its accounts (open, and restore). */
+export function addLiveWindow(windows: WindowsState, window: ReconciliationWindow): void {
+  for (const accountSeq of window.accountSeqs) {
+    const live = windows.liveWindowsByAccount.get(accountSeq) ?? new Set<number>()
+    live.add(window.seq)
+    windows.liveWindowsByAccount.set(accountSeq, live)
+  }
+}
+
+/** A window that turns terminal leaves it; false when it was not there (a bug: the caller asserts). */
+export function removeLiveWindow(windows: WindowsState, window: ReconciliationWindow): boolean {
+  let removed = true
+  for (const accountSeq of window.accountSeqs) {
+    const live = windows.liveWindowsByAccount.get(accountSeq)
+    if (live === undefined || !live.delete(window.seq)) removed = false
+    else if (live.size === 0) windows.liveWindowsByAccount.delete(accountSeq)
+  }
+  return removed
+}

@@ -3,16 +3,16 @@
 import assert from 'node:assert/strict'
 import { reject, type ErrorDetail, type Rejection } from '../errors.js'
 import { findAccount } from './accounts.js'
+import { movementOver } from './balances.js'
 import { formatTimestamp, isValidTimeZone, localDateOf, parseDate, periodBoundsMs } from './calendar.js'
 import type { WindowLinesAdd, WindowOpen, WindowTransition } from './commands.js'
-import { movementOver } from './entries.js'
 import { makeId } from './ids.js'
 import { accept, type Outcome } from './outcome.js'
 import { collectPage, decodeCursor, type OrderKey } from './pages.js'
 import type { Account, WorkspaceState } from './state.js'
 import type { Visibility } from './visibility.js'
 import { derivedOf, findWindow, isTerminal, residualFrom, residualOf } from './window-effects.js'
-import type { HistoryEvent, ReconciliationWindow, StatementLine, WindowStateName } from './windows-state.js'
+import { addLiveWindow, removeLiveWindow, type HistoryEvent, type ReconciliationWindow, type StatementLine, type WindowStateName } from './windows-state.js'
 
 /** A window holds at most this many statement lines, so every scan of its lines is bounded. */
 export const windowLinesMax = 1_000_000
@@ -69,11 +69,7 @@ export function openWindow(state: WorkspaceState, command: WindowOpen): Outcome 
   const residual = derived === null ? null : residualFrom(window, derived, 0)
   if (derived === null || residual === null) return reject('amount_out_of_range', 'The derived movement or residual of this window would leave the safe integer range.')
   state.windows.windows.push(window)
-  for (const accountSeq of window.accountSeqs) {
-    const live = state.windows.liveWindowsByAccount.get(accountSeq) ?? new Set<number>()
-    live.add(seq)
-    state.windows.liveWindowsByAccount.set(accountSeq, live)
-  }
+  addLiveWindow(state.windows, window)
   pushHistory(window, command, 'opened', residual, { claimed_movement: window.claimedMovement, derived_movement: derived })
   return accept(201, windowView(state, window))
 }
@@ -222,11 +218,7 @@ function freeze(state: WorkspaceState, window: ReconciliationWindow): void {
   const residual = residualOf(state, window)
   window.frozenDerived = derived
   window.frozenResidual = residual
-  for (const accountSeq of window.accountSeqs) {
-    const live = state.windows.liveWindowsByAccount.get(accountSeq)
-    assert(live !== undefined && live.delete(window.seq))
-    if (live.size === 0) state.windows.liveWindowsByAccount.delete(accountSeq)
-  }
+  assert(removeLiveWindow(state.windows, window))
 }
 
 export function terminalRejection(window: ReconciliationWindow): Rejection {

@@ -13,7 +13,7 @@
 
 import assert from 'node:assert/strict'
 import type { WebhookEventType } from '../ledger/commands.js'
-import type { LedgerEvent } from '../ledger/events.js'
+import type { LedgerEvent } from '../ledger/ledger-event.js'
 import { encodeCursor, decodeCursor, type Page } from '../ledger/pages.js'
 import type { WorkspaceState } from '../ledger/state.js'
 import { subscribersOf } from '../ledger/webhooks.js'

@@ -1,7 +1,7 @@
 /** Reconciliation windows in the pure state machine: open, lines, transitions, DST periods, visibility, lists. */
 import t from 'tap'
 import type { WorkspaceCommand } from '../../src/ledger/commands.js'
-import { balanceAt } from '../../src/ledger/entries.js'
+import { balanceAt } from '../../src/ledger/balances.js'
 import { listMatches } from '../../src/ledger/matches.js'
 import type { Outcome } from '../../src/ledger/outcome.js'
 import { createWorkspaceState, type WorkspaceState } from '../../src/ledger/state.js'

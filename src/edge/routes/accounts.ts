@@ -2,7 +2,7 @@
 
 import { reject } from '../../errors.js'
 import { accountView, findAccount } from '../../ledger/accounts.js'
-import { balanceAt } from '../../ledger/entries.js'
+import { balanceAt } from '../../ledger/balances.js'
 import { accept } from '../../ledger/outcome.js'
 import { collectPage, decodeCursor } from '../../ledger/pages.js'
 import { isVisible } from '../../ledger/visibility.js'
