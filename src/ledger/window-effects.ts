@@ -47,15 +47,20 @@ export function liveStateOf(window: ReconciliationWindow, residual: number): Win
   return residual === 0 && window.activeMatchCount > 0 ? 'balanced' : 'open'
 }
 
-/** Sets the live state after a change; records a flip with its cause in the window history. */
-export function reevaluate(state: WorkspaceState, window: ReconciliationWindow, command: CommandEnvelope, cause: Record<string, unknown>): void {
-  if (isTerminal(window.state)) return
+/**
+ * Records a change in the window history, then a flip of the live state if it caused one. The state is
+ * re-evaluated first, so the change's own event carries the state and residual as they are after the
+ * command, never a mix of before and after. The flip (with its cause) comes last: events.ts reads it there.
+ * Returns the residual after the change.
+ */
+export function recordChange(state: WorkspaceState, window: ReconciliationWindow, command: CommandEnvelope, type: string, detail: Record<string, unknown>, cause: Record<string, unknown>): number {
   const residual = residualOf(state, window)
-  const next = liveStateOf(window, residual)
-  if (next === window.state) return
   const from = window.state
+  const next = isTerminal(from) ? from : liveStateOf(window, residual)
   window.state = next
-  window.history.push({ type: next, atMs: command.at_ms, keyId: command.key_id, state: next, residual, detail: { from, ...cause } })
+  window.history.push({ type, atMs: command.at_ms, keyId: command.key_id, state: next, residual, detail })
+  if (next !== from) window.history.push({ type: next, atMs: command.at_ms, keyId: command.key_id, state: next, residual, detail: { from, ...cause } })
+  return residual
 }
 
 function windowAmountOf(window: ReconciliationWindow, perAccount: ReadonlyMap<number, number>): number {
@@ -105,7 +110,6 @@ export function applyEntryToWindows(state: WorkspaceState, entry: Entry, perAcco
   if (!touchesLiveWindows(state, perAccount)) return
   for (const window of liveWindowsTouched(state, entry, perAccount)) {
     const amount = windowAmountOf(window, perAccount)
-    window.history.push({ type: 'entry_posted', atMs: command.at_ms, keyId: command.key_id, state: window.state, residual: residualOf(state, window), detail: { entry: entry.id, amount } })
-    reevaluate(state, window, command, { cause: 'entry_posted', entry: entry.id })
+    recordChange(state, window, command, 'entry_posted', { entry: entry.id, amount }, { cause: 'entry_posted', entry: entry.id })
   }
 }

@@ -26,6 +26,9 @@ export interface Match {
   readonly reason: string | null
   readonly createdAtMs: number
   readonly createdBy: string
+  /** The window's residual and state right after this match was created (SPEC.md 2.2): what the match list shows. */
+  readonly residualAfterCreate: number
+  readonly stateAfterCreate: WindowStateName
   reversedAtMs: number | null
   reversedBy: string | null
 }

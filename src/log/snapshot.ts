@@ -5,6 +5,7 @@ import type { Database, RootDatabase } from 'lmdb'
 import { Packr, Unpackr } from 'msgpackr'
 import type { WorkspaceActor } from '../actor/workspace-actor.js'
 import { makeId } from '../ledger/ids.js'
+import { fillMatchFigures } from '../ledger/matches.js'
 import { SumTree, type DoublesAllocator } from '../ledger/sum-tree.js'
 import { createWorkspaceState, type Account, type Entry, type EntryLine, type IdempotencyRecord, type WorkspaceState } from '../ledger/state.js'
 import type { Match, ReconciliationWindow } from '../ledger/windows-state.js'
@@ -467,6 +468,8 @@ function fromBody(db: Database<Buffer, string>, body: SnapshotBodyV1 | SnapshotH
     }
   }
   for (const match of body.matches) state.windows.matches.push(match)
+  // Snapshots written before matches kept their figures after creation get them from the window history.
+  fillMatchFigures(state.windows)
   if (body.webhooks !== undefined) {
     state.webhooks.lastSeq = body.webhooks.lastSeq
     for (const subscription of body.webhooks.subscriptions) state.webhooks.subscriptions.set(subscription.id, subscription)
