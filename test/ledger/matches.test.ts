@@ -1,7 +1,7 @@
 /** Matches in the pure state machine: the residual formula for every match shape, every match error, reversal, lists. */
 import t from 'tap'
 import type { WorkspaceCommand } from '../../src/ledger/commands.js'
-import { listMatches } from '../../src/ledger/matches.js'
+import { fillMatchFigures, listMatches } from '../../src/ledger/matches.js'
 import type { Outcome } from '../../src/ledger/outcome.js'
 import { createWorkspaceState, type WorkspaceState } from '../../src/ledger/state.js'
 import type { Visibility } from '../../src/ledger/visibility.js'
@@ -261,4 +261,21 @@ t.test('a restricted key matches only what it can see', async (t) => {
   t.equal(match(ctx, id, ['l1'], [internal]).state, 'balanced')
   ctx.visibility = ['assets:cash']
   rejects(t, ctx, id, matchCommand(id, ['l1'], [internal]), 'not_found')
+})
+
+t.test('matches of an older snapshot get their figures after creation from the window history', async (t) => {
+  const ctx = setup()
+  const { id, e100, e100b } = november(ctx)
+  match(ctx, id, ['l1'], [e100])
+  const fee = match(ctx, id, ['l6'], [], 'write_off', 'fee')
+  match(ctx, id, ['l2', 'l3'], [e100b])
+  ok(run(ctx, { type: 'match.reverse', window: id, match: fee.id }))
+  match(ctx, id, ['l6', 'l7'], [], 'write_off', 'fee and refund')
+  const live = ok(listMatches(ctx.state, id, { limit: 100, cursor: null }, null)).data
+  t.same(live.map((item: Body) => [item.residual, item.state]), [[50, 'open'], [0, 'balanced'], [0, 'balanced'], [5, 'open']], 'figures after each creation, not the window now')
+  // What a snapshot written before matches kept their figures holds: the same matches without them.
+  const matches = ctx.state.windows.matches
+  matches.splice(0, matches.length, ...matches.map(({ residualAfterCreate, stateAfterCreate, ...stored }) => stored as typeof matches[number]))
+  fillMatchFigures(ctx.state.windows)
+  t.same(ok(listMatches(ctx.state, id, { limit: 100, cursor: null }, null)).data, live, 'recovered exactly')
 })
