@@ -3,6 +3,7 @@
 import { reject } from '../../errors.js'
 import type { StatementLineInput } from '../../ledger/commands.js'
 import { listMatches } from '../../ledger/matches.js'
+import { zeroAmountRejection } from '../../ledger/money.js'
 import { getWindow, listLines, listWindows, windowHistory } from '../../ledger/windows.js'
 import type { V2Route } from '../route.js'
 import { cursorQuery, enumQuery, limitQuery, textQuery } from '../query.js'
@@ -86,6 +87,8 @@ export const reconciliationRoutes: V2Route[] = [
     response: { status: 201, description: 'The lines added, with their ids', schema: linesAdded },
     handle: ({ actor, envelope, body, params }) => {
       const input = body as { lines: { amount: number; date: string; reference?: string | null; description?: string | null }[] }
+      const zero = zeroAmountRejection(input.lines, 'Statement line')
+      if (zero !== null) return zero
       const lines: StatementLineInput[] = input.lines.map((line) => ({ amount: line.amount, date: line.date, reference: line.reference ?? null, description: line.description ?? null }))
       return actor.submit({ ...envelope, type: 'window.lines.add', window: params.id, lines })
     },
