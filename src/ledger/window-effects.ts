@@ -4,6 +4,7 @@ import { reject, type Rejection } from '../errors.js'
 import type { CommandEnvelope } from './commands.js'
 import { movementOver } from './entries.js'
 import { parseId } from './ids.js'
+import { liveWindowAt } from './live-windows.js'
 import { addSafe } from './money.js'
 import type { Entry, WorkspaceState } from './state.js'
 import { isVisible, type Visibility } from './visibility.js'
@@ -69,15 +70,14 @@ function windowAmountOf(window: ReconciliationWindow, perAccount: ReadonlyMap<nu
   return amount
 }
 
+/** The live windows whose period holds the entry, on any of its accounts: at most one per account, each once. */
 function* liveWindowsTouched(state: WorkspaceState, entry: Entry, perAccount: ReadonlyMap<number, number>): Generator<ReconciliationWindow> {
   const seen = new Set<number>()
   for (const accountSeq of perAccount.keys()) {
-    for (const windowSeq of state.windows.liveWindowsByAccount.get(accountSeq) ?? []) {
-      if (seen.has(windowSeq)) continue
-      seen.add(windowSeq)
-      const window = state.windows.windows[windowSeq - 1]
-      if (entry.effectiveAtMs >= window.startMs && entry.effectiveAtMs < window.endMs) yield window
-    }
+    const window = liveWindowAt(state.windows, accountSeq, entry.effectiveAtMs)
+    if (window === undefined || seen.has(window.seq)) continue
+    seen.add(window.seq)
+    yield window
   }
 }
 
@@ -86,8 +86,7 @@ function touchesLiveWindows(state: WorkspaceState, perAccount: ReadonlyMap<numbe
   const live = state.windows.liveWindowsByAccount
   if (live.size === 0) return false
   for (const accountSeq of perAccount.keys()) {
-    const windows = live.get(accountSeq)
-    if (windows !== undefined && windows.size > 0) return true
+    if (live.has(accountSeq)) return true
   }
   return false
 }

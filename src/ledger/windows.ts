@@ -7,6 +7,7 @@ import { formatTimestamp, isValidTimeZone, localDateOf, parseDate, periodBoundsM
 import type { WindowLinesAdd, WindowOpen, WindowTransition } from './commands.js'
 import { movementOver } from './entries.js'
 import { makeId } from './ids.js'
+import { addLiveWindow, liveWindowMeeting, removeLiveWindow } from './live-windows.js'
 import { accept, type Outcome } from './outcome.js'
 import { collectPage, cursorSeq, invalidCursor, listScope, seqKeys } from './pages.js'
 import type { Account, WorkspaceState } from './state.js'
@@ -69,11 +70,7 @@ export function openWindow(state: WorkspaceState, command: WindowOpen): Outcome 
   const residual = derived === null ? null : residualFrom(window, derived, 0)
   if (derived === null || residual === null) return reject('amount_out_of_range', 'The derived movement or residual of this window would leave the safe integer range.')
   state.windows.windows.push(window)
-  for (const accountSeq of window.accountSeqs) {
-    const live = state.windows.liveWindowsByAccount.get(accountSeq) ?? new Set<number>()
-    live.add(seq)
-    state.windows.liveWindowsByAccount.set(accountSeq, live)
-  }
+  addLiveWindow(state.windows, window)
   pushHistory(window, command, 'opened', residual, { claimed_movement: window.claimedMovement, derived_movement: derived })
   return accept(201, windowView(state, window))
 }
@@ -119,11 +116,10 @@ function resolveAccounts(state: WorkspaceState, command: WindowOpen): Account[] 
 /** A non-terminal window sharing an account whose [startMs, endMs) meets the new period. */
 function findOverlap(state: WorkspaceState, accounts: readonly Account[], startMs: number, endMs: number): ReconciliationWindow | undefined {
   for (const account of accounts) {
-    for (const windowSeq of state.windows.liveWindowsByAccount.get(account.seq) ?? []) {
-      const window = state.windows.windows[windowSeq - 1]
-      assert(!isTerminal(window.state))
-      if (window.startMs < endMs && startMs < window.endMs) return window
-    }
+    const window = liveWindowMeeting(state.windows, account.seq, startMs, endMs)
+    if (window === undefined) continue
+    assert(!isTerminal(window.state))
+    return window
   }
   return undefined
 }
@@ -222,11 +218,7 @@ function freeze(state: WorkspaceState, window: ReconciliationWindow): void {
   const residual = residualOf(state, window)
   window.frozenDerived = derived
   window.frozenResidual = residual
-  for (const accountSeq of window.accountSeqs) {
-    const live = state.windows.liveWindowsByAccount.get(accountSeq)
-    assert(live !== undefined && live.delete(window.seq))
-    if (live.size === 0) state.windows.liveWindowsByAccount.delete(accountSeq)
-  }
+  removeLiveWindow(state.windows, window)
 }
 
 export function terminalRejection(window: ReconciliationWindow): Rejection {

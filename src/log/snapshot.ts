@@ -5,6 +5,7 @@ import type { Database, RootDatabase } from 'lmdb'
 import { Packr, Unpackr } from 'msgpackr'
 import type { WorkspaceActor } from '../actor/workspace-actor.js'
 import { makeId } from '../ledger/ids.js'
+import { addLiveWindow } from '../ledger/live-windows.js'
 import { fillMatchFigures } from '../ledger/matches.js'
 import { SumTree, type DoublesAllocator } from '../ledger/sum-tree.js'
 import { createWorkspaceState, type Account, type Entry, type EntryLine, type IdempotencyRecord, type WorkspaceState } from '../ledger/state.js'
@@ -460,12 +461,7 @@ function fromBody(db: Database<Buffer, string>, body: SnapshotBodyV1 | SnapshotH
   for (const stored of body.windows) {
     const window: ReconciliationWindow = { ...stored, matchedEntries: new Map(stored.matchedEntries) }
     state.windows.windows.push(window)
-    if (window.state === 'closed' || window.state === 'abandoned') continue
-    for (const accountSeq of window.accountSeqs) {
-      const live = state.windows.liveWindowsByAccount.get(accountSeq) ?? new Set<number>()
-      live.add(window.seq)
-      state.windows.liveWindowsByAccount.set(accountSeq, live)
-    }
+    if (window.state !== 'closed' && window.state !== 'abandoned') addLiveWindow(state.windows, window)
   }
   for (const match of body.matches) state.windows.matches.push(match)
   // Snapshots written before matches kept their figures after creation get them from the window history.
