@@ -1,11 +1,9 @@
 /** @module /v2/accounts routes: create, list, read, rename or re-tag, and balance at a time. */
 
 import { reject } from '../../errors.js'
-import { accountView, findAccount } from '../../ledger/accounts.js'
+import { accountView, findAccount, listAccounts } from '../../ledger/accounts.js'
 import { balanceAt } from '../../ledger/balances.js'
 import { accept } from '../../ledger/outcome.js'
-import { collectPage, decodeCursor } from '../../ledger/pages.js'
-import { isVisible } from '../../ledger/visibility.js'
 import type { V2Route } from '../route.js'
 import { cursorQuery, limitQuery, timestampQuery } from '../query.js'
 import { accountCreate, accountUpdate } from '../schemas/ledger.js'
@@ -34,17 +32,9 @@ export const accountRoutes: V2Route[] = [
     handle: ({ actor, query, key }) => {
       const limit = limitQuery.parse(query)
       if (!limit.ok) return limit
-      const cursorText = accountCursor.parse(query)
-      if (!cursorText.ok) return cursorText
-      const cursor = cursorText.value === null ? { atMs: 0, seq: 0 } : decodeCursor(cursorText.value)
-      if (cursor === null) return reject('request_invalid', 'The cursor is not one this service issued.', [{ path: '/cursor', message: 'invalid cursor' }])
-      return actor.query((state) => {
-        const seqs = (function* () { for (let seq = Math.max(1, cursor.seq); seq <= state.accounts.length; seq++) yield { atMs: 0, seq } })()
-        return accept(200, collectPage(seqs, limit.value, ({ seq }) => {
-          const account = state.accounts[seq - 1]
-          return isVisible(key.accounts, account.name) ? accountView(account) : undefined
-        }))
-      })
+      const cursor = accountCursor.parse(query)
+      if (!cursor.ok) return cursor
+      return actor.query((state) => listAccounts(state, { limit: limit.value, cursor: cursor.value }, key.accounts))
     },
   },
   {

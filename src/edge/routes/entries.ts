@@ -2,8 +2,10 @@
 
 import { reject } from '../../errors.js'
 import { parseTimestampMs } from '../../ledger/calendar.js'
+import { entryRulesVersion } from '../../ledger/commands.js'
 import { getEntry } from '../../ledger/entries.js'
 import { listEntries } from '../../ledger/entry-list.js'
+import { zeroAmountRejection } from '../../ledger/money.js'
 import type { V2Route } from '../route.js'
 import { cursorQuery, limitQuery, textQuery, timestampQuery } from '../query.js'
 import { entryPost } from '../schemas/ledger.js'
@@ -33,8 +35,8 @@ export const entryRoutes: V2Route[] = [
     response: { status: 201, description: 'The entry', schema: entry },
     handle: ({ actor, envelope, body }) => {
       const input = body as EntryBody
-      const zero = input.lines.findIndex((line) => line.amount === 0)
-      if (zero >= 0) return reject('request_invalid', 'Entry line amounts must be non-zero.', [{ path: `/lines/${zero}/amount`, message: 'must not be 0' }])
+      const zero = zeroAmountRejection(input.lines, 'Entry line')
+      if (zero !== null) return zero
       let effectiveAtMs: number | null = null
       if (input.effective_at !== undefined) {
         effectiveAtMs = parseTimestampMs(input.effective_at)
@@ -42,7 +44,7 @@ export const entryRoutes: V2Route[] = [
       }
       return actor.submit({
         ...envelope, type: 'entry.post', lines: input.lines.map(({ account, amount }) => ({ account, amount })),
-        effective_at_ms: effectiveAtMs, description: input.description ?? null, metadata: input.metadata ?? null,
+        effective_at_ms: effectiveAtMs, description: input.description ?? null, metadata: input.metadata ?? null, rules: entryRulesVersion,
       })
     },
   },

@@ -1,8 +1,9 @@
 /** @module /v2/reconciliations routes: windows, statement lines (JSON or CSV), matches, transitions, history. */
 
-import { reject, type Rejection } from '../../errors.js'
+import { reject } from '../../errors.js'
 import type { StatementLineInput } from '../../ledger/commands.js'
 import { listMatches } from '../../ledger/matches.js'
+import { zeroAmountRejection } from '../../ledger/money.js'
 import { getWindow, listLines, listWindows, windowHistory } from '../../ledger/windows.js'
 import type { V2Route } from '../route.js'
 import { cursorQuery, enumQuery, limitQuery, textQuery } from '../query.js'
@@ -18,23 +19,6 @@ interface WindowBody {
   claimed_movement: number
   statement_ref?: string | null
   tolerance?: number
-}
-
-/** The schema-level rules of a match body, answered before any rule of the window (CONTRACT.md 1). */
-function matchShapeRejection(input: { statement_lines: string[]; entries?: string[]; strategy: string; reason?: string | null }): Rejection | null {
-  const entries = input.entries ?? []
-  if (input.strategy === 'write_off') {
-    if ((input.reason ?? '') === '') return reject('request_invalid', 'A write-off needs a reason (1 to 500 characters).', [{ path: '/reason', message: 'required for write_off' }])
-    if (entries.length > 0) return reject('request_invalid', 'A write-off takes no entries.', [{ path: '/entries', message: 'must be empty for write_off' }])
-  } else if (entries.length === 0) {
-    return reject('request_invalid', `Strategy ${input.strategy} needs at least one entry.`, [{ path: '/entries', message: 'must not be empty' }])
-  }
-  for (const [name, ids] of [['statement_lines', input.statement_lines], ['entries', entries]] as const) {
-    const seen = new Set<string>()
-    const duplicate = ids.findIndex((id) => seen.size === seen.add(id).size)
-    if (duplicate >= 0) return reject('request_invalid', `${name} names ${ids[duplicate]} twice.`, [{ path: `/${name}/${duplicate}`, message: 'duplicate id' }])
-  }
-  return null
 }
 
 const cursor = cursorQuery(1024)
@@ -103,6 +87,8 @@ export const reconciliationRoutes: V2Route[] = [
     response: { status: 201, description: 'The lines added, with their ids', schema: linesAdded },
     handle: ({ actor, envelope, body, params }) => {
       const input = body as { lines: { amount: number; date: string; reference?: string | null; description?: string | null }[] }
+      const zero = zeroAmountRejection(input.lines, 'Statement line')
+      if (zero !== null) return zero
       const lines: StatementLineInput[] = input.lines.map((line) => ({ amount: line.amount, date: line.date, reference: line.reference ?? null, description: line.description ?? null }))
       return actor.submit({ ...envelope, type: 'window.lines.add', window: params.id, lines })
     },
@@ -132,8 +118,6 @@ export const reconciliationRoutes: V2Route[] = [
     response: { status: 200, description: 'The match, with the window\'s residual and state after it', schema: match },
     handle: ({ actor, envelope, body, params }) => {
       const input = body as { statement_lines: string[]; entries?: string[]; strategy: 'amount_and_date' | 'manual' | 'write_off'; reason?: string | null }
-      const shape = matchShapeRejection(input)
-      if (shape !== null) return shape
       return actor.submit({ ...envelope, type: 'match.create', window: params.id, statement_lines: input.statement_lines, entries: input.entries ?? [], strategy: input.strategy, reason: input.reason ?? null })
     },
   },
@@ -158,8 +142,15 @@ export const reconciliationRoutes: V2Route[] = [
   },
   {
     method: 'GET', pattern: '/v2/reconciliations/:id/history', scope: 'recon:read', summary: 'The audit trail of a window',
-    errors: ['not_found'],
-    response: { status: 200, description: 'Every event of the window, oldest first', schema: history },
-    handle: ({ actor, key, params }) => actor.query((state) => windowHistory(state, params.id, key.accounts)),
+    query: [limitQuery, cursor],
+    errors: ['request_invalid', 'not_found'],
+    response: { status: 200, description: 'A page of the window\'s events, oldest first', schema: history },
+    handle: ({ actor, key, params, query }) => {
+      const limit = limitQuery.parse(query)
+      if (!limit.ok) return limit
+      const after = cursor.parse(query)
+      if (!after.ok) return after
+      return actor.query((state) => windowHistory(state, params.id, { limit: limit.value, cursor: after.value }, key.accounts))
+    },
   },
 ]

@@ -2,7 +2,7 @@
 
 import { reject } from '../../errors.js'
 import { accept } from '../../ledger/outcome.js'
-import { decodeCursor } from '../../ledger/pages.js'
+import { invalidCursor } from '../../ledger/pages.js'
 import { findWebhook, getWebhook, listWebhooks, webhookUrlProblem } from '../../ledger/webhooks.js'
 import { listDeliveries } from '../../webhooks/outbox.js'
 import { newWebhookSecret } from '../../webhooks/signature.js'
@@ -13,7 +13,6 @@ import { createdWebhook, webhook, webhookDeliveryPage, webhookPage } from '../sc
 import { validator } from '../schemas/validate.js'
 
 const cursor = cursorQuery(256)
-const invalidCursor = () => reject('request_invalid', 'The cursor is not one this service issued.', [{ path: '/cursor', message: 'invalid cursor' }])
 
 export const webhookRoutes: V2Route[] = [
   {
@@ -39,9 +38,7 @@ export const webhookRoutes: V2Route[] = [
       if (!limit.ok) return limit
       const after = cursor.parse(query)
       if (!after.ok) return after
-      const position = after.value === null ? { atMs: 0, seq: 0 } : decodeCursor(after.value)
-      if (position === null) return invalidCursor()
-      return actor.query((state) => listWebhooks(state, limit.value, position.seq))
+      return actor.query((state) => listWebhooks(state, limit.value, after.value))
     },
   },
   {
