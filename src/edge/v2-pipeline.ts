@@ -6,6 +6,7 @@ import { errorBody, reject, statusOf, type Rejection } from '../errors.js'
 import { findIdempotency } from '../ledger/idempotency.js'
 import type { KeyRecord } from '../ledger/system.js'
 import { authenticate, hasScope } from './auth.js'
+import { bodyFormatOf } from './body-format.js'
 import { readBody, send, type Exchange } from './http.js'
 import { fingerprint, isIdempotencyKey } from './idempotency.js'
 import { parseJson } from './json.js'
@@ -81,7 +82,7 @@ interface Resolved {
 type ParsedBody = { ok: true; value: unknown } | Rejection | null
 
 function isJsonBody(route: V2Route, contentType: string): boolean {
-  return route.body?.parse === undefined || contentType.toLowerCase().includes('json')
+  return route.body?.parse === undefined || bodyFormatOf(contentType) === 'json'
 }
 
 function parseBody(route: V2Route, bytes: Buffer | null, contentType: string): ParsedBody {

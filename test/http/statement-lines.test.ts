@@ -131,6 +131,35 @@ t.test('CSV: a bad row is 400 with /lines/<index>/<field> and the row number; no
   t.same(await readWindow(baseUrl, key, w.id), before, 'nothing stored by any of them')
 })
 
+t.test('the body format: only text/csv is CSV; JSON lines without a JSON content type (curl -d) are JSON', async (t) => {
+  const w = await freshWindow()
+  const post = (raw: string | Buffer, headers: Record<string, string>) => call(baseUrl, 'POST', `/v2/reconciliations/${w.id}/lines`, { key, raw, headers })
+  const json = (amount: number) => JSON.stringify({ lines: [{ amount, date: w.day(2), reference: `R${amount}` }] })
+  const declared: [string, Record<string, string>][] = [
+    ['curl -d: application/x-www-form-urlencoded', { 'content-type': 'application/x-www-form-urlencoded' }],
+    ['text/plain', { 'content-type': 'text/plain;charset=UTF-8' }],
+    ['application/json with a charset', { 'content-type': 'application/json; charset=utf-8' }],
+    ['no content type', {}],
+  ]
+  for (const [name, headers] of declared) {
+    const amount = declared.findIndex(([other]) => other === name) + 1
+    const reply = await post(Buffer.from(json(amount)), headers)
+    t.equal(reply.status, 201, `${name}: 201`)
+    t.same(reply.body?.lines?.map((line: any) => [line.amount, line.reference]), [[amount, `R${amount}`]], `${name}: read as JSON`)
+  }
+  const csv = `date,amount\n${w.day(3)},5\n`
+  assertError(t, await post(csv, { 'content-type': 'text/plain' }), 400, 'json_invalid', 'a CSV body not declared text/csv is JSON, and not valid JSON')
+  assertError(t, await post(csv, { 'content-type': 'application/x-www-form-urlencoded' }), 400, 'json_invalid', 'CSV sent with curl -d: json_invalid')
+  t.equal((await post(csv, { 'content-type': 'TEXT/CSV; Charset=UTF-8' })).status, 201, 'text/csv in any case with a parameter is CSV')
+  assertError(t, await post(json(9), { 'content-type': 'text/csv' }), 400, 'request_invalid', 'JSON declared text/csv is read as CSV (its header is not date,amount,…)')
+  const keyed = { 'content-type': 'application/x-www-form-urlencoded', 'idempotency-key': `form-${w.id}` }
+  const first = await post(json(11), keyed)
+  const again = await post(JSON.stringify(JSON.parse(json(11)), null, 2), keyed)
+  t.equal(again.headers.get('replayed'), 'true', 'a form-declared JSON body is fingerprinted as JSON: a JSON-equal resend replays')
+  t.same(again.body, first.body)
+  t.equal((await getWindowOk(baseUrl, key, w.id)).lines_count, declared.length + 2, 'one line per accepted upload, none from the refused ones')
+})
+
 t.test('GET lines?status=matched|unmatched', async (t) => {
   const w = await freshWindow()
   const entry = await postEntryOk(baseUrl, key, pair('assets:bank', 'income:sales', 40), { effective_at: `${w.day(10)}T12:00:00Z` })
