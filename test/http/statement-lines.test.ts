@@ -131,6 +131,34 @@ t.test('CSV: a bad row is 400 with /lines/<index>/<field> and the row number; no
   t.same(await readWindow(baseUrl, key, w.id), before, 'nothing stored by any of them')
 })
 
+t.test('CSV: a row with too few or too many values answers /lines/<index>/<column> and its row number', async (t) => {
+  const w = await freshWindow()
+  const before = await readWindow(baseUrl, key, w.id)
+  const [d2, d3, d4] = [w.day(2), w.day(3), w.day(4)]
+  // [csv, path, row number]: the header is row 1 when it comes first; blank lines count as rows.
+  const cases: [string, string, number][] = [
+    [`date,amount,reference\r\n${d2},10\r\n`, '/lines/0/reference', 2],
+    [`date,amount\r\n${d2},1\r\n${d3},1,extra\r\n`, '/lines/1/amount', 3],
+    [`date,amount,reference,description\n${d2},5,R1,Invoice 1001, ACME\n`, '/lines/0/description', 2],
+    [`amount,date\n1,${d2}\n2,${d3}\n3,${d4}\n4\n`, '/lines/3/date', 5],
+    [`description,date,amount\r\n"a, b",${d2},1\r\n\r\n\r\nc,${d3}\r\n`, '/lines/1/amount', 5],
+    [`\r\nDate,Amount\r\n${d2}\r\n`, '/lines/0/amount', 3],
+    [`date,amount,reference\n${d2},1,x,y,z\n`, '/lines/0/reference', 2],
+    [`date,amount,description\n${d2},1,"ok"\n${d3},2\n${d4},3,"one","two"\n`, '/lines/1/description', 3],
+    [`date,amount\n\n${d2},1.5\n`, '/lines/0/amount', 3],
+  ]
+  for (const [csv, path, row] of cases) {
+    const reply = await addCsv(baseUrl, key, w.id, csv)
+    assertError(t, reply, 400, 'request_invalid', `${JSON.stringify(csv)} → ${path}`)
+    t.same(detailPaths(reply), [path], `details path ${path}`)
+    t.match(reply.body?.error?.message ?? '', new RegExp(`^CSV row ${row}\\b`), `the message names row ${row}`)
+    t.match(reply.body?.error?.details?.[0]?.message ?? '', new RegExp(`^row ${row}\\b`), `the detail names row ${row}`)
+  }
+  t.same(await readWindow(baseUrl, key, w.id), before, 'nothing stored')
+  const fine = await addCsv(baseUrl, key, w.id, `\r\ndate,amount\r\n\r\n${d2},1\r\n\r\n`)
+  t.equal(fine.status, 201, 'blank lines before the header, between rows and at the end are skipped')
+})
+
 t.test('the body format: only text/csv is CSV; JSON lines without a JSON content type (curl -d) are JSON', async (t) => {
   const w = await freshWindow()
   const post = (raw: string | Buffer, headers: Record<string, string>) => call(baseUrl, 'POST', `/v2/reconciliations/${w.id}/lines`, { key, raw, headers })
