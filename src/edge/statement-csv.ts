@@ -1,8 +1,10 @@
 /** @module Statement lines from a text/csv body (header date,amount,reference,description), parsed by csv-parse. */
 
+import { isUtf8 } from 'node:buffer'
 import { parse } from 'csv-parse/sync'
 import { reject, type Rejection } from '../errors.js'
 import { parseDate } from '../ledger/calendar.js'
+import { hasControlCharacter, textProblem } from './schemas/text.js'
 
 const columns = ['date', 'amount', 'reference', 'description'] as const
 export const csvRowsMax = 10_000
@@ -51,31 +53,69 @@ function lineOf(record: Readonly<Record<string, string>>, index: number, row: nu
   const reference = record.reference === undefined || record.reference === '' ? null : record.reference
   const description = record.description === undefined || record.description === '' ? null : record.description
   if (reference !== null && reference.length > 500) return rowError(index, row, 'reference', 'must be at most 500 characters')
+  if (reference !== null && hasControlCharacter(reference)) return rowError(index, row, 'reference', textProblem)
   if (description !== null && description.length > 1000) return rowError(index, row, 'description', 'must be at most 1000 characters')
+  if (description !== null && hasControlCharacter(description)) return rowError(index, row, 'description', textProblem)
   return { amount: Number(amountText), date, reference, description }
+}
+
+const recordBytesMax = 64 * 1024
+
+/**
+ * The records with their row numbers; with `raw`, each value is the Buffer of its bytes as the file
+ * has them (to find bytes that are not UTF-8, which decoding would turn into U+FFFD).
+ */
+function parseRows(bytes: Buffer, raw: boolean): { rows: number[]; records: string[][] } {
+  const rows: number[] = []
+  // Blank lines are skipped but counted (empty_lines), so row numbers stay those of the file.
+  // One record past the limit (header + csvRowsMax + 1) is read, so an oversized upload is refused, never cut.
+  // A byte-order mark is cut by hand in raw mode: csv-parse's bom option would switch back to strings.
+  const input = raw && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? bytes.subarray(3) : bytes
+  const records = parse(input, {
+    bom: !raw, encoding: raw ? null : 'utf8', relax_column_count: true, skip_empty_lines: true, max_record_size: recordBytesMax, to: csvRowsMax + 2,
+    on_record: (fields, context) => {
+      rows.push(context.records + context.empty_lines)
+      return fields
+    },
+  })
+  return { rows, records }
 }
 
 function readRows(bytes: Buffer): CsvRow[] | Rejection {
   try {
-    // Blank lines are skipped but counted (empty_lines), so row numbers stay those of the file.
-    // One record past the limit (header + csvRowsMax + 1) is read, so an oversized upload is refused, never cut.
-    const rowNumbers: number[] = []
-    const records = parse(bytes, {
-      bom: true, relax_column_count: true, skip_empty_lines: true, max_record_size: 64 * 1024, to: csvRowsMax + 2,
-      on_record: (fields, context) => {
-        rowNumbers.push(context.records + context.empty_lines)
-        return fields
-      },
-    })
-    return records.map((fields, index) => ({ row: rowNumbers[index], fields }))
+    const { rows, records } = parseRows(bytes, false)
+    return records.map((fields, index) => ({ row: rows[index], fields }))
   } catch (error) {
     const line = (error as { lines?: number }).lines
     return reject('request_invalid', `The CSV cannot be parsed${line === undefined ? '' : ` at line ${line}`}: ${(error as Error).message}`, [{ path: '/lines', message: 'malformed CSV' }])
   }
 }
 
+/**
+ * The first value whose bytes are not UTF-8, as a row error. Only a body that failed isUtf8 comes
+ * here, so valid uploads never pay for the second parse.
+ */
+function utf8Error(bytes: Buffer): Rejection {
+  const problem = 'is not valid UTF-8'
+  try {
+    const { rows, records } = parseRows(bytes, true)
+    for (let record = 0; record < records.length; record++) {
+      const column = (records[record] as unknown as Buffer[]).findIndex((value) => !isUtf8(value))
+      if (column < 0) continue
+      if (record === 0) return reject('request_invalid', `CSV row ${rows[0]}: the header ${problem}.`, [{ path: '/header', message: `row ${rows[0]}: ${problem}` }])
+      // A value past the header's last column is reported under that column, as columnCountError does.
+      const header = records[0]
+      return rowError(record - 1, rows[record], header[Math.min(column, header.length - 1)].toString().trim().toLowerCase(), problem)
+    }
+  } catch {
+    // Unparseable as well: the answer below says what matters first.
+  }
+  return reject('request_invalid', `The CSV ${problem}.`, [{ path: '/lines', message: problem }])
+}
+
 /** Parses the CSV into `{lines}`, the same shape the JSON form takes; nothing is stored on any bad row. */
 export function parseStatementCsv(bytes: Buffer): { ok: true; value: { lines: CsvLine[] } } | Rejection {
+  if (!isUtf8(bytes)) return utf8Error(bytes)
   const rows = readRows(bytes)
   if (!Array.isArray(rows)) return rows
   if (rows.length === 0) return reject('request_invalid', 'The CSV has no header.', [{ path: '/header', message: 'missing header' }])

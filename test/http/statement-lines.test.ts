@@ -71,7 +71,7 @@ t.test('CSV: header any order and case, quotes, CRLF, BOM, empty fields → null
   const csv = [
     'Description,AMOUNT,Date,reference',
     `"Invoice 1001, ACME",5000,${w.day(3)},TRX-1`,
-    `"two\r\nline ""quoted"" text",-250,${w.day(4)},`,
+    `"two, ""quoted"" text",-250,${w.day(4)},`,
     `,17,${w.day(5)},REF-3`,
     '',
   ].join('\r\n')
@@ -80,7 +80,7 @@ t.test('CSV: header any order and case, quotes, CRLF, BOM, empty fields → null
   t.same(reply.body, {
     lines: [
       { id: 'l1', amount: 5000, date: w.day(3), reference: 'TRX-1', description: 'Invoice 1001, ACME' },
-      { id: 'l2', amount: -250, date: w.day(4), reference: null, description: 'two\r\nline "quoted" text' },
+      { id: 'l2', amount: -250, date: w.day(4), reference: null, description: 'two, "quoted" text' },
       { id: 'l3', amount: 17, date: w.day(5), reference: 'REF-3', description: null },
     ],
     lines_count: 3,
