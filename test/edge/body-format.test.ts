@@ -1,4 +1,4 @@
-/** Which parser reads a body (src/edge/body-format.ts): only text/csv is CSV, whatever else is declared is JSON. */
+/** Which parser reads a body (src/edge/body-format.ts): only text/csv is CSV, whatever else is declared is JSON, and so is a text/csv body that opens like a JSON object. */
 
 import t from 'tap'
 import { bodyFormatOf } from '../../src/edge/body-format.ts'
@@ -16,4 +16,17 @@ t.test('everything else is JSON: curl -d, text/plain, no header, JSON types, loo
     'application/csv', 'text/csv-schema', 'text/csvx', 'application/json; note=text/csv', 'text/plain; format=text/csv',
   ]
   for (const type of types) t.equal(bodyFormatOf(type), 'json', JSON.stringify(type))
+})
+
+t.test('a text/csv body is CSV unless it opens like a JSON object', async (t) => {
+  const csv = (text: string | Buffer) => bodyFormatOf('text/csv', typeof text === 'string' ? Buffer.from(text) : text)
+  t.equal(csv('date,amount\n2025-01-01,1\n'), 'csv')
+  t.equal(csv(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('date,amount\n')])), 'csv', 'after a byte-order mark')
+  t.equal(csv('\r\n\r\ndate,amount\n'), 'csv', 'after blank lines')
+  t.equal(csv(''), 'csv', 'empty: the CSV parser says what is missing')
+  t.equal(csv('[{"amount":1}]'), 'csv', 'a JSON array is no statement-lines body either way; CSV answers it')
+  t.equal(csv('{"lines":[]}'), 'json', 'a JSON object')
+  t.equal(csv(' \t\r\n {"lines":[]}'), 'json', 'after JSON whitespace')
+  t.equal(csv('{not json'), 'json', 'opens like an object: json_invalid will say it is not JSON')
+  t.equal(bodyFormatOf('text/csv'), 'csv', 'bytes unknown (too large): the header alone decides')
 })
