@@ -5,6 +5,7 @@ import type { Runtime } from '../actor/runtime.js'
 import type { Submitted } from '../actor/workspace-actor.js'
 import { errorBody, reject, statusOf, type ErrorCode, type Rejection } from '../errors.js'
 import { limitsDefault, type Limits, type Scope } from '../ledger/system.js'
+import { canonicalTimeZone } from '../ledger/time-zone-name.js'
 import { hashSecret, isAdmin } from './auth.js'
 import { readBody, send, type Exchange } from './http.js'
 import { parseJson } from './json.js'
@@ -54,7 +55,7 @@ export const adminRoutes: readonly AdminRoute[] = [
     errors: ['request_invalid', 'workspace_exists'], response: { status: 201, description: 'The workspace', schema: workspace },
     handle: (runtime, _params, body, atMs) => {
       const input = body as { id: string; timezone: string; limits?: Limits }
-      return { submitted: runtime.submitSystem({ type: 'workspace.create', at_ms: atMs, id: input.id, time_zone: input.timezone, limits: input.limits === undefined ? limitsDefault : { writes_per_minute: input.limits.writes_per_minute, reads_per_minute: input.limits.reads_per_minute }, tag: randomText(40) }) }
+      return { submitted: runtime.submitSystem({ type: 'workspace.create', at_ms: atMs, id: input.id, time_zone: canonicalTimeZone(input.timezone) ?? input.timezone, limits: input.limits === undefined ? limitsDefault : { writes_per_minute: input.limits.writes_per_minute, reads_per_minute: input.limits.reads_per_minute }, tag: randomText(40) }) }
     },
   },
   {
@@ -62,7 +63,7 @@ export const adminRoutes: readonly AdminRoute[] = [
     errors: ['request_invalid', 'not_found'], response: { status: 200, description: 'The workspace', schema: workspace },
     handle: (runtime, params, body, atMs) => {
       const input = body as { timezone?: string; limits?: Partial<Limits> }
-      return { submitted: runtime.submitSystem({ type: 'workspace.update', at_ms: atMs, id: params.id, time_zone: input.timezone, limits: knownLimits(input.limits) }) }
+      return { submitted: runtime.submitSystem({ type: 'workspace.update', at_ms: atMs, id: params.id, time_zone: input.timezone === undefined ? undefined : canonicalTimeZone(input.timezone) ?? input.timezone, limits: knownLimits(input.limits) }) }
     },
   },
   {

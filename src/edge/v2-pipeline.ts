@@ -6,6 +6,7 @@ import { errorBody, reject, statusOf, type Rejection } from '../errors.js'
 import { findIdempotency } from '../ledger/idempotency.js'
 import type { KeyRecord } from '../ledger/system.js'
 import { authenticate, hasScope } from './auth.js'
+import { bodyFormatOf } from './body-format.js'
 import { readBody, send, type Exchange } from './http.js'
 import { fingerprint, isIdempotencyKey } from './idempotency.js'
 import { parseJson } from './json.js'
@@ -80,13 +81,13 @@ interface Resolved {
 
 type ParsedBody = { ok: true; value: unknown } | Rejection | null
 
-function isJsonBody(route: V2Route, contentType: string): boolean {
-  return route.body?.parse === undefined || contentType.toLowerCase().includes('json')
+function isJsonBody(route: V2Route, contentType: string, bytes: Buffer | null): boolean {
+  return route.body?.parse === undefined || bodyFormatOf(contentType, bytes) === 'json'
 }
 
 function parseBody(route: V2Route, bytes: Buffer | null, contentType: string): ParsedBody {
   if (route.body === undefined || bytes === null) return null
-  if (route.body.parse !== undefined && !isJsonBody(route, contentType)) return route.body.parse(bytes, contentType)
+  if (route.body.parse !== undefined && !isJsonBody(route, contentType, bytes)) return route.body.parse(bytes, contentType)
   return parseJson(bytes)
 }
 
@@ -101,7 +102,7 @@ function afterBody(deps: V2Dependencies, exchange: Exchange, request: V2Request,
   // A malformed key is a header schema failure: it answers at the schema step, after rate, size and JSON.
   const keyInvalid = idempotencyKey !== undefined && !isIdempotencyKey(idempotencyKey)
   if (idempotencyKey !== undefined && !keyInvalid) {
-    const print = fingerprint(request.method, request.path, parsed !== null && parsed.ok && isJsonBody(route, contentType) ? { json: parsed.value } : { bytes: bytes ?? Buffer.from('\u0000too-large') })
+    const print = fingerprint(request.method, request.path, parsed !== null && parsed.ok && isJsonBody(route, contentType, bytes) ? { json: parsed.value } : { bytes: bytes ?? Buffer.from('\u0000too-large') })
     const stored = findIdempotency(actor.state, idempotencyKey, atMs)
     if (stored !== undefined) {
       if (stored.fingerprint !== print) return sendRejection(exchange, reject('idempotency_conflict'), rateHeaders(bucket, atMs))

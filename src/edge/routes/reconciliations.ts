@@ -4,6 +4,7 @@ import { reject } from '../../errors.js'
 import type { StatementLineInput } from '../../ledger/commands.js'
 import { listMatches } from '../../ledger/matches.js'
 import { zeroAmountRejection } from '../../ledger/money.js'
+import { canonicalTimeZone } from '../../ledger/time-zone-name.js'
 import { getWindow, listLines, listWindows, windowHistory } from '../../ledger/windows.js'
 import type { V2Route } from '../route.js'
 import { cursorQuery, enumQuery, limitQuery, textQuery } from '../query.js'
@@ -41,7 +42,7 @@ export const reconciliationRoutes: V2Route[] = [
       const input = body as WindowBody
       return actor.submit({
         ...envelope, type: 'window.open', label: input.label, accounts: input.accounts, from: input.window.from, to: input.window.to,
-        claimed_movement: input.claimed_movement, statement_ref: input.statement_ref ?? null, tolerance: input.tolerance ?? 0, time_zone: workspace.timeZone,
+        claimed_movement: input.claimed_movement, statement_ref: input.statement_ref ?? null, tolerance: input.tolerance ?? 0, time_zone: canonicalTimeZone(workspace.timeZone) ?? workspace.timeZone,
       })
     },
   },
