@@ -546,7 +546,8 @@ export function loadSystemSnapshot(root: RootDatabase): SystemSnapshotRead | und
 export function restoreSystem(system: SystemState, body: SystemSnapshotBody): void {
   assert.equal(system.workspaces.size, 0)
   for (const workspace of body.workspaces) {
-    system.workspaces.set(workspace.id, { ...workspace })
+    // Snapshots written before limitsChangedAtMs existed lack it; only a live change reads it, and that sets it.
+    system.workspaces.set(workspace.id, { ...workspace, limitsChangedAtMs: (workspace as Partial<WorkspaceRecord>).limitsChangedAtMs ?? workspace.createdAtMs })
     system.tags.add(workspace.tag)
   }
   for (const stored of body.keys) {
