@@ -94,6 +94,18 @@ export function send(exchange: Exchange, status: number, body: string, headers: 
       return
     }
     exchange.res.writeHeader('content-type', contentType)
+    if (exchange.method === 'HEAD') return endHead(exchange.res, body)
     exchange.res.end(body)
   })
+}
+
+/**
+ * HEAD answers as GET would, without the body (RFC 9110 9.3.2), so Content-Length is the GET body's.
+ * uWS would send the body after a HEAD if given one, and endWithoutBody(length) leaves the response
+ * open waiting for those bytes (the next request on the connection then aborts it): so the header is
+ * written by hand and the response ended without a body.
+ */
+function endHead(res: HttpResponse, body: string): void {
+  res.writeHeader('content-length', String(Buffer.byteLength(body)))
+  res.endWithoutBody()
 }

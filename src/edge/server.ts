@@ -126,11 +126,13 @@ export function startServer(options: ServerOptions): Promise<RunningServer> {
     const requestId = requestIdOf(headers.get('request-id'), headers.get('x-request-id'), options.requestIdLengthMax)
     const exchange = openExchange(res, method, requestId, startedMs, onSettled)
     if (closing) return sendRejection(exchange, reject('unavailable', 'The service is shutting down.'), [])
+    // HEAD is routed as GET (same route, scope, budget, status and headers); send() leaves the body out.
+    const routedMethod = method === 'HEAD' ? 'GET' : method
     try {
-      const plain = method === 'GET' ? plainByPath.get(path) : undefined
+      const plain = routedMethod === 'GET' ? plainByPath.get(path) : undefined
       if (plain !== undefined) return answerPlain(plain, exchange, headers.get('authorization'))
-      if (path.startsWith('/admin/')) return handleAdmin(admin, exchange, method, path, headers.get('authorization'))
-      handleV2(v2, exchange, { method, path, query, headers })
+      if (path.startsWith('/admin/')) return handleAdmin(admin, exchange, routedMethod, path, headers.get('authorization'))
+      handleV2(v2, exchange, { method: routedMethod, path, query, headers })
     } catch (error) {
       // A programmer error: answer rather than leave the client hanging, then let it crash loudly.
       sendRejection(exchange, reject('unavailable', 'Internal error.'), [])
