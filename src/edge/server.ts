@@ -8,6 +8,7 @@ import { reject } from '../errors.js'
 import type { Logger } from '../logger.js'
 import { adminRoutes, handleAdmin } from './admin.js'
 import { bearerMatches } from './auth.js'
+import { Drain, type DrainReport } from './drain.js'
 import { openExchange, readHeaders, send, type Exchange } from './http.js'
 import { abortedStatus, type Metrics } from './metrics.js'
 import { buildOpenApi } from './openapi.js'
@@ -40,8 +41,8 @@ export interface ServerOptions {
 
 export interface RunningServer {
   readonly port: number
-  /** Stops accepting, waits for in-flight requests to be answered (at most graceMs). */
-  close(graceMs: number): Promise<void>
+  /** Stops accepting, answers what is in flight and 503 to what comes on open connections, then closes them (at most graceMs). */
+  close(graceMs: number): Promise<DrainReport>
 }
 
 const headerNames = ['authorization', 'idempotency-key', 'content-type', 'request-id', 'x-request-id'] as const
@@ -110,22 +111,24 @@ export function startServer(options: ServerOptions): Promise<RunningServer> {
   const plainByPath = new Map(plainRoutes.map((route) => [route.pattern, route]))
   const answerPlain = plainAnswerer(options)
   const observe = requestObserver(options)
-  let inFlight = 0
-  let closing = false
+  const drain = new Drain()
   const onSettled = (exchange: Exchange) => {
-    inFlight--
+    drain.requestSettled()
     observe(exchange)
   }
   const app = App().any('/*', (res, req) => {
-    inFlight++
+    drain.requestStarted()
     const startedMs = performance.now()
     const method = req.getMethod().toUpperCase()
     const path = req.getUrl()
     const query = req.getQuery() ?? ''
     const headers = readHeaders(req, headerNames, method === 'POST' ? presenceMatters : [])
     const requestId = requestIdOf(headers.get('request-id'), headers.get('x-request-id'), options.requestIdLengthMax)
-    const exchange = openExchange(res, method, requestId, startedMs, onSettled)
-    if (closing) return sendRejection(exchange, reject('unavailable', 'The service is shutting down.'), [])
+    const exchange = openExchange(res, method, requestId, startedMs, onSettled, drain)
+    if (drain.closing) {
+      drain.requestRefused()
+      return sendRejection(exchange, reject('unavailable', 'The service is shutting down.'), [])
+    }
     // HEAD is routed as GET (same route, scope, budget, status and headers); send() leaves the body out.
     const routedMethod = method === 'HEAD' ? 'GET' : method
     try {
@@ -138,19 +141,13 @@ export function startServer(options: ServerOptions): Promise<RunningServer> {
       sendRejection(exchange, reject('unavailable', 'Internal error.'), [])
       throw error
     }
-  })
+  }).filter((_res, change) => drain.connectionsChanged(change))
   return new Promise((resolve, reject) => {
     app.listen(options.host, options.port, (socket: us_listen_socket | false) => {
       if (socket === false) return reject(new Error(`cannot listen on ${options.host}:${options.port}`))
       resolve({
         port: us_socket_local_port(socket),
-        close: async (graceMs) => {
-          closing = true
-          us_listen_socket_close(socket)
-          const deadlineMs = Date.now() + graceMs
-          while (inFlight > 0 && Date.now() < deadlineMs) await new Promise((done) => setTimeout(done, 10))
-          app.close()
-        },
+        close: (graceMs) => drain.close(graceMs, () => us_listen_socket_close(socket), () => app.close()),
       })
     })
   })
