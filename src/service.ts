@@ -126,7 +126,7 @@ export async function startService(config: Config, hooks: ServiceHooks): Promise
   try {
     server = await startServer({
       runtime, host: config.host, port: config.port, adminToken, bodyBytesMax: config.bodyBytesMax, clock: hooks.clock, onLogFailure: hooks.onLogFailure,
-      metrics, logger, metricsToken: config.metricsToken, requestIdLengthMax: config.requestIdLengthMax,
+      metrics, logger, logSlowRequestMs: config.logSlowRequestMs, metricsToken: config.metricsToken, requestIdLengthMax: config.requestIdLengthMax,
     })
   } catch (error) {
     await log.close()
