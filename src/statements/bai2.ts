@@ -149,7 +149,9 @@ function entryOf(record: Bai2Record, continuations: Bai2Record[], group: Group):
     .map((part) => part.replace(/\/$/, '').trim()).filter((part) => part !== '').join(' ')
   const credit = code < 400
   const valueDate = fields[2] === 'V' ? dateField(fields[3], record, '16 value date') : null
-  const reference = fields[3 + width]?.trim() || fields[2 + width]?.trim() || null
+  // A record without text ends right after the customer reference: its `/` is no part of it.
+  const plain = (field: string | undefined): string | null => field?.replace(/\/$/, '').trim() || null
+  const reference = plain(fields[3 + width]) ?? plain(fields[2 + width])
   return {
     entry: {
       amount: credit ? amount : (amount === 0 ? 0 : -amount),

@@ -104,7 +104,8 @@ export function detailsOf(value: string): Mt940Details {
 }
 
 function endToEndIdOf(purpose: string): string | null {
-  const match = /EREF\+(.*?)(?=[A-Z]{4}\+|$)/.exec(purpose)
+  // The id runs to the next SEPA keyword (`SVWZ+`, `KREF+`, or a bank's `MTLG:`).
+  const match = /EREF\+(.*?)(?=[A-Z]{4}[+:]|$)/.exec(purpose)
   const id = match?.[1].trim()
   return id === undefined || id === '' || id === 'NOTPROVIDED' ? null : id
 }
