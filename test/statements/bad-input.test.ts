@@ -41,6 +41,11 @@ t.test('an XML bomb (billion laughs) is refused at its DOCTYPE, nothing expanded
   t.match(readCamt053(bytes(external)), { ok: false, details: [{ message: /DOCTYPE/ }] }, 'an external entity too, whatever the case')
 })
 
+t.test('XML nested deeper than the parser allows is refused, not thrown', async (t) => {
+  const deep = `<Document>${'<a>'.repeat(5000)}${'</a>'.repeat(5000)}</Document>`
+  t.match(readCamt053(bytes(deep)), { ok: false, code: 'statement_invalid', message: /parser refuses/ })
+})
+
 t.test('an amount with more decimals than the currency allows', async (t) => {
   const camt = text('camt053', 'v02-jpy-two-statements-crlf.xml').replace('<Amt Ccy="JPY">150000</Amt>', '<Amt Ccy="JPY">150000.5</Amt>')
   t.match(readCamt053(bytes(camt)), { ok: false, code: 'statement_invalid', details: [{ path: '/Document/BkToCstmrStmt/Stmt[1]/Ntry[1]/Amt', message: /1 decimals, JPY allows 0/ }] })
