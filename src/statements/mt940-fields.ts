@@ -41,15 +41,15 @@ export interface Mt940Line {
   readonly supplementary: string | null
 }
 
-/** Value date, [entry date MMDD], C/D/RC/RD, [funds code], amount, transaction type, references, details. */
-const line61 = /^(\d{6})(\d{4})?(RC|RD|C|D)([A-Z])?(\d+,\d*)([A-Z][A-Z0-9]{3})([^\n]*?)(?:\/\/([^\n]*))?(?:\n([\s\S]*))?$/
+/** Value date, [entry date MMDD, or four spaces as Citi writes none], C/D/RC/RD, [funds code], amount, transaction type, references, details. */
+const line61 = /^(\d{6})(\d{4}| {4})?(RC|RD|C|D)([A-Z])?(\d+,\d*)([A-Z][A-Z0-9]{3})([^\n]*?)(?:\/\/([^\n]*))?(?:\n([\s\S]*))?$/
 
 export function lineOf(field: Mt940Field): Mt940Line {
   const match = line61.exec(field.value)
   if (match === null) throw new FileProblem(`line ${field.line}`, `:61: does not read as date, mark, amount, type and reference: ${JSON.stringify(field.value)}`)
   const valueDate = dateOfYymmdd(match[1])
   if (valueDate === null) throw new FileProblem(`line ${field.line}`, `:61: value date ${match[1]} is not a calendar date`)
-  const date = match[2] === undefined ? valueDate : entryDateNear(valueDate, match[2], field)
+  const date = match[2] === undefined || match[2] === '    ' ? valueDate : entryDateNear(valueDate, match[2], field)
   const customerReference = match[7].trim()
   return {
     valueDate,

@@ -85,3 +85,17 @@ t.test('jejik generic file: :28: without C, empty :86:, two statements', async (
   ])
   t.same(statements[0].entries[0], { amount: -1000, mark: 'debit', reversal: false, date: '2011-01-01', value_date: '2011-01-01', reference: null, description: null, counterparty: null })
 })
+
+t.test('Citi file: entry dates written as four spaces, funds code D, zero-amount lines, no final newline', async (t) => {
+  const [statement] = statementsOf(readMt940(fixture('mt940', 'citi-usd.sta')))
+  t.same(figuresOf(statement), {
+    statement_ref: 'asdfsdfdsf/1', account: '123456789', currency: 'USD',
+    period: { from: '2024-03-12', to: '2024-03-12' }, // opening and closing both 2024-03-12
+    opening: 1737667, closing: 1623392, claimed_movement: -114275, lines: 5, sum: -21239 - 36928 + 0 + 0 - 56108,
+  })
+  t.same(statement.entries[0], {
+    amount: -21239, mark: 'debit', reversal: false, date: '2024-03-12', value_date: '2024-03-12',
+    reference: null, description: '/PT/FT/PY/SOMETHING FOO BAR          112233 123456789', counterparty: null,
+  })
+  t.match(statement.entries[2], { amount: 0, mark: 'credit', description: '/ABC/DEF/C 37897,00 BAI CD 025' })
+})
