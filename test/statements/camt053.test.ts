@@ -1,5 +1,5 @@
 /**
- * camt.053 fixtures read to the figures written down by hand from each file (test/fixtures/statements/README.md
+ * camt.053 fixtures read to the figures written down by hand from each file (test/fixtures/statements/<format>/README.md
  * says where each file comes from).
  */
 import t from 'tap'
