@@ -1,6 +1,6 @@
 /** @module BAI2 records: physical lines split into fields, funds types and the 03 record's balances. */
 import { minorUnitsOfDigits } from './decimal.ts'
-import { dateOfYymmdd } from './text.ts'
+import { dateOfYymmdd, quoted } from './text.ts'
 import { FileProblem } from './types.ts'
 
 export interface Bai2Record {
@@ -17,7 +17,7 @@ export function recordsOf(text: string): Bai2Record[] {
     const content = raw.trimEnd()
     if (content === '') return
     const match = /^(\d\d),(.*)$/.exec(content)
-    if (match === null) throw new FileProblem(`line ${index + 1}`, `not a BAI2 record: ${JSON.stringify(content.slice(0, 40))}`)
+    if (match === null) throw new FileProblem(`line ${index + 1}`, `not a BAI2 record: ${quoted(content)}`)
     records.push({ code: match[1], body: match[2], line: index + 1 })
   })
   return records
@@ -36,10 +36,10 @@ export function fundsTypeWidth(fields: readonly string[], index: number, record:
   if (fundsType === 'S') return 4
   if (fundsType === 'D') {
     const count = Number(fields[index + 1])
-    if (!Number.isInteger(count) || count < 0) throw new FileProblem(`line ${record.line}`, `funds type D needs a distribution count, not ${JSON.stringify(fields[index + 1])}`)
+    if (!Number.isInteger(count) || count < 0) throw new FileProblem(`line ${record.line}`, `funds type D needs a distribution count, not ${quoted(fields[index + 1])}`)
     return 2 + 2 * count
   }
-  throw new FileProblem(`line ${record.line}`, `unknown funds type ${JSON.stringify(fundsType)}`)
+  throw new FileProblem(`line ${record.line}`, `unknown funds type ${quoted(fundsType)}`)
 }
 
 export function amountField(text: string, record: Bai2Record, what: string): number {
@@ -50,7 +50,7 @@ export function amountField(text: string, record: Bai2Record, what: string): num
 
 export function dateField(text: string | undefined, record: Bai2Record, what: string): string {
   const date = dateOfYymmdd(text ?? '')
-  if (date === null) throw new FileProblem(`line ${record.line}`, `${what} ${JSON.stringify(text ?? '')} is not a YYMMDD date`)
+  if (date === null) throw new FileProblem(`line ${record.line}`, `${what} ${quoted(text ?? '')} is not a YYMMDD date`)
   return date
 }
 
@@ -70,7 +70,7 @@ export function accountSummaryOf(fields: readonly string[], record: Bai2Record):
   let index = 2
   while (index < fields.length && !(index === fields.length - 1 && fields[index] === '')) {
     const [typeCode, amountText] = [fields[index], fields[index + 1] ?? '']
-    if (!/^\d{3}$/.test(typeCode)) throw new FileProblem(`line ${record.line}`, `03 type code ${JSON.stringify(typeCode)} is not 3 digits`)
+    if (!/^\d{3}$/.test(typeCode)) throw new FileProblem(`line ${record.line}`, `03 type code ${quoted(typeCode)} is not 3 digits`)
     if (amountText !== '') {
       const amount = amountField(amountText, record, `03 amount of type ${typeCode}`)
       amounts.set(typeCode, amount)

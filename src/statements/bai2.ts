@@ -2,7 +2,7 @@
 import { accountSummaryOf, amountField, dateField, fieldsOf, fundsTypeWidth, recordsOf, type Bai2Record } from './bai2-records.ts'
 import { readGuarded } from './outcome.ts'
 import { ClosingDates } from './period.ts'
-import { addDays, decodeText } from './text.ts'
+import { addDays, decodeText, quoted } from './text.ts'
 import { FileProblem, type ReadResult, type Statement, type StatementEntry } from './types.ts'
 import { currencyExponent } from '../ledger/currency.ts'
 
@@ -50,7 +50,7 @@ export function readBai2(bytes: Uint8Array): ReadResult {
 function statementsOf(cursor: Cursor): Statement[] {
   const header = cursor.take('01')
   const headerFields = fieldsOf(header)
-  if (headerFields[7] !== undefined && headerFields[7] !== '2') throw new FileProblem(`line ${header.line}`, `version ${headerFields[7]} is not BAI2 (2)`)
+  if (headerFields[7] !== undefined && headerFields[7] !== '2') throw new FileProblem(`line ${header.line}`, `version ${quoted(headerFields[7])} is not BAI2 (2)`)
   const statements: Statement[] = []
   const closingDates = new ClosingDates()
   let groups = 0
@@ -89,9 +89,9 @@ function groupOf(cursor: Cursor, fileId: string, index: number, statements: Stat
 function checkTrailer(trailer: Bai2Record, total: bigint, count: number, records: number, what: 'file' | 'group'): void {
   const [totalText, countText, recordsText] = fieldsOf(trailer)
   const where = `line ${trailer.line}`
-  if (BigInt(amountField(totalText ?? '', trailer, `${trailer.code} control total`)) !== total) throw new FileProblem(where, `${what} control total ${totalText} is not the sum of its amounts, ${total}`)
-  if (Number(countText) !== count) throw new FileProblem(where, `${what} trailer counts ${countText} ${what === 'file' ? 'groups' : 'accounts'}, the ${what} has ${count}`)
-  if (Number(recordsText) !== records) throw new FileProblem(where, `${what} trailer counts ${recordsText} records, the ${what} has ${records}`)
+  if (BigInt(amountField(totalText ?? '', trailer, `${trailer.code} control total`)) !== total) throw new FileProblem(where, `${what} control total ${quoted(totalText)} is not the sum of its amounts, ${total}`)
+  if (Number(countText) !== count) throw new FileProblem(where, `${what} trailer counts ${quoted(countText)} ${what === 'file' ? 'groups' : 'accounts'}, the ${what} has ${count}`)
+  if (Number(recordsText) !== records) throw new FileProblem(where, `${what} trailer counts ${quoted(recordsText)} records, the ${what} has ${records}`)
 }
 
 function accountOf(cursor: Cursor, group: Group, closingDates: ClosingDates): { statement: Statement, controlTotal: bigint } {
@@ -100,7 +100,7 @@ function accountOf(cursor: Cursor, group: Group, closingDates: ClosingDates): { 
   const fields = [...fieldsOf(header), ...cursor.continuations().flatMap(fieldsOf)]
   const summary = accountSummaryOf(fields, header)
   const currency = summary.currency ?? group.currency ?? 'USD'
-  if (currencyExponent(currency) === undefined) throw new FileProblem(`line ${header.line}`, `unknown currency ${JSON.stringify(currency)}`)
+  if (currencyExponent(currency) === undefined) throw new FileProblem(`line ${header.line}`, `unknown currency ${quoted(currency)}`)
   const opening = summary.amounts.get(openingLedgerCode)
   const closing = summary.amounts.get(closingLedgerCode)
   if (opening === undefined || closing === undefined) {
@@ -116,8 +116,8 @@ function accountOf(cursor: Cursor, group: Group, closingDates: ClosingDates): { 
   }
   const trailer = cursor.take('49')
   const [totalText, recordsText] = fieldsOf(trailer)
-  if (BigInt(amountField(totalText ?? '', trailer, '49 control total')) !== controlTotal) throw new FileProblem(`line ${trailer.line}`, `account control total ${totalText} is not the sum of its amounts, ${controlTotal}`)
-  if (Number(recordsText) !== cursor.index - start) throw new FileProblem(`line ${trailer.line}`, `account trailer counts ${recordsText} records, the account has ${cursor.index - start}`)
+  if (BigInt(amountField(totalText ?? '', trailer, '49 control total')) !== controlTotal) throw new FileProblem(`line ${trailer.line}`, `account control total ${quoted(totalText)} is not the sum of its amounts, ${controlTotal}`)
+  if (Number(recordsText) !== cursor.index - start) throw new FileProblem(`line ${trailer.line}`, `account trailer counts ${quoted(recordsText)} records, the account has ${cursor.index - start}`)
   const previous = closingDates.previous(summary.account)
   closingDates.record(summary.account, group.asOfDate)
   return {
@@ -143,7 +143,7 @@ function entryOf(record: Bai2Record, continuations: Bai2Record[], group: Group):
   const width = fundsTypeWidth(fields, 2, record)
   const code = Number(typeCode)
   if (!/^\d{3}$/.test(typeCode) || (typeCode !== nonMonetaryCode && !(code >= 100 && code <= 699))) {
-    throw new FileProblem(`line ${record.line}`, `16 type code ${JSON.stringify(typeCode)} is neither a credit (100–399) nor a debit (400–699)`)
+    throw new FileProblem(`line ${record.line}`, `16 type code ${quoted(typeCode)} is neither a credit (100–399) nor a debit (400–699)`)
   }
   const text = [fields.slice(4 + width).join(','), ...continuations.map((continuation) => continuation.body)]
     .map((part) => part.replace(/\/$/, '').trim()).filter((part) => part !== '').join(' ')

@@ -1,6 +1,6 @@
 /** @module One camt.053 `Ntry` as one statement line: its amount, mark, dates, reference, remittance text, counterparty. */
 import { toMinorUnits } from './decimal.ts'
-import { dateOfIso } from './text.ts'
+import { dateOfIso, quoted } from './text.ts'
 import { FileProblem, type Counterparty, type StatementEntry } from './types.ts'
 import { attributeOf, child, children, textAt, type XmlNode } from './xml.ts'
 
@@ -9,7 +9,7 @@ export function dateIn(node: XmlNode | undefined, path: string): string | null {
   const text = textAt(node, 'Dt') ?? textAt(node, 'DtTm')
   if (text === null) return null
   const date = dateOfIso(text)
-  if (date === null) throw new FileProblem(path, `${JSON.stringify(text)} is not a date`)
+  if (date === null) throw new FileProblem(path, `${quoted(text)} is not a date`)
   return date
 }
 
@@ -23,7 +23,7 @@ export function signedAmountIn(node: XmlNode, currency: string, path: string): n
   const minor = toMinorUnits(text, currency, '.')
   if (!minor.ok) throw new FileProblem(`${path}/Amt`, minor.message)
   const mark = textAt(node, 'CdtDbtInd')
-  if (mark !== 'CRDT' && mark !== 'DBIT') throw new FileProblem(`${path}/CdtDbtInd`, `${JSON.stringify(mark)} is neither CRDT nor DBIT`)
+  if (mark !== 'CRDT' && mark !== 'DBIT') throw new FileProblem(`${path}/CdtDbtInd`, `${quoted(mark)} is neither CRDT nor DBIT`)
   return mark === 'DBIT' && minor.minor !== 0 ? -minor.minor : minor.minor
 }
 

@@ -2,7 +2,7 @@
 import { dateIn, entryOf, isBooked, signedAmountIn } from './camt053-entry.ts'
 import { readGuarded } from './outcome.ts'
 import { ClosingDates, periodOfBalances } from './period.ts'
-import { dateOfIso, decodeText } from './text.ts'
+import { dateOfIso, decodeText, quoted } from './text.ts'
 import { FileProblem, type ReadResult, type Statement, type StatementBalance } from './types.ts'
 import { child, children, textAt, attributeOf, parseXml, type XmlNode } from './xml.ts'
 import { currencyExponent } from '../ledger/currency.ts'
@@ -44,7 +44,7 @@ function statementOf(statement: XmlNode, path: string, closingDates: ClosingDate
   if (account === null || account === '') throw new FileProblem(`${path}/Acct/Id`, 'missing account identifier (IBAN or Othr/Id)')
   const balances = children(statement, 'Bal')
   const currency = textAt(statement, 'Acct', 'Ccy') ?? attributeOf(child(balances[0], 'Amt'), 'Ccy')
-  if (currency === null || currencyExponent(currency) === undefined) throw new FileProblem(`${path}/Acct/Ccy`, `missing or unknown currency ${JSON.stringify(currency)}`)
+  if (currency === null || currencyExponent(currency) === undefined) throw new FileProblem(`${path}/Acct/Ccy`, `missing or unknown currency ${quoted(currency)}`)
   const opening = balanceOf(balances, ['OPBD', 'PRCD'], currency, path)
   const closing = balanceOf(balances, ['CLBD'], currency, path)
   const entries = children(statement, 'Ntry').flatMap((entry, index) => isBooked(entry) ? [entryOf(entry, currency, `${path}/Ntry[${index + 1}]`)] : [])

@@ -1,6 +1,6 @@
 /** @module MT940 field contents: balances (:60F:/:62F:…), statement lines (:61:) and their details (:86:). */
 import { toMinorUnits } from './decimal.ts'
-import { dateOfYymmdd, calendarDate } from './text.ts'
+import { calendarDate, dateOfYymmdd, quoted } from './text.ts'
 import { FileProblem, type Counterparty, type StatementBalance } from './types.ts'
 
 export interface Mt940Field {
@@ -17,7 +17,7 @@ export interface Mt940Balance extends StatementBalance {
 /** `C110522EUR3236,28`: mark, YYMMDD, currency, amount; a debit balance is negative. */
 export function balanceOf(field: Mt940Field): Mt940Balance {
   const match = /^([CD])(\d{6})([A-Z]{3})(\d+,\d*)$/.exec(field.value.trim())
-  if (match === null) throw new FileProblem(`line ${field.line}`, `:${field.tag}: is not mark, date, currency and amount: ${JSON.stringify(field.value)}`)
+  if (match === null) throw new FileProblem(`line ${field.line}`, `:${field.tag}: is not mark, date, currency and amount: ${quoted(field.value)}`)
   const date = dateOfYymmdd(match[2])
   if (date === null) throw new FileProblem(`line ${field.line}`, `:${field.tag}: date ${match[2]} is not a calendar date`)
   const amount = amountOf(match[4], match[3], field)
@@ -46,7 +46,7 @@ const line61 = /^(\d{6})(\d{4}| {4})?(RC|RD|C|D)([A-Z])?(\d+,\d*)([A-Z][A-Z0-9]{
 
 export function lineOf(field: Mt940Field): Mt940Line {
   const match = line61.exec(field.value)
-  if (match === null) throw new FileProblem(`line ${field.line}`, `:61: does not read as date, mark, amount, type and reference: ${JSON.stringify(field.value)}`)
+  if (match === null) throw new FileProblem(`line ${field.line}`, `:61: does not read as date, mark, amount, type and reference: ${quoted(field.value)}`)
   const valueDate = dateOfYymmdd(match[1])
   if (valueDate === null) throw new FileProblem(`line ${field.line}`, `:61: value date ${match[1]} is not a calendar date`)
   const date = match[2] === undefined || match[2] === '    ' ? valueDate : entryDateNear(valueDate, match[2], field)

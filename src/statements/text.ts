@@ -44,3 +44,9 @@ export function addDays(date: string, days: number): string {
   const [year, month, day] = date.split('-').map(Number)
   return new Date(Date.UTC(year, month - 1, day + days)).toISOString().slice(0, 10)
 }
+
+/** A value quoted for an error message, cut to 40 characters: a file may hold megabytes in one field. */
+export function quoted(value: string | null | undefined): string {
+  const text = value ?? ''
+  return JSON.stringify(text.length > 40 ? `${text.slice(0, 40)}…` : text)
+}

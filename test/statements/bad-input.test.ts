@@ -63,12 +63,12 @@ t.test('an MT940 statement without :62F:', async (t) => {
 t.test('BAI2 record counts and control totals in 49, 98 and 99 are checked', async (t) => {
   const file = text('bai2', 'usd-two-groups-continuations.bai')
   const cases: Array<[string, string, string, RegExp]> = [
-    ['49,+3805075,6/', '49,+3805075,5/', 'line 8', /account trailer counts 5 records, the account has 6/],
-    ['98,+3815075,2,11/', '98,+3815075,2,12/', 'line 12', /group trailer counts 12 records, the group has 11/],
-    ['98,+3815075,2,11/', '98,+3815075,3,11/', 'line 12', /counts 3 accounts, the group has 2/],
-    ['99,+7287125,2,19/', '99,+7287125,2,18/', 'line 19', /file trailer counts 18 records, the file has 19/],
-    ['99,+7287125,2,19/', '99,+7287125,1,19/', 'line 19', /counts 1 groups, the file has 2/],
-    ['49,10000,3/', '49,10001,3/', 'line 11', /account control total 10001 is not the sum of its amounts, 10000/],
+    ['49,+3805075,6/', '49,+3805075,5/', 'line 8', /account trailer counts "5" records, the account has 6/],
+    ['98,+3815075,2,11/', '98,+3815075,2,12/', 'line 12', /group trailer counts "12" records, the group has 11/],
+    ['98,+3815075,2,11/', '98,+3815075,3,11/', 'line 12', /counts "3" accounts, the group has 2/],
+    ['99,+7287125,2,19/', '99,+7287125,2,18/', 'line 19', /file trailer counts "18" records, the file has 19/],
+    ['99,+7287125,2,19/', '99,+7287125,1,19/', 'line 19', /counts "1" groups, the file has 2/],
+    ['49,10000,3/', '49,10001,3/', 'line 11', /account control total "10001" is not the sum of its amounts, 10000/],
     ['99,+7287125,2,19/', '99,+7287126,2,19/', 'line 19', /file control total/],
   ]
   for (const [from, to, path, message] of cases) {
