@@ -1,6 +1,6 @@
 /** The format of a statement file: `?format=` over Content-Type over the content (CONTRACT.md 10). */
 import t from 'tap'
-import { detectFormat, formatOfContent, formatOfContentType } from '../../src/statements/detect.ts'
+import { detectFormat, formatOfContent, formatOfContentType, isStatementFormat } from '../../src/statements/detect.ts'
 import { readStatements } from '../../src/statements/read.ts'
 import { fixture } from './fixtures.ts'
 
@@ -32,4 +32,10 @@ t.test('?format= wins over Content-Type, which wins over the content', async (t)
   t.equal(detectFormat(mt940, 'application/x-bai2', 'mt940'), 'mt940')
   t.match(readStatements(mt940, 'application/xml'), { ok: false, code: 'statement_invalid' }, 'read as the format named, not guessed')
   t.match(readStatements(mt940, 'application/octet-stream'), { ok: true }, 'a type naming no format falls back to the content')
+})
+
+t.test('?format= values', async (t) => {
+  t.ok(['camt053', 'mt940', 'bai2'].every(isStatementFormat))
+  t.notOk(isStatementFormat('camt054'))
+  t.notOk(isStatementFormat('CAMT053'))
 })
