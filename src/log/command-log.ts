@@ -108,7 +108,12 @@ export class CommandLog {
   #nextSeq: number
   #durableSeq: number
   #pending: PendingRecord[] = []
-  #waiting: { seq: number; callback: DurableCallback }[] = []
+  /**
+   * Replies waiting for durability, by the seq they wait for (always in durableSeq+1..lastSeq). A reply
+   * is released as soon as its own seq is durable, whatever was registered before it: a read of one
+   * workspace whose barrier is durable does not wait behind a write of another with a later seq.
+   */
+  readonly #waiting = new Map<number, DurableCallback[]>()
   #inFlight = false
   #failure: Error | null = null
   #idleResolvers: (() => void)[] = []
@@ -171,7 +176,9 @@ export class CommandLog {
   afterDurable(seq: number, callback: DurableCallback): void {
     if (this.#failure !== null) return callback(this.#failure)
     if (seq <= this.#durableSeq) return callback(null)
-    this.#waiting.push({ seq, callback })
+    const waiting = this.#waiting.get(seq)
+    if (waiting === undefined) this.#waiting.set(seq, [callback])
+    else waiting.push(callback)
   }
 
   /**
@@ -253,14 +260,14 @@ export class CommandLog {
       await this.#root.flushed
       this.#durableSeq = lastSeq
       this.#options.onCommit?.(batch.length, performance.now() - startedMs)
-      this.#release(null)
+      this.#release(firstSeq, lastSeq, null)
       this.#notifySide(batch)
     } catch (error) {
       // Refuse appends at once; the reason LMDB gives comes a moment later.
       this.#failure = error instanceof Error ? error : new Error(String(error))
       this.#failure = await describeFailure(error, firstSeq, lastSeq)
       this.#pending = []
-      this.#release(this.#failure)
+      this.#release(firstSeq, this.lastSeq, this.#failure)
     } finally {
       this.#inFlight = false
     }
@@ -275,10 +282,18 @@ export class CommandLog {
     if (names.size > 0) this.onSideDurable([...names])
   }
 
-  #release(error: Error | null): void {
-    let released = 0
-    while (released < this.#waiting.length && (error !== null || this.#waiting[released].seq <= this.#durableSeq)) released++
-    for (const { callback } of this.#waiting.splice(0, released)) callback(error)
+  /**
+   * Releases, in seq order (and in registration order within a seq), every reply whose seq is now durable,
+   * or with an error every waiting reply: those of the failed batch and those after it. Every waiting seq
+   * lies in fromSeq..toSeq (nothing below fromSeq was waiting), each looked up once.
+   */
+  #release(fromSeq: number, toSeq: number, error: Error | null): void {
+    for (let seq = fromSeq; seq <= toSeq && this.#waiting.size > 0; seq++) {
+      const callbacks = this.#waiting.get(seq)
+      if (callbacks === undefined) continue
+      this.#waiting.delete(seq)
+      for (const callback of callbacks) callback(error)
+    }
   }
 }
 
