@@ -157,6 +157,24 @@ export class Runtime {
   }
 
   /**
+   * For log retention (log-retention.ts): snapshots at the durable end of the named workspaces, moved or
+   * not (an idle workspace's old snapshot would otherwise hold every record after it), and with `system`
+   * of the system state. Only durable state; a workspace ahead of the durable end is left for next time.
+   */
+  snapshotForRetention(workspaceIds: Iterable<string>, system: boolean): void {
+    if (this.log.failure !== null) return
+    const seq = this.log.durableSeq
+    for (const workspaceId of workspaceIds) {
+      const actor = this.actors.get(workspaceId)
+      if (actor === undefined || actor.lastAppliedSeq > seq) continue
+      writeSnapshot(this.log.root, actor, seq, this.#snapshotWriteFailed)
+      actor.commandsSinceSnapshot = 0
+      actor.snapshotSeq = seq
+    }
+    if (system && this.#systemSeq <= seq) writeSystemSnapshot(this.log.root, seq, this.system, this.#snapshotWriteFailed)
+  }
+
+  /**
    * Writes a snapshot of every workspace that has moved on enough since its last one; with force,
    * of every workspace that moved at all, and then of the system state, which lets the next start
    * skip the log below the oldest snapshot.
