@@ -29,7 +29,7 @@ export interface RetentionPlan {
  * be written again at the durable end (an idle workspace's snapshot does not move by itself).
  */
 export function retentionPlan(seqs: SnapshotSeqs, workspaceIds: Iterable<string>, durableSeq: number, firstSeq: number, commandsKept: number): RetentionPlan {
-  const keepFromSeq = Math.min(durableSeq, durableSeq + 1 - commandsKept)
+  const keepFromSeq = keepFromSeqOf(durableSeq, commandsKept)
   if (keepFromSeq <= firstSeq) return { deleteBelowSeq: firstSeq, snapshotWorkspaces: [], snapshotSystem: false }
   const covered = seqs.system !== null && seqs.system.workspaceIds.every((id) => seqs.workspaces.has(id))
   const floorSeq = covered ? Math.min(seqs.system!.seq, ...seqs.workspaces.values()) + 1 : 1
@@ -37,6 +37,11 @@ export function retentionPlan(seqs: SnapshotSeqs, workspaceIds: Iterable<string>
   const snapshotWorkspaces = floorSeq >= keepFromSeq ? [] : [...workspaceIds].filter((id) => tooOld(seqs.workspaces.get(id)))
   const snapshotSystem = floorSeq < keepFromSeq && tooOld(seqs.system?.seq)
   return { deleteBelowSeq: Math.min(floorSeq, keepFromSeq), snapshotWorkspaces, snapshotSystem }
+}
+
+/** The first of the records the setting keeps: the last `commandsKept`, and the last durable one whatever it says. */
+function keepFromSeqOf(durableSeq: number, commandsKept: number): number {
+  return Math.min(durableSeq, durableSeq + 1 - commandsKept)
 }
 
 /**
@@ -52,8 +57,8 @@ export class LogRetention {
   /** The in-memory snapshot seqs when the disk was last read, and that read: read again only when they moved. */
   #seenKey = ''
   #seen: SnapshotSeqs | null = null
-  /** Durable seq when snapshots were last asked for: asked again only after as many records again. */
-  #askedAtSeq = Number.NEGATIVE_INFINITY
+  /** The seq of the last system snapshot asked for (memory knows workspace snapshots asked for: actor.snapshotSeq). */
+  #systemAskedSeq = 0
   /** Records deleted since start (metrics, tests). */
   deleted = 0
 
@@ -76,11 +81,15 @@ export class LogRetention {
   async #run(): Promise<void> {
     const log = this.#runtime.log
     // Nothing older than the setting keeps: the snapshot heads need not be read.
-    if (log.failure !== null || log.durableSeq + 1 - this.#options.commandsKept <= log.firstSeq) return
+    const keepFromSeq = keepFromSeqOf(log.durableSeq, this.#options.commandsKept)
+    if (log.failure !== null || keepFromSeq <= log.firstSeq) return
     const plan = retentionPlan(this.#snapshotSeqs(), this.#runtime.system.workspaces.keys(), log.durableSeq, log.firstSeq, this.#options.commandsKept)
-    if ((plan.snapshotWorkspaces.length > 0 || plan.snapshotSystem) && log.durableSeq - this.#askedAtSeq >= this.#options.commandsKept) {
-      this.#askedAtSeq = log.durableSeq
-      this.#runtime.snapshotForRetention(plan.snapshotWorkspaces, plan.snapshotSystem)
+    // Not again while one asked for is not yet on disk (memory has its seq before the disk does).
+    const workspaceIds = plan.snapshotWorkspaces.filter((id) => (this.#runtime.actors.get(id)?.snapshotSeq ?? 0) + 1 < keepFromSeq)
+    const system = plan.snapshotSystem && this.#systemAskedSeq + 1 < keepFromSeq
+    if (workspaceIds.length > 0 || system) {
+      this.#runtime.snapshotForRetention(workspaceIds, system)
+      if (system) this.#systemAskedSeq = log.durableSeq
       this.#seenKey = ''
     }
     try {
