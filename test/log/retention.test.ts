@@ -13,6 +13,8 @@ import { Runtime } from '../../src/actor/runtime.ts'
 import { limitsDefault } from '../../src/ledger/system.ts'
 import { CommandLog } from '../../src/log/command-log.ts'
 import { StoreDamaged } from '../../src/log/damage.ts'
+import { createAccount, postEntryOk, raiseLimits } from '../support/api.ts'
+import { call, startTestService } from '../support/service.ts'
 
 const roots: string[] = []
 t.teardown(() => { for (const dir of roots) fs.rmSync(dir, { recursive: true, force: true }) })
@@ -155,4 +157,29 @@ t.test('a snapshot lost after retention refuses the start: the log alone no long
   t.equal((error as StoreDamaged).kind, 'log_retained')
   t.match((error as Error).message, /begins at record \d+: retention deleted the records below it/)
   await reopened.close()
+})
+
+t.test('the service runs retention with LOG_RETENTION_COMMANDS, and starts again from what it kept', async (t) => {
+  const env = { LOG_RETENTION_COMMANDS: '20', LOG_RETENTION_BATCH_RECORDS_MAX: '7', SNAPSHOT_COMMANDS_INTERVAL: '10' }
+  const first = await startTestService({ env })
+  const dataDir = first.dataDir
+  roots.push(dataDir)
+  await raiseLimits(first, 'default')
+  await createAccount(first.baseUrl, first.apiKey, 'assets:bank')
+  await createAccount(first.baseUrl, first.apiKey, 'income:sales')
+  for (let i = 0; i < 60; i++) await postEntryOk(first.baseUrl, first.apiKey, [{ account: 'assets:bank', amount: 1 + i }, { account: 'income:sales', amount: -1 - i }])
+  const { log } = first.service.runtime
+  await first.service.retention.step() // asks for the system snapshot it lacks (and the workspace's)
+  await log.root.transaction(() => true)
+  await first.service.retention.step()
+  t.ok(log.firstSeq > log.lastSeq - 25 && log.firstSeq <= log.lastSeq - 19, `all but the last 20 or so records deleted (first ${log.firstSeq}, last ${log.lastSeq})`)
+  const entries = await call(first.baseUrl, 'GET', '/v2/entries?limit=100', { key: first.apiKey })
+  const at = new Date().toISOString() // the balance at a fixed instant: without one, it is as of now
+  const balancePath = `/v2/accounts/assets:bank/balance?at=${encodeURIComponent(at)}`
+  const balance = await call(first.baseUrl, 'GET', balancePath, { key: first.apiKey })
+  await first.stop()
+  const second = await startTestService({ env, dataDir, apiKey: first.apiKey })
+  t.same((await call(second.baseUrl, 'GET', '/v2/entries?limit=100', { key: second.apiKey })).body, entries.body, 'the same entries after the restart')
+  t.same((await call(second.baseUrl, 'GET', balancePath, { key: second.apiKey })).body, balance.body, 'the same balance')
+  await second.stop()
 })
