@@ -148,7 +148,7 @@ export class CommandLog {
     else waiting.push(callback)
   }
 
-  /** The first seq the log holds; records below it were deleted by retention (src/log/retention.ts). */
+  /** The first seq the log holds; records below it were deleted by retention (src/actor/log-retention.ts). */
   get firstSeq(): number { return this.#records.firstSeq }
 
   /**
