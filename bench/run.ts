@@ -13,6 +13,8 @@
 //   BENCH_BUDGET_S (600)   the time bound of a run (the issue's 10 minutes; 180 quick): a part that would end past it
 //                          is skipped and named in the JSON (`skipped`), and the run counts as partial
 //   BENCH_DEADLINE_S       hard stop, whatever is running (default: the budget plus 5 minutes)
+//   BENCH_HISTORY=E:X,Y    start-up after histories of X and Y no-op commands before the same E entries, retention run
+//                          (bench/scale.ts --history); off by default: 1000000:0,4000000 takes 6+ minutes of seeding
 
 import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
@@ -20,7 +22,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { call, measure, startCeiling, startTrueup, type Child, type LoadResult, type LoadSettings } from './http.ts'
 import { buildScenarios, comparedLogLevels, logLevelScenario, type Scenario } from './scenarios.ts'
-import { rowNames, scaleTargets, type Measurement } from './scale.ts'
+import { historyFlag, rowNames, scaleTargets, type Measurement } from './scale.ts'
 import type { HttpSeed } from './seed.ts'
 
 const benchDir = import.meta.dirname
@@ -41,6 +43,7 @@ const warmupS = numberFromEnv('BENCH_WARMUP_S', quick ? 1 : 2)
 const onlyText = process.env.BENCH_ONLY ?? ''
 const only = onlyText === '' ? null : new Set(onlyText.split(','))
 const scaleSizes = process.env.BENCH_SCALE === '0' ? [] : quick ? [10_000, 100_000] : [10_000, 100_000, 1_000_000]
+const historyText = process.env.BENCH_HISTORY ?? ''
 const sumTreeRows = process.env.BENCH_SCALE !== '0' && !quick
 /** A ceiling run between every two scenarios, so each ratio compares runs seconds apart on a shared machine. */
 const bracket = process.env.BENCH_BRACKET === undefined ? !quick : process.env.BENCH_BRACKET !== '0'
@@ -286,8 +289,15 @@ function runScale(tempDir: string): Measurement[] {
     const { scale } = JSON.parse(fs.readFileSync(output, 'utf8')) as { scale: Measurement[] }
     all.push(...scale.map((row) => ({ ...row, name: `sum-tree ${row.name}` })))
   }
+  if (historyText !== '') {
+    const [entries, extras] = historyText.split(':')
+    progress(`start-up after histories of ${extras} extra commands before ${entries} entries (bench/scale.ts --history, child process)`)
+    const stdout = runChild('history', ['--expose-gc', '--import=tsx', path.join(benchDir, 'scale.ts'), historyFlag, entries, extras, path.join(tempDir, 'history')])
+    all.push(...(JSON.parse(stdout.trim().split('\n').at(-1)!) as Measurement[]))
+  }
   const commandsOf = (n: number) => all.find((row) => row.name === rowNames.commands && row.n === n)?.value
-  return all.map((row) => ({ ...row, ...scaleTargets(row, commandsOf(row.n)) }))
+  const shortestHistoryStart = all.find((row) => row.name === rowNames.startAfterHistory)
+  return all.map((row) => ({ ...row, ...scaleTargets(row, commandsOf(row.n), shortestHistoryStart) }))
 }
 
 function gitCommit(): string {

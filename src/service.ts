@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
+import { LogRetention } from './actor/log-retention.js'
 import { Runtime, type ReplayReport } from './actor/runtime.js'
 import type { Config } from './config.js'
 import type { DestinationStream } from 'pino'
@@ -24,6 +25,8 @@ export interface Service {
   readonly firstApiKey: string | null
   readonly metrics: Metrics
   readonly webhooks: WebhookDeliverer
+  /** Deletes log records no recovery reads (src/actor/log-retention.ts), run with the periodic snapshot check. */
+  readonly retention: LogRetention
   /** Stop accepting, answer in-flight requests, flush the log, snapshot, close; then print what it did. */
   stop(): Promise<void>
 }
@@ -134,7 +137,14 @@ export async function startService(config: Config, hooks: ServiceHooks): Promise
     throw error
   }
   const webhooks = startWebhooks(config, runtime, metrics, hooks.clock, (message, error) => logger.warn({ err: error }, message))
-  const snapshots = setInterval(() => runtime.snapshotDue(false), snapshotCheckIntervalMs)
+  const retention = new LogRetention(runtime, {
+    commandsKept: config.logRetentionCommands ?? 2 * config.snapshotCommandsInterval, batchRecordsMax: config.logRetentionBatchRecordsMax,
+    warn: hooks.warn ?? ((line) => process.stderr.write(`${line}\n`)),
+  })
+  const snapshots = setInterval(() => {
+    runtime.snapshotDue(false)
+    void retention.step()
+  }, snapshotCheckIntervalMs)
   snapshots.unref()
   return {
     port: server.port,
@@ -144,8 +154,10 @@ export async function startService(config: Config, hooks: ServiceHooks): Promise
     firstApiKey,
     metrics,
     webhooks,
+    retention,
     stop: async () => {
       clearInterval(snapshots)
+      await retention.stop()
       const durableAtStopSeq = log.durableSeq
       const drain = await server.close(config.shutdownGraceMs)
       // Attempts in flight are aborted and not counted; their events are still in the outbox for the next start.
