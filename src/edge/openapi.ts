@@ -6,10 +6,10 @@
 import { createRequire } from 'node:module'
 import type { TSchema } from 'typebox'
 import { errorCatalogue, type ErrorCode } from '../errors.js'
-import type { AdminRoute } from './admin.js'
-import type { QueryParam } from './query.js'
-import type { LabeledRoute, PlainRoute, RouteResponse, V2Route } from './route.js'
-import { namedSchemas } from './schemas/responses.js'
+import type { QueryParam } from '../api/query.js'
+import { bytesMaxOf } from '../api/lifecycle.js'
+import type { AdminRoute, LabeledRoute, PlainRoute, RouteResponse, V2Route } from '../api/route.js'
+import { namedSchemas } from '../api/schemas/responses.js'
 
 export interface RouteTables {
   readonly v2: readonly V2Route[]
@@ -20,6 +20,8 @@ export interface RouteTables {
 export interface OpenApiOptions {
   /** The JSON body limit of routes that name none of their own. */
   readonly bodyBytesMax: number
+  /** The statement import limit, for routes that name it. */
+  readonly importBodyBytesMax: number
 }
 
 type Json = Record<string, unknown>
@@ -71,7 +73,7 @@ function v2Operation(route: V2Route, options: OpenApiOptions): Operation {
     route, summary: route.summary, tag: route.pattern.split('/')[2] ?? 'v2',
     security: [{ apiKey: [route.scope] }],
     query: route.query ?? [],
-    body: route.body === undefined ? undefined : { schema: route.body.validate.schema, bytesMax: route.body.bytesMax ?? options.bodyBytesMax, parseFormat: route.body.parseFormat },
+    body: route.body === undefined ? undefined : { schema: route.body.validate.schema, bytesMax: bytesMaxOf(route, options), parseFormat: route.body.parseFormat },
     idempotent: route.method === 'POST', rateLimited: true,
     response: route.response ?? { status: 200, description: 'Success' },
     errors: v2Errors(route),
@@ -79,10 +81,10 @@ function v2Operation(route: V2Route, options: OpenApiOptions): Operation {
 }
 
 function adminOperation(route: AdminRoute, options: OpenApiOptions): Operation {
-  const lifecycle: ErrorCode[] = route.validate === undefined ? ['unauthenticated'] : ['unauthenticated', 'body_too_large', 'json_invalid', 'request_invalid']
+  const lifecycle: ErrorCode[] = route.body === undefined ? ['unauthenticated'] : ['unauthenticated', 'body_too_large', 'json_invalid', 'request_invalid']
   return {
     route, summary: route.summary, tag: 'admin', security: [{ adminToken: [] }], query: [],
-    body: route.validate === undefined ? undefined : { schema: route.validate.schema, bytesMax: options.bodyBytesMax },
+    body: route.body === undefined ? undefined : { schema: route.body.validate.schema, bytesMax: bytesMaxOf(route, options) },
     idempotent: false, rateLimited: false, response: route.response,
     errors: sortedCodes([...lifecycle, ...route.errors, 'unavailable']),
   }

@@ -6,9 +6,10 @@
 import { Validator } from '@seriousme/openapi-schema-validator'
 import t, { type Test } from 'tap'
 import { Compile } from 'typebox/compile'
-import { adminRoutes } from '../../src/edge/admin.ts'
-import { plainRoutes, v2Routes } from '../../src/edge/server.ts'
-import type { LabeledRoute } from '../../src/edge/route.ts'
+import { adminRoutes } from '../../src/api/admin-routes.ts'
+import { v2Routes } from '../../src/api/route-table.ts'
+import { plainRoutes } from '../../src/edge/server.ts'
+import type { LabeledRoute } from '../../src/api/route.ts'
 import { errorCatalogue } from '../../src/errors.ts'
 import { raiseLimits } from '../support/api.ts'
 import { call, startTestService, type Reply } from '../support/service.ts'
@@ -184,9 +185,9 @@ t.test('request bodies are the schemas that validate requests (the same objects,
     t.same(published, JSON.parse(JSON.stringify(route.body.validate.schema)), `${label(route)}: the validator's schema`)
   }
   for (const route of adminRoutes) {
-    if (route.validate === undefined) continue
+    if (route.body === undefined) continue
     const published = resolved.paths[docPath(route.pattern)][route.method.toLowerCase()].requestBody.content['application/json'].schema
-    t.same(published, JSON.parse(JSON.stringify(route.validate.schema)), `${label(route)}: the validator's schema`)
+    t.same(published, JSON.parse(JSON.stringify(route.body.validate.schema)), `${label(route)}: the validator's schema`)
   }
 })
 
