@@ -87,9 +87,9 @@ export interface LifecycleOptions {
   /** The `rate` stage's buckets; absent, no rate headers either. */
   readonly buckets?: RateBudgets
   readonly clock: () => number
-  /** The JSON body limit (BODY_BYTES_MAX). */
+  /** The JSON body limit (Config.bodyBytesMax). */
   readonly bodyBytesMax: number
-  /** The statement import limit (IMPORT_BODY_BYTES_MAX), for routes that name it. */
+  /** The statement import limit (Config.importBodyBytesMax), for routes that name it. */
   readonly importBodyBytesMax: number
   /** The log failed: the process must stop and recover from the log. */
   readonly onLogFailure: (error: Error) => void

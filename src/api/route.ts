@@ -59,7 +59,7 @@ export interface PlainRoute extends LabeledRoute {
 
 export interface RouteBody<B> {
   readonly validate: Validator<B>
-  /** 'import': the statement import limit (IMPORT_BODY_BYTES_MAX); else the JSON body limit (BODY_BYTES_MAX). */
+  /** 'import': the statement import limit (Config.importBodyBytesMax); else the JSON body limit (Config.bodyBytesMax). */
   readonly limit?: 'import'
   /** Overrides JSON parsing (the CSV import); returns the value to validate. */
   readonly parse?: BodyParser
