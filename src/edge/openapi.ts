@@ -35,7 +35,7 @@ interface Operation {
   readonly security: readonly Json[]
   readonly query: readonly QueryParam[]
   readonly body?: { readonly schema: TSchema; readonly bytesMax: number; readonly parseFormat?: { readonly mediaType: string; readonly description: string } }
-  /** POST under /v2: Idempotency-Key in, Replayed out. */
+  /** POST, PATCH and DELETE under /v2: Idempotency-Key in, Replayed out. */
   readonly idempotent: boolean
   /** Under /v2: X-RateLimit-* on every answer to an authenticated request. */
   readonly rateLimited: boolean
@@ -60,7 +60,7 @@ function pathParams(pattern: string): string[] {
 function v2Errors(route: V2Route): ErrorCode[] {
   const codes: ErrorCode[] = ['unauthenticated', 'scope_missing']
   if (pathParams(route.pattern).length > 0) codes.push('not_found')
-  if (route.method === 'POST') codes.push('idempotency_conflict', 'request_invalid')
+  if (route.method !== 'GET') codes.push('idempotency_conflict', 'request_invalid')
   codes.push('rate_limited')
   if (route.body !== undefined) codes.push('body_too_large', 'json_invalid', 'request_invalid')
   if (route.query !== undefined && route.query.length > 0) codes.push('request_invalid')
@@ -74,7 +74,7 @@ function v2Operation(route: V2Route, options: OpenApiOptions): Operation {
     security: [{ apiKey: [route.scope] }],
     query: route.query ?? [],
     body: route.body === undefined ? undefined : { schema: route.body.validate.schema, bytesMax: bytesMaxOf(route, options), parseFormat: route.body.parseFormat },
-    idempotent: route.method === 'POST', rateLimited: true,
+    idempotent: route.method !== 'GET', rateLimited: true,
     response: route.response ?? { status: 200, description: 'Success' },
     errors: v2Errors(route),
   }
@@ -192,7 +192,7 @@ const components = {
   parameters: {
     IdempotencyKey: {
       name: 'Idempotency-Key', in: 'header', required: false,
-      description: 'Makes a retried POST safe: the same key with the same request replays the first answer (Replayed: true); with a different request it is 409 idempotency_conflict. Scoped to the workspace, kept at least 24 h.',
+      description: 'Makes a retried POST, PATCH or DELETE safe: the same key with the same request replays the first answer (Replayed: true); with a different request it is 409 idempotency_conflict. Scoped to the workspace, kept at least 24 h.',
       schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]([\\x20-\\x7e]*[\\x21-\\x7e])?$' },
     },
     RequestId: { name: 'Request-Id', in: 'header', required: false, description: 'Your id for this request, echoed in the Request-Id response header and the log line; ignored (and replaced) unless it is 1 to 128 of A-Z a-z 0-9 . _ ~ : / + = @ -.', schema: { type: 'string', minLength: 1, maxLength: 128 } },

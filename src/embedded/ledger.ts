@@ -36,7 +36,7 @@ export interface LedgerOptions {
 export interface CallOptions {
   /** Another workspace than the Ledger's own. */
   readonly workspace?: string
-  /** As the HTTP Idempotency-Key (POST-like calls): a repeat with the same input returns the first answer. */
+  /** As the HTTP Idempotency-Key (every call that writes): a repeat with the same input returns the first answer. */
   readonly idempotencyKey?: string
   /** Recorded as the acting key (closed_by, history key_id). Default `embedded`. */
   readonly keyId?: string
