@@ -95,3 +95,24 @@ t.test('windows and matches: a replay to a key that cannot see the window is its
   assertError(t, lineAgain, 404, 'not_found', 'another request on the hidden window with that key: its fresh 404, not 409')
   t.equal((await openWindowOk(baseUrl, all, { accounts: ['assets:vis-bank'], from: '2025-09-01', to: '2025-09-30', claimed_movement: 0 })).state, 'open', 'the service goes on')
 })
+
+// Restarts the service: keep it last.
+t.test('after a restart from snapshots, each key still gets its own stored answer and no other', async (t) => {
+  const body = { lines: lines('assets:vis-cash', 'assets:vis-bank', 77) }
+  const hidden = await post(all, '/v2/entries', { lines: lines('assets:vis-cash', 'income:vis-sales', 77) }, 'vis-restart')
+  const own = await post(assets, '/v2/entries', body, 'vis-restart')
+  t.equal(own.status, 201)
+  await service.stop()
+  const restarted = await startTestService({ dataDir: service.dataDir })
+  t.teardown(() => restarted.stop())
+  const again = (key: string, request: unknown) => call(restarted.baseUrl, 'POST', '/v2/entries', { key, body: request, headers: { 'idempotency-key': 'vis-restart' } })
+  const ownAgain = await again(assets, body)
+  t.equal(ownAgain.headers.get('replayed'), 'true', 'the restricted key replays its own answer')
+  t.equal(ownAgain.text, own.text)
+  const hiddenAgain = await again(all, { lines: lines('assets:vis-cash', 'income:vis-sales', 77) })
+  t.equal(hiddenAgain.headers.get('replayed'), 'true', 'the unrestricted key replays its own')
+  t.equal(hiddenAgain.text, hidden.text)
+  const other = await again(assets, { lines: lines('assets:vis-cash', 'income:vis-sales', 77) })
+  assertError(t, other, 409, 'idempotency_conflict', 'the hidden request from the restricted key: a conflict with its own earlier one')
+  t.equal(other.headers.get('replayed'), null, 'never the hidden answer')
+})
