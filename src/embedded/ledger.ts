@@ -273,11 +273,12 @@ export class Ledger {
     }))
   }
 
-  #call(method: V2Route['method'], pattern: string, input: { params?: Record<string, string>; query?: object; body?: unknown; csv?: string }, options: CallOptions = {}): Promise<unknown> {
+  // async: a closed Ledger's assertion becomes a rejected promise, as every other refusal.
+  async #call(method: V2Route['method'], pattern: string, input: { params?: Record<string, string>; query?: object; body?: unknown; csv?: string }, options: CallOptions = {}): Promise<unknown> {
     assert.ok(!this.#closed, 'the Ledger is closed')
     const workspaceId = options.workspace ?? this.#workspace
     const workspace = this.#runtime.system.workspaces.get(workspaceId)
-    if (workspace === undefined) return Promise.reject(failure(reject('not_found', `No workspace ${workspaceId}.`)))
+    if (workspace === undefined) throw failure(reject('not_found', `No workspace ${workspaceId}.`))
     const keyId = options.keyId ?? embeddedKeyId
     const key: KeyRecord = { id: keyId, workspace: workspaceId, scopes, accounts: null, name: embeddedKeyId, secretHash: '', createdAtMs: 0, revokedAtMs: null }
     const headers = new Map<string, string>()
@@ -288,7 +289,7 @@ export class Ledger {
     return new Promise((resolve, rejectPromise) => this.#v2.run(request, { resolve, reject: rejectPromise }))
   }
 
-  #callAdmin(method: string, pattern: string, params: Record<string, string>, input: unknown): Promise<unknown> {
+  async #callAdmin(method: string, pattern: string, params: Record<string, string>, input: unknown): Promise<unknown> {
     assert.ok(!this.#closed, 'the Ledger is closed')
     const request = { method, path: pathOf(pattern, params), query: '', headers: new Map<string, string>(), body: input === undefined ? undefined : { value: input }, caller: { key: null, workspace: null } }
     return new Promise((resolve, rejectPromise) => this.#admin.run(request, { resolve, reject: rejectPromise }))
