@@ -3,14 +3,17 @@
 import assert from 'node:assert/strict'
 import { reject } from '../errors.js'
 import type { Outcome } from '../ledger/outcome.js'
+import { restoreSystem } from '../ledger/restore.js'
+import type { WorkspaceState } from '../ledger/state.js'
 import { createSystemState, executeSystem, type SystemCommand, type SystemState } from '../ledger/system.js'
 import type { CommandLog } from '../log/command-log.js'
 import { snapshotAhead } from '../log/damage.js'
 import {
-  loadSnapshots, loadSystemSnapshot, restoreSystem, writeSnapshot, writeSystemSnapshot, type LoadedSnapshot, type SnapshotWriteFailed, type SystemSnapshotRead,
+  loadSnapshots, loadSystemSnapshot, writeSnapshot, writeSystemSnapshot, type LoadedSnapshot, type SnapshotWriteFailed, type SystemSnapshotRead,
   type UnusableSnapshot,
 } from '../log/snapshot.js'
 import { Submitted } from './completion.js'
+import { SnapshotRetries } from './snapshot-retries.js'
 import { WorkspaceActor } from './workspace-actor.js'
 
 export interface ReplayReport {
@@ -31,6 +34,14 @@ export interface ReplayReport {
 /** Where warnings go when the caller names no place: stderr, never lost. */
 const warnToStderr = (line: string) => { process.stderr.write(`${line}\n`) }
 
+/** Writes a workspace snapshot of the state at a durable seq; resolves whether it committed (a failure is reported to `failed`). */
+export type WorkspaceSnapshotWriter = (state: WorkspaceState, seq: number, failed: SnapshotWriteFailed) => Promise<boolean>
+
+export interface RuntimeOptions {
+  /** Default: writeSnapshot into the log's store. Tests inject failing writes. */
+  readonly writeSnapshot?: WorkspaceSnapshotWriter
+}
+
 export class Runtime {
   readonly system: SystemState = createSystemState()
   readonly actors = new Map<string, WorkspaceActor>()
@@ -43,12 +54,15 @@ export class Runtime {
 
   readonly #warn: (line: string) => void
   readonly #snapshotWriteFailed: SnapshotWriteFailed
+  readonly #writeSnapshot: WorkspaceSnapshotWriter
+  readonly #snapshotRetries = new SnapshotRetries()
 
-  constructor(log: CommandLog, snapshotCommandsInterval: number, warn: (line: string) => void = warnToStderr) {
+  constructor(log: CommandLog, snapshotCommandsInterval: number, warn: (line: string) => void = warnToStderr, options: RuntimeOptions = {}) {
     this.log = log
     this.#snapshotCommandsInterval = snapshotCommandsInterval
     this.#warn = warn
-    this.#snapshotWriteFailed = (name, error) => warn(`trueup: warning: the snapshot of ${name} could not be written (${error.message}); the log is complete without it.`)
+    this.#snapshotWriteFailed = (name, error) => warn(`trueup: warning: the snapshot of ${name} could not be written (${error.message}); the log is complete without it. It is tried again shortly.`)
+    this.#writeSnapshot = options.writeSnapshot ?? ((state, seq, failed) => writeSnapshot(log.root, state, seq, failed))
   }
 
   /**
@@ -173,9 +187,10 @@ export class Runtime {
   }
 
   /**
-   * Writes a snapshot of every workspace that has moved on enough since its last one; with force,
-   * of every workspace that moved at all, and then of the system state, which lets the next start
-   * skip the log below the oldest snapshot.
+   * Writes a snapshot of every workspace that has moved on enough since its last one, or whose last
+   * write failed (SnapshotRetries says when to try again); with force, of every workspace that moved
+   * at all, and then of the system state, which lets the next start skip the log below the oldest
+   * snapshot. Returns how many writes it started; each records its seq only once committed.
    */
   snapshotDue(force: boolean): number {
     // After a failed commit memory holds records the log does not: nothing of it may be snapshotted.
@@ -190,10 +205,8 @@ export class Runtime {
         complete = false
         continue
       }
-      if (!force && actor.commandsSinceSnapshot < this.#snapshotCommandsInterval) continue
-      writeSnapshot(this.log.root, actor, this.log.durableSeq, this.#snapshotWriteFailed)
-      actor.commandsSinceSnapshot = 0
-      actor.snapshotSeq = this.log.durableSeq
+      if (!force && !this.#snapshotRetries.due(actor.id, actor.commandsSinceSnapshot >= this.#snapshotCommandsInterval)) continue
+      this.#snapshot(actor)
       written++
     }
     // The system state is the same at every seq from its last command to the durable end (a later system
@@ -202,5 +215,43 @@ export class Runtime {
     // the last system command on.
     if (force && complete && this.#systemSeq <= this.log.durableSeq) writeSystemSnapshot(this.log.root, this.log.durableSeq, this.system, this.#snapshotWriteFailed)
     return written
+  }
+
+  /**
+   * Starts one workspace snapshot of the durable state. The commands it covers stop counting now (so the
+   * next checks do not write it again while it commits) and count again if it fails, which makes the
+   * workspace due again; snapshotSeq moves only once the write committed.
+   */
+  #snapshot(actor: WorkspaceActor): void {
+    const seq = this.log.durableSeq
+    assert.ok(seq >= actor.lastAppliedSeq, 'a snapshot must not run ahead of the log')
+    const commands = actor.commandsSinceSnapshot
+    const settle = (committed: boolean) => {
+      if (committed) {
+        actor.snapshotSeq = Math.max(actor.snapshotSeq, seq)
+        this.#snapshotRetries.succeeded(actor.id)
+      } else {
+        actor.commandsSinceSnapshot += commands
+        this.#snapshotRetries.failed(actor.id)
+      }
+    }
+    actor.commandsSinceSnapshot = 0
+    let written: Promise<boolean>
+    try {
+      written = this.#writeSnapshot(actor.state, seq, this.#snapshotWriteFailed)
+    } catch (error) {
+      // Encoding failed before anything was queued: a bug, not the disk; the commands still count.
+      actor.commandsSinceSnapshot += commands
+      throw error
+    }
+    void written.then(settle, (error: unknown) => {
+      this.#snapshotWriteFailed(`workspace ${actor.id}`, error instanceof Error ? error : new Error(String(error)))
+      settle(false)
+    })
+  }
+
+  /** Consecutive failed snapshot writes of a workspace (0 once one commits): for tests and operators. */
+  snapshotFailures(workspaceId: string): number {
+    return this.#snapshotRetries.failures(workspaceId)
   }
 }

@@ -56,13 +56,28 @@ function openingsAtMost(bytes: Buffer, limit: number): boolean {
   return true
 }
 
-/** The body as JSON: json_invalid if it does not parse, request_invalid if it nests deeper than jsonDepthMax. */
+/**
+ * JSON text is UTF-8 (RFC 8259), and bytes that are not would otherwise turn silently into U+FFFD
+ * and be stored so. `fatal` makes decoding throw on them instead; it checks as it decodes, which
+ * measured as cheap as Buffer.toString alone and cheaper than buffer.isUtf8 before it. The decoder
+ * keeps no state between non-streaming calls. `ignoreBOM` leaves a byte-order mark in the text,
+ * so JSON.parse refuses it as before.
+ */
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
+
+/** The body as JSON: json_invalid if it is not UTF-8 or does not parse, request_invalid if it nests deeper than jsonDepthMax. */
 export function parseJson(bytes: Buffer): { ok: true; value: unknown } | Rejection {
   if (!openingsAtMost(bytes, jsonDepthMax) && nestingDepth(bytes, jsonDepthMax) > jsonDepthMax) {
     return reject('request_invalid', `Invalid request: / nested deeper than ${jsonDepthMax} levels`, [{ path: '/', message: `nested deeper than ${jsonDepthMax} levels` }])
   }
+  let text: string
   try {
-    return { ok: true, value: JSON.parse(bytes.toString('utf8')) }
+    text = utf8.decode(bytes)
+  } catch {
+    return reject('json_invalid', 'The request body is not valid UTF-8, so not JSON.')
+  }
+  try {
+    return { ok: true, value: JSON.parse(text) }
   } catch {
     return reject('json_invalid')
   }

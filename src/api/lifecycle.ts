@@ -282,7 +282,7 @@ function idempotencyStage(flow: Flow, lifecycle: Lifecycle<unknown>): Step {
     return undefined
   }
   const parsed = flow.parsed()
-  const print = parsed !== null && parsed.ok && (flow.hasValue || isJsonBody(flow.route!, flow.contentType))
+  const print = parsed !== null && parsed.ok && (flow.hasValue || isJsonBody(flow.route!, flow.contentType, flow.bytes ?? null))
     ? fingerprint(request.method, request.path, { json: parsed.value })
     : fingerprint(request.method, request.path, { bytes: flow.bytes ?? Buffer.from('\u0000too-large') })
   const key = flow.caller!.key

@@ -259,9 +259,9 @@ export class Ledger {
     return this.#call('PATCH', '/v2/reconciliations/:id', { params: { id: window }, body: { state: 'abandoned', reason } }, options) as Promise<ReconciliationWindow>
   }
 
-  async windowHistory(window: string, options?: CallOptions): Promise<HistoryEvent[]> {
-    const history = await this.#call('GET', '/v2/reconciliations/:id/history', { params: { id: window } }, options) as { data: HistoryEvent[] }
-    return history.data
+  /** A page of the window's audit trail, oldest first (paginated like every list: it grows with every posting into the period). */
+  windowHistory(window: string, query?: PageQuery, options?: CallOptions): Promise<Page<HistoryEvent>> {
+    return this.#call('GET', '/v2/reconciliations/:id/history', { params: { id: window }, query }, options) as Promise<Page<HistoryEvent>>
   }
 
   // --- The one path every call takes: the lifecycle of every transport (src/api/lifecycle.ts) ----

@@ -1,7 +1,8 @@
-/** @module Postings: validate and post a balanced entry, present entries, derive balances at a time. */
+/** @module Postings: validate and post a balanced entry, find and present entries (balances.ts answers balances). */
 
 import { reject, type ErrorDetail } from '../errors.js'
 import { findAccount } from './accounts.js'
+import { amountsPerAccount, insertEntryPoints } from './balances.js'
 import { formatTimestamp } from './calendar.js'
 import type { EntryPost } from './commands.js'
 import { makeId, parseId } from './ids.js'
@@ -30,6 +31,9 @@ export function postEntry(state: WorkspaceState, command: EntryPost): Outcome {
     unknown.push({ path: `/lines/${index}/account`, message: `unknown account ${line.account}` })
   }
   if (unknown !== null) return reject('account_unknown', `Unknown account: ${firstUnknown}.`, unknown)
+  if ((command.rules ?? 1) >= 2 && allOnOneAccount(resolved)) {
+    return reject('request_invalid', `An entry moves money between accounts; every line of this one is on ${resolved[0].name}.`, [{ path: '/lines', message: 'all lines are on one account' }])
+  }
   // Balance is decided exactly first (entry_unbalanced precedes amount_out_of_range), then each side's
   // total must be safe, whatever the order of the lines.
   const exactTotal = exactSumOf(command.lines)
@@ -60,11 +64,16 @@ export function postEntry(state: WorkspaceState, command: EntryPost): Outcome {
   }
   const windowRejection = checkEntryAgainstWindows(state, entry, perAccount)
   if (windowRejection !== null) return windowRejection
-  for (const [accountSeq, amount] of perAccount) state.accounts[accountSeq - 1].index.insert(effectiveAtMs, seq, amount)
+  insertEntryPoints(state, entry, perAccount)
   state.entries.push(entry)
-  state.entryOrder.insert(effectiveAtMs, seq, 0)
   applyEntryToWindows(state, entry, perAccount, command)
   return accept(201, entryView(state, entry))
+}
+
+/** Lines all on one account move nothing (a +5 and a −5 on assets:bank), yet could be matched as if they did. */
+function allOnOneAccount(accounts: readonly Account[]): boolean {
+  for (let index = 1; index < accounts.length; index++) if (accounts[index] !== accounts[0]) return false
+  return true
 }
 
 /**
@@ -78,13 +87,6 @@ function exactSumOf(lines: EntryPost['lines']): number | bigint {
     if (total === null) return lines.reduce((sum, each) => sum + BigInt(each.amount), 0n)
   }
   return total
-}
-
-/** Lines of one entry summed per account, in order of first appearance. */
-export function amountsPerAccount(lines: readonly EntryLine[]): Map<number, number> {
-  const amounts = new Map<number, number>()
-  for (const line of lines) amounts.set(line.accountSeq, (amounts.get(line.accountSeq) ?? 0) + line.amount)
-  return amounts
 }
 
 export function entryView(state: WorkspaceState, entry: Entry): object {
@@ -117,22 +119,4 @@ export function getEntry(state: WorkspaceState, id: string, visibility: Visibili
   const entry = findEntry(state, id, visibility)
   if (entry === undefined) return reject('not_found', 'No such entry.')
   return accept(200, entryView(state, entry))
-}
-
-/** The balance route: every line on the account with effective_at <= at. */
-export function balanceAt(state: WorkspaceState, reference: string, atMs: number, visibility: Visibility): Outcome {
-  const account = findAccount(state, reference, visibility)
-  if (account === undefined) return reject('not_found', 'No such account.')
-  return accept(200, { account: account.id, name: account.name, balance: account.index.sumAtOrBefore(atMs), at: formatTimestamp(atMs) })
-}
-
-/** Movement of several accounts over [startMs, endMs), or null when it leaves the safe range. */
-export function movementOver(state: WorkspaceState, accountSeqs: readonly number[], startMs: number, endMs: number): number | null {
-  let total = 0
-  for (const accountSeq of accountSeqs) {
-    const next = addSafe(total, state.accounts[accountSeq - 1].index.sumRange(startMs, endMs))
-    if (next === null) return null
-    total = next
-  }
-  return total
 }

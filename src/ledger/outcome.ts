@@ -1,7 +1,7 @@
 /** @module The result of applying a command or answering a query: an accepted value or a rejection. */
 
 import type { Rejection } from '../errors.js'
-import type { LedgerEvent } from './events.js'
+import type { LedgerEvent } from './ledger-event.js'
 
 export interface Accepted {
   readonly ok: true

@@ -1,7 +1,7 @@
 /** @module The in-memory state of one workspace: accounts, entries and their indexes, idempotency records. */
 
 import { DoublesArena, SumTree } from './sum-tree.js'
-import { createWebhooksState, type WebhooksState } from './webhooks.js'
+import { createWebhooksState, type WebhooksState } from './webhooks-state.js'
 import { createWindowsState, type WindowsState } from './windows-state.js'
 
 export interface Account {

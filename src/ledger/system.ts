@@ -2,6 +2,7 @@
 
 import { reject } from '../errors.js'
 import { formatTimestamp, isValidTimeZone } from './calendar.js'
+import { canonicalTimeZone } from './time-zone-name.js'
 import { accept, type Outcome } from './outcome.js'
 
 export const scopes = ['accounts:read', 'accounts:write', 'entries:read', 'entries:write', 'recon:read', 'recon:write', 'hooks:read', 'hooks:write'] as const
@@ -52,7 +53,8 @@ export function createSystemState(): SystemState {
 }
 
 export function workspaceView(workspace: WorkspaceRecord): object {
-  return { id: workspace.id, timezone: workspace.timeZone, limits: workspace.limits, created_at: formatTimestamp(workspace.createdAtMs) }
+  // Workspaces created before names were canonicalised at the edge keep the name as typed in their log.
+  return { id: workspace.id, timezone: canonicalTimeZone(workspace.timeZone) ?? workspace.timeZone, limits: workspace.limits, created_at: formatTimestamp(workspace.createdAtMs) }
 }
 
 export function keyView(key: KeyRecord): object {

@@ -5,43 +5,16 @@ import { formatTimestamp } from './calendar.js'
 import { webhookEventTypes, type WebhookCreate, type WebhookDelete, type WebhookEventType } from './commands.js'
 import { makeId, parseId } from './ids.js'
 import { accept, type Outcome } from './outcome.js'
-import { collectPage, type OrderKey } from './pages.js'
+import { collectPage, cursorSeq, invalidCursor, listScope, type OrderKey } from './pages.js'
 import type { WorkspaceState } from './state.js'
-import { isVisible, type Visibility } from './visibility.js'
+import type { WebhookSubscription } from './webhooks-state.js'
+import { isVisible } from './visibility.js'
 
 /** Subscriptions per workspace at most: every event is routed by a scan of them. */
 export const webhookSubscriptionsMax = 50
 export const webhookUrlLengthMax = 2048
 /** `whsec_` and the base64 of 24 to 64 random bytes (the Standard Webhooks secret format). */
 const secretPattern = /^whsec_[A-Za-z0-9+/]{32,88}={0,2}$/
-
-export interface WebhookSubscription {
-  readonly id: string
-  readonly seq: number
-  readonly url: string
-  /** The subscribed event types, in the canonical order of webhookEventTypes. */
-  readonly events: readonly WebhookEventType[]
-  /** The HMAC key of every delivery; shown once, at creation. */
-  readonly secret: string
-  /**
-   * The visibility of the key that created it: a key restricted to some accounts subscribes to events
-   * of what it can see, no more (an entry every line of which it sees, a window every account of which).
-   */
-  readonly visibility: Visibility
-  readonly createdAtMs: number
-  readonly createdBy: string
-}
-
-export interface WebhooksState {
-  /** The seq of the last subscription created (deleted ones included): ids are never reused. */
-  lastSeq: number
-  /** Live subscriptions by id, in creation order. */
-  readonly subscriptions: Map<string, WebhookSubscription>
-}
-
-export function createWebhooksState(): WebhooksState {
-  return { lastSeq: 0, subscriptions: new Map() }
-}
 
 /** Why a URL cannot be a webhook target, or null: absolute http(s), no credentials, no fragment. */
 export function webhookUrlProblem(url: string): string | null {
@@ -121,12 +94,15 @@ export function getWebhook(state: WorkspaceState, id: string): Outcome {
 }
 
 /** Live subscriptions in creation order; the cursor is a subscription seq. */
-export function listWebhooks(state: WorkspaceState, limit: number, fromSeq: number): Outcome {
+export function listWebhooks(state: WorkspaceState, limit: number, cursor: string | null): Outcome {
+  const scope = listScope('webhooks')
+  const fromSeq = cursorSeq(scope, cursor)
+  if (fromSeq === null) return invalidCursor()
   const keys = (function* (): Generator<OrderKey> {
     for (const subscription of state.webhooks.subscriptions.values()) if (subscription.seq >= fromSeq) yield { atMs: 0, seq: subscription.seq }
   })()
   const bySeq = new Map([...state.webhooks.subscriptions.values()].map((subscription) => [subscription.seq, subscription]))
-  return accept(200, collectPage(keys, limit, ({ seq }) => webhookView(bySeq.get(seq)!)))
+  return accept(200, collectPage(scope, keys, limit, ({ seq }) => webhookView(bySeq.get(seq)!)))
 }
 
 /** The subscriptions an event goes to: those naming its type whose creating key sees every account it concerns. */

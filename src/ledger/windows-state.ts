@@ -26,6 +26,9 @@ export interface Match {
   readonly reason: string | null
   readonly createdAtMs: number
   readonly createdBy: string
+  /** The window's residual and state right after this match was created (SPEC.md 2.2): what the match list shows. */
+  readonly residualAfterCreate: number
+  readonly stateAfterCreate: WindowStateName
   reversedAtMs: number | null
   reversedBy: string | null
 }
@@ -82,8 +85,11 @@ export interface WindowsState {
   readonly windows: ReconciliationWindow[]
   /** matches[seq - 1], across all windows of the workspace. */
   readonly matches: Match[]
-  /** account seq → seqs of its non-terminal windows, so a posting finds its windows without a scan. */
-  readonly liveWindowsByAccount: Map<number, Set<number>>
+  /**
+   * account seq → seqs of its non-terminal windows in order of period start (they never overlap), so a
+   * posting finds its window by binary search (live-windows.ts).
+   */
+  readonly liveWindowsByAccount: Map<number, number[]>
 }
 
 export function createWindowsState(): WindowsState {

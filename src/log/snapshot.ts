@@ -1,14 +1,17 @@
-/** @module Workspace snapshots: the primary facts of a workspace at a log seq, checksummed; indexes are rebuilt on load. */
+/**
+ * @module Workspace snapshots: the storage format of a workspace's primary facts at a log seq (a head and
+ * entry chunks, framed and checksummed) and its LMDB reads and writes. The state is rebuilt from the
+ * facts by the ledger (ledger/restore.ts), with the indexes the live path keeps.
+ */
 
 import assert from 'node:assert/strict'
 import type { Database, RootDatabase } from 'lmdb'
 import { Packr, Unpackr } from 'msgpackr'
-import type { WorkspaceActor } from '../actor/workspace-actor.js'
 import { makeId } from '../ledger/ids.js'
-import { SumTree, type DoublesAllocator } from '../ledger/sum-tree.js'
-import { createWorkspaceState, type Account, type Entry, type EntryLine, type IdempotencyRecord, type WorkspaceState } from '../ledger/state.js'
-import type { Match, ReconciliationWindow } from '../ledger/windows-state.js'
-import type { WebhookSubscription } from '../ledger/webhooks.js'
+import { factsOf, restoreWorkspace, type AccountFacts, type SystemFacts, type WindowFacts, type WorkspaceFacts } from '../ledger/restore.js'
+import type { Entry, EntryLine, IdempotencyRecord, WorkspaceState } from '../ledger/state.js'
+import type { Match } from '../ledger/windows-state.js'
+import type { WebhookSubscription } from '../ledger/webhooks-state.js'
 import type { KeyRecord, SystemState, WorkspaceRecord } from '../ledger/system.js'
 import { decodeValue, encodeValue, frame, unframe } from './codec.js'
 
@@ -43,21 +46,18 @@ export interface UnusableSnapshot {
 /** Called when a snapshot write fails; a snapshot is an optimisation, the log stays complete. */
 export type SnapshotWriteFailed = (name: string, error: Error) => void
 
-interface SnapshotAccount { readonly id: string; readonly seq: number; readonly name: string; readonly tags: readonly string[]; readonly createdAtMs: number }
-type SnapshotWindow = Omit<ReconciliationWindow, 'matchedEntries'> & { readonly matchedEntries: [number, number][] }
-
-/** What both versions hold besides the entries. */
+/** What both versions hold besides the entries: the facts of ledger/restore.ts, stored in this key order. */
 interface SnapshotFacts {
   readonly v: number
   readonly seq: number
   readonly workspaceId: string
   readonly tag: string
-  readonly accounts: SnapshotAccount[]
-  readonly idempotency: IdempotencyRecord[]
-  readonly windows: SnapshotWindow[]
-  readonly matches: Match[]
+  readonly accounts: readonly AccountFacts[]
+  readonly idempotency: readonly IdempotencyRecord[]
+  readonly windows: readonly WindowFacts[]
+  readonly matches: readonly Match[]
   /** Absent in snapshots written before webhooks existed: no subscriptions then. */
-  readonly webhooks?: { readonly lastSeq: number; readonly subscriptions: WebhookSubscription[] }
+  readonly webhooks?: { readonly lastSeq: number; readonly subscriptions: readonly WebhookSubscription[] }
 }
 
 /** Version 1: one value, the entries as objects. */
@@ -149,30 +149,33 @@ function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error)
 }
 
-function reported(name: string, failed: SnapshotWriteFailed): [(written: boolean) => void, (error: unknown) => void] {
+/** The settling of a write as whether it committed; a failure is reported, never thrown. */
+function reported(name: string, failed: SnapshotWriteFailed): [(written: boolean) => boolean, (error: unknown) => boolean] {
   return [
-    (written) => { if (!written) failed(name, new Error('LMDB did not write it')) },
-    (error) => failed(name, error instanceof Error ? error : new Error(String(error))),
+    (written) => {
+      if (!written) failed(name, new Error('LMDB did not write it'))
+      return written
+    },
+    (error) => {
+      failed(name, error instanceof Error ? error : new Error(String(error)))
+      return false
+    },
   ]
 }
 
-function headOf(seq: number, state: WorkspaceState, perChunk: number, chunks: number): SnapshotHead {
-  const idempotency: IdempotencyRecord[] = []
-  for (let i = state.idempotencyOrderHead; i < state.idempotencyOrder.length; i++) {
-    const record = state.idempotency.get(state.idempotencyOrder[i])
-    if (record !== undefined && record.key === state.idempotencyOrder[i]) idempotency.push(record)
-  }
+/** The head value: the facts in the key order every version 2 snapshot was written in, and how the entries were cut. */
+function headOf(seq: number, facts: WorkspaceFacts, perChunk: number, chunks: number): SnapshotHead {
   return {
     v: snapshotVersion,
     seq,
-    workspaceId: state.workspaceId,
-    tag: state.tag,
-    accounts: state.accounts.map(({ id, seq: accountSeq, name, tags, createdAtMs }) => ({ id, seq: accountSeq, name, tags, createdAtMs })),
-    idempotency,
-    windows: state.windows.windows.map((window) => ({ ...window, matchedEntries: [...window.matchedEntries] })),
-    matches: state.windows.matches,
-    webhooks: { lastSeq: state.webhooks.lastSeq, subscriptions: [...state.webhooks.subscriptions.values()] },
-    entries: { count: state.entries.length, perChunk, chunks },
+    workspaceId: facts.workspaceId,
+    tag: facts.tag,
+    accounts: facts.accounts,
+    idempotency: facts.idempotency,
+    windows: facts.windows,
+    matches: facts.matches,
+    webhooks: { lastSeq: facts.webhooks?.lastSeq ?? 0, subscriptions: facts.webhooks?.subscriptions ?? [] },
+    entries: { count: facts.entries.length, perChunk, chunks },
   }
 }
 
@@ -183,21 +186,21 @@ function bytesOf(values: Float64Array | Uint32Array): Uint8Array {
   return bytes
 }
 
-function chunkOf(seq: number, state: WorkspaceState, perChunk: number, index: number): EntriesChunk {
+function chunkOf(seq: number, facts: WorkspaceFacts, perChunk: number, index: number): EntriesChunk {
   const first = index * perChunk
-  const count = Math.min(perChunk, state.entries.length - first)
+  const count = Math.min(perChunk, facts.entries.length - first)
   const effectiveAtMs = new Float64Array(count)
   const postedAtMs = new Float64Array(count)
   const lineCounts = new Uint32Array(count)
   const descriptions: (string | null)[] = new Array<string | null>(count)
   const metadata: (Readonly<Record<string, string>> | null)[] = new Array<Readonly<Record<string, string>> | null>(count)
   let linesCount = 0
-  for (let i = 0; i < count; i++) linesCount += state.entries[first + i].lines.length
+  for (let i = 0; i < count; i++) linesCount += facts.entries[first + i].lines.length
   const lineAccounts = new Uint32Array(linesCount)
   const lineAmounts = new Float64Array(linesCount)
   let line = 0
   for (let i = 0; i < count; i++) {
-    const entry = state.entries[first + i]
+    const entry = facts.entries[first + i]
     effectiveAtMs[i] = entry.effectiveAtMs
     postedAtMs[i] = entry.postedAtMs
     lineCounts[i] = entry.lines.length
@@ -210,33 +213,40 @@ function chunkOf(seq: number, state: WorkspaceState, perChunk: number, index: nu
     }
   }
   return {
-    v: snapshotVersion, seq, workspaceId: state.workspaceId, index, first: first + 1, count,
+    v: snapshotVersion, seq, workspaceId: facts.workspaceId, index, first: first + 1, count,
     effectiveAtMs: bytesOf(effectiveAtMs), postedAtMs: bytesOf(postedAtMs), lineCounts: bytesOf(lineCounts),
     lineAccounts: bytesOf(lineAccounts), lineAmounts: bytesOf(lineAmounts), descriptions, metadata,
   }
 }
 
 /**
+ * What a snapshot is taken of: a workspace's state, or an object holding one (as the actor does; the log
+ * imports no actor, and callers written against the earlier signature keep working).
+ */
+export type SnapshotSource = WorkspaceState | { readonly state: WorkspaceState }
+
+/**
  * Encodes the snapshot now (the state moves on) and queues its values in one LMDB transaction, which
  * commits after every log record it covers (they are durable already): the head, every chunk, and the
- * removal of chunks an earlier, longer snapshot left. seq may be any durable seq at or past the actor's
- * last applied one: the state reflects every record of this workspace up to it. Tests cut small chunks
- * and wait for the returned promise.
+ * removal of chunks an earlier, longer snapshot left. seq is the durable seq the state stands for: the
+ * caller knows it reflects every record of this workspace up to it. Resolves true once committed, false
+ * when the write failed (reported through `failed`); never rejects. Tests cut small chunks.
  */
-export function writeSnapshot(root: RootDatabase, actor: WorkspaceActor, seq: number, failed: SnapshotWriteFailed, perChunk = entriesPerChunkDefault): Promise<void> {
-  assert.ok(seq >= actor.lastAppliedSeq)
+export function writeSnapshot(root: RootDatabase, source: SnapshotSource, seq: number, failed: SnapshotWriteFailed, perChunk = entriesPerChunkDefault): Promise<boolean> {
+  assert.ok(Number.isSafeInteger(seq) && seq >= 1)
   assert.ok(Number.isSafeInteger(perChunk) && perChunk >= 1)
-  const state = actor.state
-  const chunks = Math.ceil(state.entries.length / perChunk)
+  const facts = factsOf('state' in source ? source.state : source)
+  const workspaceId = facts.workspaceId
+  const chunks = Math.ceil(facts.entries.length / perChunk)
   const values: [string, Buffer][] = []
   for (let index = 0; index < chunks; index++) {
-    const key = chunkKey(state.workspaceId, index)
-    values.push([key, frame(keyBytes(key), snapshotPackr.pack(chunkOf(seq, state, perChunk, index)))])
+    const key = chunkKey(workspaceId, index)
+    values.push([key, frame(keyBytes(key), snapshotPackr.pack(chunkOf(seq, facts, perChunk, index)))])
   }
-  values.push([state.workspaceId, frame(keyBytes(state.workspaceId), snapshotPackr.pack(headOf(seq, state, perChunk, chunks)))])
+  values.push([workspaceId, frame(keyBytes(workspaceId), snapshotPackr.pack(headOf(seq, facts, perChunk, chunks)))])
   const db = snapshotsDb(root)
-  const prefix = chunkKeyPrefix(state.workspaceId)
-  // Resolves once committed (or failed, and reported): the runtime does not wait, tests do.
+  const prefix = chunkKeyPrefix(workspaceId)
+  // Resolves once committed (or failed, and reported): the runtime records the seq only then.
   return root.transaction(() => {
     for (const key of db.getKeys({ start: prefix, end: `${prefix}\uffff` })) {
       const index = Number(String(key).slice(prefix.length))
@@ -244,7 +254,7 @@ export function writeSnapshot(root: RootDatabase, actor: WorkspaceActor, seq: nu
     }
     for (const [key, bytes] of values) db.put(key, bytes)
     return true
-  }).then(...reported(`workspace ${actor.id}`, failed))
+  }).then(...reported(`workspace ${workspaceId}`, failed))
 }
 
 /**
@@ -331,102 +341,6 @@ function readEntries(db: Database<Buffer, string>, head: SnapshotHead): Entry[] 
   return entries
 }
 
-interface Indexes {
-  /** By account seq (index 0 unused). */
-  readonly balances: SumTree[]
-  readonly entryOrder: SumTree
-}
-
-/**
- * The balance index of every account and the entry order, from the entries: each tree is built from
- * its points in key order (SumTree.fromSorted), not by one insert per point. Entries come in seq order
- * and mostly in time order too, so the points are split into the run already in order and the rest
- * (back-dated postings), which alone is sorted, then merged in. The points of an entry are those of
- * amountsPerAccount(lines): one per account, its lines summed.
- */
-function buildIndexes(entries: readonly Entry[], accountsCount: number, allocator: DoublesAllocator): Indexes {
-  const pointsPerAccount = new Uint32Array(accountsCount + 1)
-  for (const entry of entries) {
-    const lines = entry.lines
-    for (let i = 0; i < lines.length; i++) if (firstLineOfAccount(lines, i)) pointsPerAccount[lines[i].accountSeq]++
-  }
-  const points: KeyedPoints[] = [{ atMs: new Float64Array(0), seqs: new Float64Array(0), amounts: new Float64Array(0) }]
-  for (let accountSeq = 1; accountSeq <= accountsCount; accountSeq++) {
-    const count = pointsPerAccount[accountSeq]
-    points.push({ atMs: new Float64Array(count), seqs: new Float64Array(count), amounts: new Float64Array(count) })
-  }
-  const filled = new Uint32Array(accountsCount + 1)
-  for (const entry of entries) {
-    const lines = entry.lines
-    for (let i = 0; i < lines.length; i++) {
-      if (!firstLineOfAccount(lines, i)) continue
-      const accountSeq = lines[i].accountSeq
-      let amount = lines[i].amount
-      for (let k = i + 1; k < lines.length; k++) if (lines[k].accountSeq === accountSeq) amount += lines[k].amount
-      const at = filled[accountSeq]++
-      const account = points[accountSeq]
-      account.atMs[at] = entry.effectiveAtMs
-      account.seqs[at] = entry.seq
-      account.amounts[at] = amount
-    }
-  }
-  const balances = points.map((each) => {
-    const sorted = sortByKey(each)
-    return SumTree.fromSorted(sorted.atMs, sorted.seqs, sorted.amounts, sorted.atMs.length, { allocator })
-  })
-  const order = sortByKey({ atMs: Float64Array.from(entries, (entry) => entry.effectiveAtMs), seqs: Float64Array.from(entries, (entry) => entry.seq), amounts: new Float64Array(entries.length) })
-  return { balances, entryOrder: SumTree.fromSorted(order.atMs, order.seqs, order.amounts, entries.length, { allocator }) }
-}
-
-/** Whether line i is the first of the entry's lines on its account (which then holds the account's point). */
-function firstLineOfAccount(lines: readonly EntryLine[], i: number): boolean {
-  const accountSeq = lines[i].accountSeq
-  for (let k = 0; k < i; k++) if (lines[k].accountSeq === accountSeq) return false
-  return true
-}
-
-interface KeyedPoints {
-  readonly atMs: Float64Array
-  readonly seqs: Float64Array
-  readonly amounts: Float64Array
-}
-
-/**
- * The points in ascending (atMs, seq) order. Those that extend the ascending run so far stay in place;
- * the others (back-dated: few, usually) are sorted on their own and merged back: O(n + r log r).
- */
-function sortByKey(points: KeyedPoints): KeyedPoints {
-  const { atMs, seqs, amounts } = points
-  const count = atMs.length
-  const run = new Uint32Array(count)
-  const rest = new Uint32Array(count)
-  let runLength = 0
-  let restLength = 0
-  for (let i = 0; i < count; i++) {
-    const last = runLength === 0 ? -1 : run[runLength - 1]
-    if (last < 0 || atMs[last] < atMs[i] || (atMs[last] === atMs[i] && seqs[last] < seqs[i])) run[runLength++] = i
-    else rest[restLength++] = i
-  }
-  if (restLength === 0) return points
-  const others = rest.subarray(0, restLength).sort((a, b) => atMs[a] - atMs[b] || seqs[a] - seqs[b])
-  const sorted: KeyedPoints = { atMs: new Float64Array(count), seqs: new Float64Array(count), amounts: new Float64Array(count) }
-  let r = 0
-  let o = 0
-  for (let out = 0; out < count; out++) {
-    let i: number
-    if (o >= restLength) i = run[r++]
-    else if (r >= runLength) i = others[o++]
-    else {
-      const fromRun = atMs[run[r]] < atMs[others[o]] || (atMs[run[r]] === atMs[others[o]] && seqs[run[r]] < seqs[others[o]])
-      i = fromRun ? run[r++] : others[o++]
-    }
-    sorted.atMs[out] = atMs[i]
-    sorted.seqs[out] = seqs[i]
-    sorted.amounts[out] = amounts[i]
-  }
-  return sorted
-}
-
 /** The entries of a version 1 snapshot, checked as readEntries checks those of version 2: dense seqs, known accounts. */
 function checkedEntriesV1(entries: Entry[], accountsCount: number): Entry[] {
   for (let i = 0; i < entries.length; i++) {
@@ -443,35 +357,8 @@ function fromBody(db: Database<Buffer, string>, body: SnapshotBodyV1 | SnapshotH
   const accountsCount = body.accounts.length
   // readEntries checks seqs and accounts as it builds the entries; a version 1 body holds them ready-made.
   const entries = body.v === 1 ? checkedEntriesV1((body as SnapshotBodyV1).entries, accountsCount) : readEntries(db, body as SnapshotHead)
-  const empty = createWorkspaceState(body.workspaceId, body.tag)
-  const indexes = buildIndexes(entries, accountsCount, empty.treeArena)
-  const state: WorkspaceState = { ...empty, entries, entryOrder: indexes.entryOrder }
-  for (const account of body.accounts) {
-    const restored: Account = { ...account, tags: [...account.tags], index: indexes.balances[account.seq] }
-    assert.equal(restored.seq, state.accounts.length + 1)
-    state.accounts.push(restored)
-    state.accountsByName.set(restored.name, restored)
-  }
-  for (const record of body.idempotency) {
-    state.idempotency.set(record.key, record)
-    state.idempotencyOrder.push(record.key)
-  }
-  for (const stored of body.windows) {
-    const window: ReconciliationWindow = { ...stored, matchedEntries: new Map(stored.matchedEntries) }
-    state.windows.windows.push(window)
-    if (window.state === 'closed' || window.state === 'abandoned') continue
-    for (const accountSeq of window.accountSeqs) {
-      const live = state.windows.liveWindowsByAccount.get(accountSeq) ?? new Set<number>()
-      live.add(window.seq)
-      state.windows.liveWindowsByAccount.set(accountSeq, live)
-    }
-  }
-  for (const match of body.matches) state.windows.matches.push(match)
-  if (body.webhooks !== undefined) {
-    state.webhooks.lastSeq = body.webhooks.lastSeq
-    for (const subscription of body.webhooks.subscriptions) state.webhooks.subscriptions.set(subscription.id, subscription)
-  }
-  return state
+  const { workspaceId, tag, accounts, idempotency, windows, matches, webhooks } = body
+  return restoreWorkspace({ workspaceId, tag, accounts, entries, idempotency, windows, matches, webhooks })
 }
 
 export interface LoadedSnapshots {
@@ -514,7 +401,8 @@ export function loadSnapshots(root: RootDatabase): LoadedSnapshots {
 /** The key under which the system snapshot is stored; workspace ids cannot contain a space. */
 const systemKey = ' system'
 
-interface SystemSnapshotBody {
+/** The system's facts (ledger/restore.ts restoreSystem rebuilds the state), with a version and a seq. */
+interface SystemSnapshotBody extends SystemFacts {
   readonly v: number
   readonly seq: number
   readonly workspaces: WorkspaceRecord[]
@@ -541,17 +429,4 @@ export function loadSystemSnapshot(root: RootDatabase): SystemSnapshotRead | und
     return { ok: false, unusable: { name: 'system', reason: 'the checksum matches but the body is not a system snapshot of this version' } }
   }
   return { ok: true, seq: body.seq, state: body }
-}
-
-export function restoreSystem(system: SystemState, body: SystemSnapshotBody): void {
-  assert.equal(system.workspaces.size, 0)
-  for (const workspace of body.workspaces) {
-    system.workspaces.set(workspace.id, { ...workspace })
-    system.tags.add(workspace.tag)
-  }
-  for (const stored of body.keys) {
-    const key: KeyRecord = { ...stored }
-    system.keys.set(key.id, key)
-    if (key.revokedAtMs === null) system.keysByHash.set(key.secretHash, key)
-  }
 }

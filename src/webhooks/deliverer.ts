@@ -6,7 +6,7 @@
  */
 
 import assert from 'node:assert/strict'
-import type { WebhookSubscription } from '../ledger/webhooks.js'
+import type { WebhookSubscription } from '../ledger/webhooks-state.js'
 import type { CommandLog } from '../log/command-log.js'
 import { decodeItem, decodeRow, encodeRow, parseOutboxKey, subscriptionRange, type DeliveryRow, type OutboxItem } from './outbox.js'
 import { webhookSignature } from './signature.js'

@@ -49,9 +49,6 @@ const rules: readonly { readonly from: string; readonly forbidden: readonly stri
   { from: 'api', forbidden: ['edge', 'log'], why: 'the route table and the lifecycle serve every transport, the edge included' },
 ]
 
-/** Issue 13.4 (restore) takes the actor out of log/snapshot.ts; until it lands, that one import is a known debt. */
-const pending = new Set(['log/snapshot.ts -> ../actor/workspace-actor.js'])
-
 t.test('the parser finds every kind of import', async (t) => {
   const text = "import a from './a.js'\nimport type { B } from '../b.js'\nexport { c } from './c.js'\nimport './d.js'\nconst e = await import('./e.js')\nimport {\n  f,\n} from './f.js'"
   t.same(specifiersOf(text).sort(), ['../b.js', './a.js', './c.js', './d.js', './e.js', './f.js'])
@@ -65,14 +62,9 @@ t.test('the source tree was read', async (t) => {
 for (const rule of rules) {
   t.test(`no file in src/${rule.from} imports ${rule.forbidden.map((layer) => `src/${layer}`).join(' or ')}: ${rule.why}`, async (t) => {
     const broken = imports.filter((entry) => entry.from.split(path.sep)[0] === rule.from && rule.forbidden.includes(entry.layer))
-    const named = broken.map((entry) => `${entry.from} -> ${entry.specifier}`)
-    t.same(named.filter((name) => !pending.has(name)), [])
+    t.same(broken.map((entry) => `${entry.from} -> ${entry.specifier}`), [])
   })
 }
-
-t.test('no known debt remains (delete its line of `pending` when this passes)', { todo: 'issue 13.4: log/snapshot.ts imports the actor' }, async (t) => {
-  for (const name of pending) t.notOk(imports.some((entry) => `${entry.from} -> ${entry.specifier}` === name), name)
-})
 
 /** The CommonJS module cache after importing `module` in a fresh process: uWebSockets.js is a native CommonJS addon. */
 function uwsLoadedBy(module: string): boolean {

@@ -1,11 +1,9 @@
 /** @module /v2/accounts routes: create, list, read, rename or re-tag, and balance at a time. */
 
 import { reject } from '../../errors.js'
-import { accountView, findAccount } from '../../ledger/accounts.js'
-import { balanceAt } from '../../ledger/entries.js'
+import { accountView, findAccount, listAccounts } from '../../ledger/accounts.js'
+import { balanceAt } from '../../ledger/balances.js'
 import { accept } from '../../ledger/outcome.js'
-import { collectPage, decodeCursor } from '../../ledger/pages.js'
-import { isVisible } from '../../ledger/visibility.js'
 import { v2Route, type V2Route } from '../route.js'
 import { cursorQuery, limitQuery, timestampQuery } from '../query.js'
 import { accountCreate, accountUpdate } from '../schemas/ledger.js'
@@ -36,27 +34,19 @@ export const accountRoutes: V2Route[] = [
     handle: ({ query, key }) => {
       const limit = limitQuery.parse(query)
       if (!limit.ok) return limit
-      const cursorText = accountCursor.parse(query)
-      if (!cursorText.ok) return cursorText
-      const cursor = cursorText.value === null ? { atMs: 0, seq: 0 } : decodeCursor(cursorText.value)
-      if (cursor === null) return reject('request_invalid', 'The cursor is not one this service issued.', [{ path: '/cursor', message: 'invalid cursor' }])
-      return (state) => {
-        const seqs = (function* () { for (let seq = Math.max(1, cursor.seq); seq <= state.accounts.length; seq++) yield { atMs: 0, seq } })()
-        return accept(200, collectPage(seqs, limit.value, ({ seq }) => {
-          const account = state.accounts[seq - 1]
-          return isVisible(key.accounts, account.name) ? accountView(account) : undefined
-        }))
-      }
+      const cursor = accountCursor.parse(query)
+      if (!cursor.ok) return cursor
+      return (state) => listAccounts(state, { limit: limit.value, cursor: cursor.value }, key.accounts)
     },
   }),
   v2Route({
     method: 'GET', pattern: '/v2/accounts/:id', scope: 'accounts:read', summary: 'Read an account by id or URL-encoded name',
     errors: ['not_found'],
     response: { status: 200, description: 'The account', schema: account },
-    handle: ({ params, key }) => ((state) => {
+    handle: ({ params, key }) => (state) => {
       const account = findAccount(state, params.id, key.accounts)
       return account === undefined ? reject('not_found', 'No such account.') : accept(200, accountView(account))
-    }),
+    },
   }),
   v2Route({
     method: 'PATCH', pattern: '/v2/accounts/:id', scope: 'accounts:write', summary: 'Rename or re-tag an account',

@@ -2,8 +2,10 @@
 
 import { reject } from '../../errors.js'
 import { parseTimestampMs } from '../../ledger/calendar.js'
+import { entryRulesVersion } from '../../ledger/commands.js'
 import { getEntry } from '../../ledger/entries.js'
 import { listEntries } from '../../ledger/entry-list.js'
+import { zeroAmountRejection } from '../../ledger/money.js'
 import { v2Route, type V2Route } from '../route.js'
 import { cursorQuery, limitQuery, textQuery, timestampQuery } from '../query.js'
 import { entryPost } from '../schemas/ledger.js'
@@ -27,8 +29,8 @@ export const entryRoutes: V2Route[] = [
     errors: ['request_invalid', 'account_unknown', 'entry_unbalanced', 'amount_out_of_range'],
     response: { status: 201, description: 'The entry', schema: entry },
     handle: ({ envelope, body }) => {
-      const zero = body.lines.findIndex((line) => line.amount === 0)
-      if (zero >= 0) return reject('request_invalid', 'Entry line amounts must be non-zero.', [{ path: `/lines/${zero}/amount`, message: 'must not be 0' }])
+      const zero = zeroAmountRejection(body.lines, 'Entry line')
+      if (zero !== null) return zero
       let effectiveAtMs: number | null = null
       if (body.effective_at !== undefined) {
         effectiveAtMs = parseTimestampMs(body.effective_at)
@@ -36,7 +38,9 @@ export const entryRoutes: V2Route[] = [
       }
       return {
         ...envelope, type: 'entry.post', lines: body.lines.map(({ account, amount }) => ({ account, amount })),
-        effective_at_ms: effectiveAtMs, description: body.description ?? null, metadata: body.metadata ?? null,
+        effective_at_ms: effectiveAtMs, description: body.description ?? null, rules: entryRulesVersion,
+        // The schema bounds metadata keys through propertyNames, which Static renders as object: the values are strings.
+        metadata: (body.metadata ?? null) as Readonly<Record<string, string>> | null,
       }
     },
   }),

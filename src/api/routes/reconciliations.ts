@@ -1,8 +1,10 @@
 /** @module /v2/reconciliations routes: windows, statement lines (JSON or CSV), matches, transitions, history. */
 
-import { reject, type Rejection } from '../../errors.js'
+import { reject } from '../../errors.js'
 import type { StatementLineInput } from '../../ledger/commands.js'
 import { listMatches } from '../../ledger/matches.js'
+import { zeroAmountRejection } from '../../ledger/money.js'
+import { canonicalTimeZone } from '../../ledger/time-zone-name.js'
 import { getWindow, listLines, listWindows, windowHistory } from '../../ledger/windows.js'
 import { v2Route, type V2Route } from '../route.js'
 import { cursorQuery, enumQuery, limitQuery, textQuery } from '../query.js'
@@ -15,23 +17,6 @@ const windowOpenBody = validator(windowOpen)
 const windowTransitionBody = validator(windowTransition)
 const linesAddBody = validator(linesAdd)
 const matchCreateBody = validator(matchCreate)
-
-/** The schema-level rules of a match body, answered before any rule of the window (CONTRACT.md 1). */
-function matchShapeRejection(input: { statement_lines: string[]; entries?: string[]; strategy: string; reason?: string | null }): Rejection | null {
-  const entries = input.entries ?? []
-  if (input.strategy === 'write_off') {
-    if ((input.reason ?? '') === '') return reject('request_invalid', 'A write-off needs a reason (1 to 500 characters).', [{ path: '/reason', message: 'required for write_off' }])
-    if (entries.length > 0) return reject('request_invalid', 'A write-off takes no entries.', [{ path: '/entries', message: 'must be empty for write_off' }])
-  } else if (entries.length === 0) {
-    return reject('request_invalid', `Strategy ${input.strategy} needs at least one entry.`, [{ path: '/entries', message: 'must not be empty' }])
-  }
-  for (const [name, ids] of [['statement_lines', input.statement_lines], ['entries', entries]] as const) {
-    const seen = new Set<string>()
-    const duplicate = ids.findIndex((id) => seen.size === seen.add(id).size)
-    if (duplicate >= 0) return reject('request_invalid', `${name} names ${ids[duplicate]} twice.`, [{ path: `/${name}/${duplicate}`, message: 'duplicate id' }])
-  }
-  return null
-}
 
 const cursor = cursorQuery(1024)
 const stateQuery = enumQuery('state', windowStates, 'Only windows in this state')
@@ -52,7 +37,7 @@ export const reconciliationRoutes: V2Route[] = [
     handle: ({ envelope, body, workspace }) => {
       return {
         ...envelope, type: 'window.open', label: body.label, accounts: body.accounts, from: body.window.from, to: body.window.to,
-        claimed_movement: body.claimed_movement, statement_ref: body.statement_ref ?? null, tolerance: body.tolerance ?? 0, time_zone: workspace.timeZone,
+        claimed_movement: body.claimed_movement, statement_ref: body.statement_ref ?? null, tolerance: body.tolerance ?? 0, time_zone: canonicalTimeZone(workspace.timeZone) ?? workspace.timeZone,
       }
     },
   }),
@@ -96,6 +81,8 @@ export const reconciliationRoutes: V2Route[] = [
     errors: ['request_invalid', 'not_found', 'recon_state_invalid', 'line_outside_window'],
     response: { status: 201, description: 'The lines added, with their ids', schema: linesAdded },
     handle: ({ envelope, body, params }) => {
+      const zero = zeroAmountRejection(body.lines, 'Statement line')
+      if (zero !== null) return zero
       const lines: StatementLineInput[] = body.lines.map((line) => ({ amount: line.amount, date: line.date, reference: line.reference ?? null, description: line.description ?? null }))
       return { ...envelope, type: 'window.lines.add', window: params.id, lines }
     },
@@ -124,8 +111,6 @@ export const reconciliationRoutes: V2Route[] = [
     ],
     response: { status: 200, description: 'The match, with the window\'s residual and state after it', schema: match },
     handle: ({ envelope, body, params }) => {
-      const shape = matchShapeRejection(body)
-      if (shape !== null) return shape
       return { ...envelope, type: 'match.create', window: params.id, statement_lines: body.statement_lines, entries: body.entries ?? [], strategy: body.strategy, reason: body.reason ?? null }
     },
   }),
@@ -150,8 +135,15 @@ export const reconciliationRoutes: V2Route[] = [
   }),
   v2Route({
     method: 'GET', pattern: '/v2/reconciliations/:id/history', scope: 'recon:read', summary: 'The audit trail of a window',
-    errors: ['not_found'],
-    response: { status: 200, description: 'Every event of the window, oldest first', schema: history },
-    handle: ({ key, params }) => (state) => windowHistory(state, params.id, key.accounts),
+    query: [limitQuery, cursor],
+    errors: ['request_invalid', 'not_found'],
+    response: { status: 200, description: 'A page of the window\'s events, oldest first', schema: history },
+    handle: ({ key, params, query }) => {
+      const limit = limitQuery.parse(query)
+      if (!limit.ok) return limit
+      const after = cursor.parse(query)
+      if (!after.ok) return after
+      return (state) => windowHistory(state, params.id, { limit: limit.value, cursor: after.value }, key.accounts)
+    },
   }),
 ]

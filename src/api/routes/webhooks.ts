@@ -2,7 +2,7 @@
 
 import { reject } from '../../errors.js'
 import { accept } from '../../ledger/outcome.js'
-import { decodeCursor } from '../../ledger/pages.js'
+import { invalidCursor } from '../../ledger/pages.js'
 import { findWebhook, getWebhook, listWebhooks, webhookUrlProblem } from '../../ledger/webhooks.js'
 import { newWebhookSecret } from '../../webhooks/signature.js'
 import { v2Route, type V2Route } from '../route.js'
@@ -14,7 +14,6 @@ import { validator } from '../schemas/validate.js'
 const webhookCreateBody = validator(webhookCreate)
 
 const cursor = cursorQuery(256)
-const invalidCursor = () => reject('request_invalid', 'The cursor is not one this service issued.', [{ path: '/cursor', message: 'invalid cursor' }])
 
 export const webhookRoutes: V2Route[] = [
   v2Route({
@@ -39,9 +38,7 @@ export const webhookRoutes: V2Route[] = [
       if (!limit.ok) return limit
       const after = cursor.parse(query)
       if (!after.ok) return after
-      const position = after.value === null ? { atMs: 0, seq: 0 } : decodeCursor(after.value)
-      if (position === null) return invalidCursor()
-      return (state) => listWebhooks(state, limit.value, position.seq)
+      return (state) => listWebhooks(state, limit.value, after.value)
     },
   }),
   v2Route({

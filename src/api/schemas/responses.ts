@@ -106,7 +106,6 @@ export const historyEvent = Type.Object({
   residual: amount,
 }, { additionalProperties: true })
 
-export const history = Type.Object({ data: Type.Array(historyEvent) })
 
 /** The list envelope: `{data, next_cursor}`. */
 export function page<T extends TSchema>(item: T) {
@@ -121,6 +120,7 @@ export const entryPage = page(entry)
 export const windowPage = page(reconciliationWindow)
 export const linePage = page(listedStatementLine)
 export const matchPage = page(match)
+export const history = page(historyEvent)
 
 export const workspace = Type.Object({
   id: Type.String(),

@@ -1,0 +1,113 @@
+/**
+ * @module Restore: a workspace's (and the system's) state from its primary facts, the form a snapshot
+ * stores, with every index rebuilt by the code the live path uses (balances.ts for the balance trees and
+ * the entry order, windows-state.ts for the live-window index, idempotency.ts for the expiry queue), so
+ * that restored state cannot drift from live state.
+ */
+
+import assert from 'node:assert/strict'
+import { buildBalanceIndexes } from './balances.js'
+import { storeIdempotency } from './idempotency.js'
+import { createWorkspaceState, type Account, type Entry, type IdempotencyRecord, type WorkspaceState } from './state.js'
+import type { KeyRecord, SystemState, WorkspaceRecord } from './system.js'
+import { isTerminal } from './window-effects.js'
+import type { WebhookSubscription } from './webhooks-state.js'
+import { addLiveWindow } from './live-windows.js'
+import { fillMatchFigures } from './matches.js'
+import type { Match, ReconciliationWindow } from './windows-state.js'
+
+/** An account without its balance index, which is derived. */
+export interface AccountFacts {
+  readonly id: string
+  readonly seq: number
+  readonly name: string
+  readonly tags: readonly string[]
+  readonly createdAtMs: number
+}
+
+/** A window with its matched entries as pairs (entry seq, match seq) instead of a Map. */
+export type WindowFacts = Omit<ReconciliationWindow, 'matchedEntries'> & { readonly matchedEntries: [number, number][] }
+
+/** What a workspace is, without what is derived from it: the balance trees, the entry order, the live-window index. */
+export interface WorkspaceFacts {
+  readonly workspaceId: string
+  readonly tag: string
+  /** In seq order, dense from 1. */
+  readonly accounts: readonly AccountFacts[]
+  /** In seq order, dense from 1; taken over by the restored state, not copied. */
+  readonly entries: Entry[]
+  /** The records not yet expired, oldest first. */
+  readonly idempotency: readonly IdempotencyRecord[]
+  readonly windows: readonly WindowFacts[]
+  readonly matches: readonly Match[]
+  /** Absent in snapshots written before webhooks existed: no subscriptions then. */
+  readonly webhooks?: { readonly lastSeq: number; readonly subscriptions: readonly WebhookSubscription[] }
+}
+
+/** The facts of a state as it stands; they share its objects, so they are encoded before the state moves on. */
+export function factsOf(state: WorkspaceState): WorkspaceFacts {
+  const idempotency: IdempotencyRecord[] = []
+  for (let i = state.idempotencyOrderHead; i < state.idempotencyOrder.length; i++) {
+    const record = state.idempotency.get(state.idempotencyOrder[i])
+    if (record !== undefined && record.key === state.idempotencyOrder[i]) idempotency.push(record)
+  }
+  return {
+    workspaceId: state.workspaceId,
+    tag: state.tag,
+    accounts: state.accounts.map(({ id, seq, name, tags, createdAtMs }) => ({ id, seq, name, tags, createdAtMs })),
+    entries: state.entries,
+    idempotency,
+    windows: state.windows.windows.map((window) => ({ ...window, matchedEntries: [...window.matchedEntries] })),
+    matches: state.windows.matches,
+    webhooks: { lastSeq: state.webhooks.lastSeq, subscriptions: [...state.webhooks.subscriptions.values()] },
+  }
+}
+
+/** The state these facts stand for, indexes included: what applying the commands that made them left behind. */
+export function restoreWorkspace(facts: WorkspaceFacts): WorkspaceState {
+  const empty = createWorkspaceState(facts.workspaceId, facts.tag)
+  const indexes = buildBalanceIndexes(facts.entries, facts.accounts.length, empty.treeArena)
+  const state: WorkspaceState = { ...empty, entries: facts.entries, entryOrder: indexes.entryOrder }
+  for (const { id, seq, name, tags, createdAtMs } of facts.accounts) {
+    assert.equal(seq, state.accounts.length + 1, 'account seqs are dense from 1')
+    // The same fields in the same order as createAccount makes them: one object shape for every account.
+    const account: Account = { id, seq, name, tags: [...tags], createdAtMs, index: indexes.balances[seq] }
+    state.accounts.push(account)
+    state.accountsByName.set(account.name, account)
+  }
+  for (const record of facts.idempotency) storeIdempotency(state, record)
+  for (const stored of facts.windows) {
+    const window: ReconciliationWindow = { ...stored, matchedEntries: new Map(stored.matchedEntries) }
+    assert.equal(window.seq, state.windows.windows.length + 1, 'window seqs are dense from 1')
+    state.windows.windows.push(window)
+    if (!isTerminal(window.state)) addLiveWindow(state.windows, window)
+  }
+  for (const match of facts.matches) state.windows.matches.push(match)
+  // Snapshots written before matches kept their figures after creation get them from the window history.
+  fillMatchFigures(state.windows)
+  if (facts.webhooks !== undefined) {
+    state.webhooks.lastSeq = facts.webhooks.lastSeq
+    for (const subscription of facts.webhooks.subscriptions) state.webhooks.subscriptions.set(subscription.id, subscription)
+  }
+  return state
+}
+
+/** What the system is: its workspaces and API keys; the tag set and the key-by-hash index are derived. */
+export interface SystemFacts {
+  readonly workspaces: readonly WorkspaceRecord[]
+  readonly keys: readonly KeyRecord[]
+}
+
+/** Fills an empty system state from its facts, the indexes as executeSystem keeps them. */
+export function restoreSystem(system: SystemState, facts: SystemFacts): void {
+  assert.equal(system.workspaces.size, 0)
+  for (const workspace of facts.workspaces) {
+    system.workspaces.set(workspace.id, { ...workspace })
+    system.tags.add(workspace.tag)
+  }
+  for (const stored of facts.keys) {
+    const key: KeyRecord = { ...stored }
+    system.keys.set(key.id, key)
+    if (key.revokedAtMs === null) system.keysByHash.set(key.secretHash, key)
+  }
+}
