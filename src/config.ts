@@ -22,6 +22,11 @@ export interface Config {
   /** Structured (JSON) log level; `silent` turns request logs off. */
   readonly logLevel: LogLevel
   /**
+   * A request that takes at least this long is logged at `info` even when it succeeded; successful
+   * requests under it are logged at `debug` (a line per request costs throughput). 0: every request at info.
+   */
+  readonly logSlowRequestMs: number
+  /**
    * Log lines waiting for a slow stdout, in bytes, at most. Past it new lines are dropped (and
    * counted in trueup_log_lines_dropped_total) rather than blocking the event loop or growing memory.
    */
@@ -61,6 +66,7 @@ export const configDefaults = Object.freeze({
   snapshotCommandsInterval: 100_000,
   shutdownGraceMs: 10_000,
   logLevel: 'info',
+  logSlowRequestMs: 1000,
   logBufferBytesMax: 16 * 1024 * 1024,
   logFlushWaitMs: 1000,
   metricsToken: null,
@@ -109,6 +115,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     snapshotCommandsInterval: integerFrom(env, 'SNAPSHOT_COMMANDS_INTERVAL'),
     shutdownGraceMs: integerFrom(env, 'SHUTDOWN_GRACE_MS'),
     logLevel: logLevelFrom(env),
+    logSlowRequestMs: integerFrom(env, 'LOG_SLOW_REQUEST_MS'),
     metricsToken: textFrom(env, 'METRICS_TOKEN'),
     webhookTimeoutMs: integerFrom(env, 'WEBHOOK_TIMEOUT_MS'),
     webhookBackoffBaseMs: integerFrom(env, 'WEBHOOK_BACKOFF_BASE_MS'),

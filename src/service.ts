@@ -8,6 +8,7 @@ import type { Config } from './config.js'
 import type { DestinationStream } from 'pino'
 import { createKeyCommand, newKeySecret, randomText } from './api/admin-routes.js'
 import { Metrics } from './edge/metrics.js'
+import type { DrainReport } from './edge/drain.js'
 import { startServer, type RunningServer } from './edge/server.js'
 import { limitsDefault, scopes } from './ledger/system.js'
 import { CommandLog, type CommitFaults } from './log/command-log.js'
@@ -23,12 +24,12 @@ export interface Service {
   readonly firstApiKey: string | null
   readonly metrics: Metrics
   readonly webhooks: WebhookDeliverer
-  /** Stop accepting, answer in-flight requests, flush the log, snapshot, close. */
+  /** Stop accepting, answer in-flight requests, flush the log, snapshot, close; then print what it did. */
   stop(): Promise<void>
 }
 
 export interface ServiceHooks {
-  /** Where one-time secrets and start-up lines go (stdout in main). */
+  /** Where one-time secrets, start-up lines and the shutdown line go (stdout in main). */
   readonly print: (line: string) => void
   readonly clock: () => number
   readonly onLogFailure: (error: Error) => void
@@ -89,6 +90,14 @@ function startWebhooks(config: Config, runtime: Runtime, metrics: Metrics, clock
   return deliverer
 }
 
+/** The last line of a clean stop: what the drain answered and what the log flushed, so an operator sees nothing was dropped. */
+function stoppedLine(drain: DrainReport, recordsFlushedCount: number, durableSeq: number, snapshotsWrittenCount: number): string {
+  const abandoned = drain.abandonedCount === 0 ? '' : `, ${drain.abandonedCount} unanswered when the grace ran out`
+  return `trueup stopped: ${drain.inFlightCount} requests in flight answered, ${drain.refusedCount} refused with 503${abandoned}, `
+    + `${drain.connectionsClosedCount} idle connections closed; ${recordsFlushedCount} log records flushed, last durable seq ${durableSeq}, `
+    + `${snapshotsWrittenCount} snapshots written.`
+}
+
 export async function startService(config: Config, hooks: ServiceHooks): Promise<Service> {
   fs.mkdirSync(config.dataDir, { recursive: true })
   const adminToken = adminTokenOf(config, hooks.print)
@@ -117,7 +126,7 @@ export async function startService(config: Config, hooks: ServiceHooks): Promise
   try {
     server = await startServer({
       runtime, host: config.host, port: config.port, adminToken, bodyBytesMax: config.bodyBytesMax, importBodyBytesMax: config.importBodyBytesMax, clock: hooks.clock, onLogFailure: hooks.onLogFailure,
-      metrics, logger, metricsToken: config.metricsToken, requestIdLengthMax: config.requestIdLengthMax,
+      metrics, logger, logSlowRequestMs: config.logSlowRequestMs, metricsToken: config.metricsToken, requestIdLengthMax: config.requestIdLengthMax,
     })
   } catch (error) {
     await log.close()
@@ -137,13 +146,16 @@ export async function startService(config: Config, hooks: ServiceHooks): Promise
     webhooks,
     stop: async () => {
       clearInterval(snapshots)
-      await server.close(config.shutdownGraceMs)
+      const durableAtStopSeq = log.durableSeq
+      const drain = await server.close(config.shutdownGraceMs)
       // Attempts in flight are aborted and not counted; their events are still in the outbox for the next start.
       await webhooks.stop()
       await log.idle()
-      runtime.snapshotDue(true)
+      const snapshotsWrittenCount = runtime.snapshotDue(true)
+      const durableSeq = log.durableSeq
       await log.close()
       await closeLogger()
+      hooks.print(stoppedLine(drain, durableSeq - durableAtStopSeq, durableSeq, snapshotsWrittenCount))
     },
   }
 }

@@ -9,6 +9,7 @@ import type { Logger } from '../logger.js'
 import { adminRoutes } from '../api/admin-routes.js'
 import { bearerMatches } from '../api/auth.js'
 import { v2Routes } from '../api/route-table.js'
+import { Drain, type DrainReport } from './drain.js'
 import { openExchange, readHeaders, send, type Exchange } from './http.js'
 import { abortedStatus, type Metrics } from './metrics.js'
 import { buildOpenApi } from './openapi.js'
@@ -28,8 +29,10 @@ export interface ServerOptions {
   readonly clock: () => number
   readonly onLogFailure: (error: Error) => void
   readonly metrics: Metrics
-  /** One line per request (never a header value or a body). */
+  /** One line per request (never a header value or a body): successful ones at debug, the rest at info. */
   readonly logger: Logger
+  /** A successful request this slow is logged at info. */
+  readonly logSlowRequestMs: number
   /** When set, GET /metrics needs it as a bearer token. */
   readonly metricsToken: string | null
   readonly requestIdLengthMax: number
@@ -37,8 +40,8 @@ export interface ServerOptions {
 
 export interface RunningServer {
   readonly port: number
-  /** Stops accepting, waits for in-flight requests to be answered (at most graceMs). */
-  close(graceMs: number): Promise<void>
+  /** Stops accepting, answers what is in flight and 503 to what comes on open connections, then closes them (at most graceMs). */
+  close(graceMs: number): Promise<DrainReport>
 }
 
 const headerNames = ['authorization', 'idempotency-key', 'content-type', 'request-id', 'x-request-id'] as const
@@ -80,18 +83,28 @@ function plainAnswerer(options: ServerOptions): (route: PlainRoute, exchange: Ex
   }
 }
 
-/** Once per request, answered or abandoned: its metrics and its one log line. */
+/**
+ * Once per request, answered or abandoned: its metrics and its one log line. The line of a quick
+ * success is at debug: at info, a line per request halved the read throughput (docs/PERFORMANCE.md),
+ * and it tells an operator nothing the metrics do not. Errors (4xx, 5xx, 499 for a client gone) and
+ * slow requests stay at info, where they are seen by default.
+ */
 function requestObserver(options: ServerOptions): (exchange: Exchange) => void {
   options.metrics.addRoutes([...plainRoutes, ...v2Routes, ...adminRoutes])
-  const logRequests = options.logger.isLevelEnabled('info')
+  const { logger, logSlowRequestMs } = options
+  const infoEnabled = logger.isLevelEnabled('info')
+  const debugEnabled = logger.isLevelEnabled('debug')
   return (exchange) => {
     const durationMs = performance.now() - exchange.startedMs
     const status = exchange.answered ? exchange.status : abortedStatus
     options.metrics.observeRequest(exchange.route, status, durationMs)
-    if (!logRequests) return
+    const notable = status >= 400 || durationMs >= logSlowRequestMs
+    if (notable ? !infoEnabled : !debugEnabled) return
     // Id, method, route pattern, status and time only: no header value, path id, query or body is ever logged.
     const route = exchange.route?.pattern ?? 'unmatched'
-    options.logger.info({ request_id: exchange.requestId, method: exchange.method, route, status, duration_ms: Math.round(durationMs * 1000) / 1000 }, 'request')
+    const line = { request_id: exchange.requestId, method: exchange.method, route, status, duration_ms: Math.round(durationMs * 1000) / 1000 }
+    if (notable) logger.info(line, 'request')
+    else logger.debug(line, 'request')
   }
 }
 
@@ -104,26 +117,30 @@ export function startServer(options: ServerOptions): Promise<RunningServer> {
   const plainByPath = new Map(plainRoutes.map((route) => [route.pattern, route]))
   const answerPlain = plainAnswerer(options)
   const observe = requestObserver(options)
-  let inFlight = 0
-  let closing = false
+  const drain = new Drain()
   const onSettled = (exchange: Exchange) => {
-    inFlight--
+    drain.requestSettled()
     observe(exchange)
   }
   const app = App().any('/*', (res, req) => {
-    inFlight++
+    drain.requestStarted()
     const startedMs = performance.now()
     const method = req.getMethod().toUpperCase()
     const path = req.getUrl()
     const query = req.getQuery() ?? ''
     const headers = readHeaders(req, headerNames, method === 'GET' ? [] : presenceMatters)
     const requestId = requestIdOf(headers.get('request-id'), headers.get('x-request-id'), options.requestIdLengthMax)
-    const exchange = openExchange(res, method, requestId, startedMs, onSettled)
-    if (closing) return sendRejection(exchange, reject('unavailable', 'The service is shutting down.'), [])
+    const exchange = openExchange(res, method, requestId, startedMs, onSettled, drain)
+    if (drain.closing) {
+      drain.requestRefused()
+      return sendRejection(exchange, reject('unavailable', 'The service is shutting down.'), [])
+    }
+    // HEAD is routed as GET (same route, scope, budget, status and headers); send() leaves the body out.
+    const routedMethod = method === 'HEAD' ? 'GET' : method
     try {
-      const plain = method === 'GET' ? plainByPath.get(path) : undefined
+      const plain = routedMethod === 'GET' ? plainByPath.get(path) : undefined
       if (plain !== undefined) return answerPlain(plain, exchange, headers.get('authorization'))
-      const request = { method, path, query, headers }
+      const request = { method: routedMethod, path, query, headers }
       if (path.startsWith('/admin/')) return admin.run(request, exchange)
       v2.run(request, exchange)
     } catch (error) {
@@ -131,19 +148,13 @@ export function startServer(options: ServerOptions): Promise<RunningServer> {
       sendRejection(exchange, reject('unavailable', 'Internal error.'), [])
       throw error
     }
-  })
+  }).filter((_res, change) => drain.connectionsChanged(change))
   return new Promise((resolve, reject) => {
     app.listen(options.host, options.port, (socket: us_listen_socket | false) => {
       if (socket === false) return reject(new Error(`cannot listen on ${options.host}:${options.port}`))
       resolve({
         port: us_socket_local_port(socket),
-        close: async (graceMs) => {
-          closing = true
-          us_listen_socket_close(socket)
-          const deadlineMs = Date.now() + graceMs
-          while (inFlight > 0 && Date.now() < deadlineMs) await new Promise((done) => setTimeout(done, 10))
-          app.close()
-        },
+        close: (graceMs) => drain.close(graceMs, () => us_listen_socket_close(socket), () => app.close()),
       })
     })
   })

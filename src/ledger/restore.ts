@@ -102,7 +102,8 @@ export interface SystemFacts {
 export function restoreSystem(system: SystemState, facts: SystemFacts): void {
   assert.equal(system.workspaces.size, 0)
   for (const workspace of facts.workspaces) {
-    system.workspaces.set(workspace.id, { ...workspace })
+    // Snapshots written before limitsChangedAtMs existed lack it; only a live change reads it, and that sets it.
+    system.workspaces.set(workspace.id, { ...workspace, limitsChangedAtMs: (workspace as Partial<WorkspaceRecord>).limitsChangedAtMs ?? workspace.createdAtMs })
     system.tags.add(workspace.tag)
   }
   for (const stored of facts.keys) {

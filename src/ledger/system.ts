@@ -19,6 +19,8 @@ export interface WorkspaceRecord {
   readonly id: string
   timeZone: string
   limits: Limits
+  /** When the limits last changed (create or update): rate buckets switch rate as of then, not when next asked. */
+  limitsChangedAtMs: number
   readonly tag: string
   readonly createdAtMs: number
 }
@@ -67,7 +69,7 @@ export function executeSystem(state: SystemState, command: SystemCommand): Outco
       if (!isValidTimeZone(command.time_zone)) return reject('request_invalid', `Unknown IANA timezone: ${command.time_zone}.`, [{ path: '/timezone', message: 'unknown timezone' }])
       if (state.workspaces.has(command.id)) return reject('workspace_exists', `Workspace ${command.id} already exists.`)
       if (state.tags.has(command.tag)) return reject('unavailable', 'Workspace tag collision; retry.')
-      const workspace: WorkspaceRecord = { id: command.id, timeZone: command.time_zone, limits: command.limits, tag: command.tag, createdAtMs: command.at_ms }
+      const workspace: WorkspaceRecord = { id: command.id, timeZone: command.time_zone, limits: command.limits, limitsChangedAtMs: command.at_ms, tag: command.tag, createdAtMs: command.at_ms }
       state.workspaces.set(workspace.id, workspace)
       state.tags.add(workspace.tag)
       return accept(201, workspaceView(workspace))
@@ -77,7 +79,10 @@ export function executeSystem(state: SystemState, command: SystemCommand): Outco
       if (workspace === undefined) return reject('not_found', `No workspace ${command.id}.`)
       if (command.time_zone !== undefined && !isValidTimeZone(command.time_zone)) return reject('request_invalid', `Unknown IANA timezone: ${command.time_zone}.`, [{ path: '/timezone', message: 'unknown timezone' }])
       if (command.time_zone !== undefined) workspace.timeZone = command.time_zone
-      if (command.limits !== undefined) workspace.limits = { ...workspace.limits, ...command.limits }
+      if (command.limits !== undefined) {
+        workspace.limits = { ...workspace.limits, ...command.limits }
+        workspace.limitsChangedAtMs = command.at_ms
+      }
       return accept(200, workspaceView(workspace))
     }
     case 'key.create': {
