@@ -7,7 +7,7 @@ import { LogRetention } from './actor/log-retention.js'
 import { Runtime, type ReplayReport } from './actor/runtime.js'
 import type { Config } from './config.js'
 import type { DestinationStream } from 'pino'
-import { createKeyCommand, newKeySecret, randomText } from './edge/admin.js'
+import { createKeyCommand, newKeySecret, randomText } from './api/admin-routes.js'
 import { Metrics } from './edge/metrics.js'
 import type { DrainReport } from './edge/drain.js'
 import { startServer, type RunningServer } from './edge/server.js'
@@ -128,7 +128,7 @@ export async function startService(config: Config, hooks: ServiceHooks): Promise
   let server: RunningServer
   try {
     server = await startServer({
-      runtime, host: config.host, port: config.port, adminToken, bodyBytesMax: config.bodyBytesMax, clock: hooks.clock, onLogFailure: hooks.onLogFailure,
+      runtime, host: config.host, port: config.port, adminToken, bodyBytesMax: config.bodyBytesMax, importBodyBytesMax: config.importBodyBytesMax, clock: hooks.clock, onLogFailure: hooks.onLogFailure,
       metrics, logger, logSlowRequestMs: config.logSlowRequestMs, metricsToken: config.metricsToken, requestIdLengthMax: config.requestIdLengthMax,
     })
   } catch (error) {

@@ -12,8 +12,9 @@ import {
   loadSnapshots, loadSystemSnapshot, writeSnapshot, writeSystemSnapshot, type LoadedSnapshot, type SnapshotWriteFailed, type SystemSnapshotRead,
   type UnusableSnapshot,
 } from '../log/snapshot.js'
+import { Submitted } from './completion.js'
 import { SnapshotRetries } from './snapshot-retries.js'
-import { WorkspaceActor, type Submitted } from './workspace-actor.js'
+import { WorkspaceActor } from './workspace-actor.js'
 
 export interface ReplayReport {
   /** Log records applied (those below a snapshot are skipped, not counted). */
@@ -153,13 +154,29 @@ export class Runtime {
   }
 
   submitSystem(command: SystemCommand): Submitted {
-    if (!this.log.canAppend()) return { outcome: reject('unavailable', 'The log cannot take more writes now.'), barrierSeq: 0 }
+    if (!this.log.canAppend()) return new Submitted(reject('unavailable', 'The log cannot take more writes now.'), 0, this.log)
     const outcome: Outcome = executeSystem(this.system, command)
     if (outcome.ok) {
       this.#systemSeq = this.log.append({ v: 1, workspace: null, command })
       if (command.type === 'workspace.create') this.#createActor(command.id)
     }
-    return { outcome, barrierSeq: this.#systemSeq }
+    return new Submitted(outcome, this.#systemSeq, this.log)
+  }
+
+  /** An outcome decided outside the system state machine: it waits for the system's barrier like a command's. */
+  answerSystem(outcome: Outcome): Submitted {
+    return new Submitted(outcome, this.#systemSeq, this.log)
+  }
+
+  /** For the metrics: log records appended but not yet durable. */
+  get pendingRecords(): number { return this.log.pendingCount }
+
+  /** For the metrics: the log's durable end. */
+  get durableSeq(): number { return this.log.durableSeq }
+
+  /** For the metrics: webhook deliveries not yet done (LMDB keeps the count in the database's header: O(1)). */
+  outboxItems(): number {
+    return (this.log.sideDb('outbox').getStats() as { entryCount?: number }).entryCount ?? 0
   }
 
   get systemSeq(): number { return this.#systemSeq }

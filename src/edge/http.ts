@@ -1,7 +1,7 @@
 /** @module uWebSockets.js plumbing: read a bounded body, notice aborted clients, write a corked response. */
 
 import type { HttpRequest, HttpResponse } from 'uWebSockets.js'
-import type { LabeledRoute } from './route.js'
+import type { LabeledRoute } from '../api/route.js'
 
 export interface Exchange {
   readonly res: HttpResponse

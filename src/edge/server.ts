@@ -6,22 +6,18 @@ import { App, us_listen_socket_close, us_socket_local_port, type us_listen_socke
 import type { Runtime } from '../actor/runtime.js'
 import { reject } from '../errors.js'
 import type { Logger } from '../logger.js'
-import { adminRoutes, handleAdmin } from './admin.js'
-import { bearerMatches } from './auth.js'
+import { adminRoutes } from '../api/admin-routes.js'
+import { bearerMatches } from '../api/auth.js'
+import { v2Routes } from '../api/route-table.js'
 import { Drain, type DrainReport } from './drain.js'
 import { openExchange, readHeaders, send, type Exchange } from './http.js'
 import { abortedStatus, type Metrics } from './metrics.js'
 import { buildOpenApi } from './openapi.js'
 import { RateBuckets } from './rate-buckets.js'
 import { requestIdOf } from './request-id.js'
-import type { PlainRoute } from './route.js'
-import { Router } from './router.js'
-import { accountRoutes } from './routes/accounts.js'
-import { entryRoutes } from './routes/entries.js'
-import { reconciliationRoutes } from './routes/reconciliations.js'
-import { webhookRoutes } from './routes/webhooks.js'
-import { health } from './schemas/responses.js'
-import { handleV2, sendRejection } from './v2-pipeline.js'
+import type { PlainRoute } from '../api/route.js'
+import { health } from '../api/schemas/responses.js'
+import { httpLifecycles, sendRejection } from './v2-pipeline.js'
 
 export interface ServerOptions {
   readonly runtime: Runtime
@@ -29,6 +25,7 @@ export interface ServerOptions {
   readonly port: number
   readonly adminToken: string
   readonly bodyBytesMax: number
+  readonly importBodyBytesMax: number
   readonly clock: () => number
   readonly onLogFailure: (error: Error) => void
   readonly metrics: Metrics
@@ -49,8 +46,6 @@ export interface RunningServer {
 
 const headerNames = ['authorization', 'idempotency-key', 'content-type', 'request-id', 'x-request-id'] as const
 const presenceMatters = ['idempotency-key']
-
-export const v2Routes = [...accountRoutes, ...entryRoutes, ...reconciliationRoutes, ...webhookRoutes]
 
 export const healthRoute: PlainRoute = {
   method: 'GET', pattern: '/healthz', summary: 'Liveness: 200 while the service accepts requests', security: 'none', errors: [],
@@ -73,7 +68,7 @@ export const plainRoutes: readonly PlainRoute[] = [healthRoute, openApiRoute, me
 /** Health, the OpenAPI document and metrics: answered here, outside the /v2 lifecycle (no API key, no rate budget). */
 function plainAnswerer(options: ServerOptions): (route: PlainRoute, exchange: Exchange, authorization: string | undefined) => void {
   // Built once: the route tables do not change while the server runs.
-  const openApiBody = JSON.stringify(buildOpenApi({ v2: v2Routes, admin: adminRoutes, plain: plainRoutes }, { bodyBytesMax: options.bodyBytesMax }))
+  const openApiBody = JSON.stringify(buildOpenApi({ v2: v2Routes, admin: adminRoutes, plain: plainRoutes }, { bodyBytesMax: options.bodyBytesMax, importBodyBytesMax: options.importBodyBytesMax }))
   return (route, exchange, authorization) => {
     exchange.route = route
     if (route === healthRoute) return send(exchange, 200, '{"status":"ok"}', [])
@@ -114,12 +109,11 @@ function requestObserver(options: ServerOptions): (exchange: Exchange) => void {
 }
 
 export function startServer(options: ServerOptions): Promise<RunningServer> {
-  const router = new Router(v2Routes)
-  const v2 = {
-    runtime: options.runtime, router, buckets: new RateBuckets(), clock: options.clock, bodyBytesMax: options.bodyBytesMax, onLogFailure: options.onLogFailure,
+  const { v2, admin } = httpLifecycles({
+    runtime: options.runtime, adminToken: options.adminToken, buckets: new RateBuckets(), clock: options.clock, bodyBytesMax: options.bodyBytesMax,
+    importBodyBytesMax: options.importBodyBytesMax, onLogFailure: options.onLogFailure,
     onRateLimited: (workspace: string, bucket: 'reads' | 'writes') => options.metrics.observeRateLimited(workspace, bucket),
-  }
-  const admin = { runtime: options.runtime, adminToken: options.adminToken, clock: options.clock, bodyBytesMax: options.bodyBytesMax, onLogFailure: options.onLogFailure }
+  })
   const plainByPath = new Map(plainRoutes.map((route) => [route.pattern, route]))
   const answerPlain = plainAnswerer(options)
   const observe = requestObserver(options)
@@ -134,7 +128,7 @@ export function startServer(options: ServerOptions): Promise<RunningServer> {
     const method = req.getMethod().toUpperCase()
     const path = req.getUrl()
     const query = req.getQuery() ?? ''
-    const headers = readHeaders(req, headerNames, method === 'POST' ? presenceMatters : [])
+    const headers = readHeaders(req, headerNames, method === 'GET' ? [] : presenceMatters)
     const requestId = requestIdOf(headers.get('request-id'), headers.get('x-request-id'), options.requestIdLengthMax)
     const exchange = openExchange(res, method, requestId, startedMs, onSettled, drain)
     if (drain.closing) {
@@ -146,8 +140,9 @@ export function startServer(options: ServerOptions): Promise<RunningServer> {
     try {
       const plain = routedMethod === 'GET' ? plainByPath.get(path) : undefined
       if (plain !== undefined) return answerPlain(plain, exchange, headers.get('authorization'))
-      if (path.startsWith('/admin/')) return handleAdmin(admin, exchange, routedMethod, path, headers.get('authorization'))
-      handleV2(v2, exchange, { method: routedMethod, path, query, headers })
+      const request = { method: routedMethod, path, query, headers }
+      if (path.startsWith('/admin/')) return admin.run(request, exchange)
+      v2.run(request, exchange)
     } catch (error) {
       // A programmer error: answer rather than leave the client hanging, then let it crash loudly.
       sendRejection(exchange, reject('unavailable', 'Internal error.'), [])

@@ -7,6 +7,7 @@ export interface CommandEnvelope {
   readonly at_ms: number
   readonly key_id: string
   readonly visibility: Visibility
+  /** key: where the answer is stored (the Idempotency-Key, or the caller's own slot beside a record it may not see: ledger/idempotency.ts). */
   readonly idempotency?: { readonly key: string; readonly fingerprint: string }
 }
 

@@ -1,7 +1,7 @@
-/** Which parser reads a body (src/edge/body-format.ts): only text/csv is CSV, whatever else is declared is JSON, and so is a text/csv body that opens like a JSON object. */
+/** Which parser reads a body (src/api/body-format.ts): only text/csv is CSV, whatever else is declared is JSON, and so is a text/csv body that opens like a JSON object. */
 
 import t from 'tap'
-import { bodyFormatOf } from '../../src/edge/body-format.ts'
+import { bodyFormatOf } from '../../src/api/body-format.ts'
 
 t.test('text/csv in any case, with parameters and spaces, is CSV', async (t) => {
   for (const type of ['text/csv', 'TEXT/CSV', 'Text/Csv', 'text/csv; charset=utf-8', ' text/csv ;charset="UTF-8"', 'text/csv;header=present']) {

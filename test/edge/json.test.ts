@@ -1,7 +1,7 @@
-/** Request bodies as JSON: the nesting bound (src/edge/json.ts) on both of its paths, strings not counted. */
+/** Request bodies as JSON: the nesting bound (src/api/json.ts) on both of its paths, strings not counted. */
 
 import t from 'tap'
-import { jsonDepthMax, nestingDepth, parseJson } from '../../src/edge/json.ts'
+import { jsonDepthMax, nestingDepth, parseJson } from '../../src/api/json.ts'
 
 const nested = (depth: number, open = '[', close = ']') => `${open.repeat(depth)}${close.repeat(depth)}`
 

@@ -1,9 +1,9 @@
-/** Free text in bodies (src/edge/schemas/text.ts, json.ts): control characters refused on every route that stores text, bodies that are not UTF-8 refused, nothing stored. */
+/** Free text in bodies (src/api/schemas/text.ts, json.ts): control characters refused on every route that stores text, bodies that are not UTF-8 refused, nothing stored. */
 import t from 'tap'
 import { assertError, createAccount, detailPaths, raiseLimits, readWorkspace } from '../support/api.ts'
 import { addCsv, openWindowOk } from '../support/recon.ts'
 import { call, startTestService } from '../support/service.ts'
-import { textProblem } from '../../src/edge/schemas/text.ts'
+import { textProblem } from '../../src/api/schemas/text.ts'
 
 const service = await startTestService()
 t.teardown(() => service.destroy())

@@ -6,18 +6,13 @@ import { entryRulesVersion } from '../../ledger/commands.js'
 import { getEntry } from '../../ledger/entries.js'
 import { listEntries } from '../../ledger/entry-list.js'
 import { zeroAmountRejection } from '../../ledger/money.js'
-import type { V2Route } from '../route.js'
+import { v2Route, type V2Route } from '../route.js'
 import { cursorQuery, limitQuery, textQuery, timestampQuery } from '../query.js'
 import { entryPost } from '../schemas/ledger.js'
 import { entry, entryPage } from '../schemas/responses.js'
 import { validator } from '../schemas/validate.js'
 
-interface EntryBody {
-  lines: { account: string; amount: number }[]
-  effective_at?: string
-  description?: string | null
-  metadata?: Record<string, string> | null
-}
+const entryPostBody = validator(entryPost)
 
 const listQuery = {
   account: textQuery('account', 'Entries with a line on this account (name or id)'),
@@ -28,38 +23,39 @@ const listQuery = {
 }
 
 export const entryRoutes: V2Route[] = [
-  {
+  v2Route({
     method: 'POST', pattern: '/v2/entries', scope: 'entries:write', summary: 'Post a balanced entry',
-    body: { validate: validator(entryPost) },
+    body: { validate: entryPostBody },
     errors: ['request_invalid', 'account_unknown', 'entry_unbalanced', 'amount_out_of_range'],
     response: { status: 201, description: 'The entry', schema: entry },
-    handle: ({ actor, envelope, body }) => {
-      const input = body as EntryBody
-      const zero = zeroAmountRejection(input.lines, 'Entry line')
+    handle: ({ envelope, body }) => {
+      const zero = zeroAmountRejection(body.lines, 'Entry line')
       if (zero !== null) return zero
       let effectiveAtMs: number | null = null
-      if (input.effective_at !== undefined) {
-        effectiveAtMs = parseTimestampMs(input.effective_at)
+      if (body.effective_at !== undefined) {
+        effectiveAtMs = parseTimestampMs(body.effective_at)
         if (effectiveAtMs === null) return reject('request_invalid', 'effective_at must be an RFC 3339 timestamp.', [{ path: '/effective_at', message: 'must be an RFC 3339 timestamp' }])
       }
-      return actor.submit({
-        ...envelope, type: 'entry.post', lines: input.lines.map(({ account, amount }) => ({ account, amount })),
-        effective_at_ms: effectiveAtMs, description: input.description ?? null, metadata: input.metadata ?? null, rules: entryRulesVersion,
-      })
+      return {
+        ...envelope, type: 'entry.post', lines: body.lines.map(({ account, amount }) => ({ account, amount })),
+        effective_at_ms: effectiveAtMs, description: body.description ?? null, rules: entryRulesVersion,
+        // The schema bounds metadata keys through propertyNames, which Static renders as object: the values are strings.
+        metadata: (body.metadata ?? null) as Readonly<Record<string, string>> | null,
+      }
     },
-  },
-  {
+  }),
+  v2Route({
     method: 'GET', pattern: '/v2/entries/:id', scope: 'entries:read', summary: 'Read one entry',
     errors: ['not_found'],
     response: { status: 200, description: 'The entry', schema: entry },
-    handle: ({ actor, params, key }) => actor.query((state) => getEntry(state, params.id, key.accounts)),
-  },
-  {
+    handle: ({ params, key }) => (state) => getEntry(state, params.id, key.accounts),
+  }),
+  v2Route({
     method: 'GET', pattern: '/v2/entries', scope: 'entries:read', summary: 'List entries, ordered by effective_at then id',
     query: [limitQuery, listQuery.account, listQuery.reconciliation, listQuery.cursor, listQuery.from, listQuery.to],
     errors: ['request_invalid', 'account_unknown', 'not_found'],
     response: { status: 200, description: 'A page of entries', schema: entryPage },
-    handle: ({ actor, key, query }) => {
+    handle: ({ key, query }) => {
       const limit = limitQuery.parse(query)
       if (!limit.ok) return limit
       const parsed = [listQuery.account.parse(query), listQuery.reconciliation.parse(query), listQuery.cursor.parse(query)] as const
@@ -69,7 +65,7 @@ export const entryRoutes: V2Route[] = [
       const to = listQuery.to.parse(query)
       if (!to.ok) return to
       const [account, reconciliation, cursor] = parsed.map((param) => (param.ok ? param.value : null))
-      return actor.query((state) => listEntries(state, { account, reconciliation, fromMs: from.value, toMs: to.value, limit: limit.value, cursor }, key.accounts))
+      return (state) => listEntries(state, { account, reconciliation, fromMs: from.value, toMs: to.value, limit: limit.value, cursor }, key.accounts)
     },
-  },
+  }),
 ]

@@ -4,56 +4,56 @@ import { reject } from '../../errors.js'
 import { accept } from '../../ledger/outcome.js'
 import { invalidCursor } from '../../ledger/pages.js'
 import { findWebhook, getWebhook, listWebhooks, webhookUrlProblem } from '../../ledger/webhooks.js'
-import { listDeliveries } from '../../webhooks/outbox.js'
 import { newWebhookSecret } from '../../webhooks/signature.js'
-import type { V2Route } from '../route.js'
+import { v2Route, type V2Route } from '../route.js'
 import { cursorQuery, limitQuery } from '../query.js'
 import { webhookCreate } from '../schemas/ledger.js'
 import { createdWebhook, webhook, webhookDeliveryPage, webhookPage } from '../schemas/responses.js'
 import { validator } from '../schemas/validate.js'
 
+const webhookCreateBody = validator(webhookCreate)
+
 const cursor = cursorQuery(256)
 
 export const webhookRoutes: V2Route[] = [
-  {
+  v2Route({
     method: 'POST', pattern: '/v2/webhooks', scope: 'hooks:write', summary: 'Subscribe a URL to events',
-    body: { validate: validator(webhookCreate) },
+    body: { validate: webhookCreateBody },
     errors: ['request_invalid'],
     response: { status: 201, description: 'The subscription with its signing secret (shown only here)', schema: createdWebhook },
-    handle: ({ actor, envelope, body }) => {
-      const input = body as { url: string; events: string[] }
-      const problem = webhookUrlProblem(input.url)
+    handle: ({ envelope, body }) => {
+      const problem = webhookUrlProblem(body.url)
       if (problem !== null) return reject('request_invalid', `url: ${problem}.`, [{ path: '/url', message: problem }])
       // The secret is random, so it is made here and logged inside the command: replay gives the same one.
-      return actor.submit({ ...envelope, type: 'webhook.create', url: input.url, events: input.events, secret: newWebhookSecret() })
+      return { ...envelope, type: 'webhook.create', url: body.url, events: body.events, secret: newWebhookSecret() }
     },
-  },
-  {
+  }),
+  v2Route({
     method: 'GET', pattern: '/v2/webhooks', scope: 'hooks:read', summary: 'List subscriptions (without their secrets)',
     query: [limitQuery, cursor],
     errors: ['request_invalid'],
     response: { status: 200, description: 'A page of subscriptions, in creation order', schema: webhookPage },
-    handle: ({ actor, query }) => {
+    handle: ({ query }) => {
       const limit = limitQuery.parse(query)
       if (!limit.ok) return limit
       const after = cursor.parse(query)
       if (!after.ok) return after
-      return actor.query((state) => listWebhooks(state, limit.value, after.value))
+      return (state) => listWebhooks(state, limit.value, after.value)
     },
-  },
-  {
+  }),
+  v2Route({
     method: 'GET', pattern: '/v2/webhooks/:id', scope: 'hooks:read', summary: 'Read a subscription (without its secret)',
     errors: ['not_found'],
     response: { status: 200, description: 'The subscription', schema: webhook },
-    handle: ({ actor, params }) => actor.query((state) => getWebhook(state, params.id)),
-  },
-  {
+    handle: ({ params }) => (state) => getWebhook(state, params.id),
+  }),
+  v2Route({
     method: 'DELETE', pattern: '/v2/webhooks/:id', scope: 'hooks:write', summary: 'Unsubscribe: nothing more is delivered, queued events are dropped',
     errors: ['not_found'],
     response: { status: 204, description: 'Deleted' },
-    handle: ({ actor, envelope, params }) => actor.submit({ ...envelope, type: 'webhook.delete', webhook: params.id }),
-  },
-  {
+    handle: ({ envelope, params }) => ({ ...envelope, type: 'webhook.delete', webhook: params.id }),
+  }),
+  v2Route({
     method: 'GET', pattern: '/v2/webhooks/:id/deliveries', scope: 'hooks:read', summary: 'Deliveries of a subscription: one per event, with attempts and status',
     query: [limitQuery, cursor],
     errors: ['request_invalid', 'not_found'],
@@ -63,11 +63,11 @@ export const webhookRoutes: V2Route[] = [
       if (!limit.ok) return limit
       const after = cursor.parse(query)
       if (!after.ok) return after
-      return actor.query((state) => {
+      return (state) => {
         if (findWebhook(state, params.id) === undefined) return reject('not_found', 'No such webhook subscription.')
-        const page = listDeliveries(actor.log, params.id, limit.value, after.value)
+        const page = actor.deliveries(params.id, limit.value, after.value)
         return page === null ? invalidCursor() : accept(200, page)
-      })
+      }
     },
-  },
+  }),
 ]

@@ -13,21 +13,18 @@ interface Compiled<R> {
 
 /** Patterns look like `/v2/accounts/:id/balance`; a `:name` segment matches one non-empty segment. */
 export class Router<R extends { readonly method: string; readonly pattern: string }> {
-  readonly #routes: Compiled<R>[]
   /** The routes of one method and segment count, in table order: a lookup tries only those. */
   readonly #byShape = new Map<string, Compiled<R>[]>()
 
   constructor(routes: readonly R[]) {
-    this.#routes = routes.map((route) => ({ method: route.method, segments: route.pattern.split('/').slice(1), route }))
-    for (const compiled of this.#routes) {
+    for (const route of routes) {
+      const compiled = { method: route.method, segments: route.pattern.split('/').slice(1), route }
       const shape = `${compiled.method} ${compiled.segments.length}`
       const group = this.#byShape.get(shape)
       if (group === undefined) this.#byShape.set(shape, [compiled])
       else group.push(compiled)
     }
   }
-
-  get routes(): readonly R[] { return this.#routes.map((compiled) => compiled.route) }
 
   match(method: string, path: string): Matched<R> | null {
     const segments = path.split('/').slice(1)

@@ -6,21 +6,17 @@ import { listMatches } from '../../ledger/matches.js'
 import { zeroAmountRejection } from '../../ledger/money.js'
 import { canonicalTimeZone } from '../../ledger/time-zone-name.js'
 import { getWindow, listLines, listWindows, windowHistory } from '../../ledger/windows.js'
-import type { V2Route } from '../route.js'
+import { v2Route, type V2Route } from '../route.js'
 import { cursorQuery, enumQuery, limitQuery, textQuery } from '../query.js'
 import { linesAdd, matchCreate, windowOpen, windowTransition } from '../schemas/ledger.js'
 import { history, linesAdded, linePage, match, matchPage, reconciliationWindow, windowPage, windowStates } from '../schemas/responses.js'
 import { validator } from '../schemas/validate.js'
 import { parseStatementCsv } from '../statement-csv.js'
 
-interface WindowBody {
-  label: string
-  accounts: string[]
-  window: { from: string; to: string }
-  claimed_movement: number
-  statement_ref?: string | null
-  tolerance?: number
-}
+const windowOpenBody = validator(windowOpen)
+const windowTransitionBody = validator(windowTransition)
+const linesAddBody = validator(linesAdd)
+const matchCreateBody = validator(matchCreate)
 
 const cursor = cursorQuery(1024)
 const stateQuery = enumQuery('state', windowStates, 'Only windows in this state')
@@ -33,25 +29,24 @@ const csvFormat = {
 }
 
 export const reconciliationRoutes: V2Route[] = [
-  {
+  v2Route({
     method: 'POST', pattern: '/v2/reconciliations', scope: 'recon:write', summary: 'Open a window',
-    body: { validate: validator(windowOpen) },
+    body: { validate: windowOpenBody },
     errors: ['request_invalid', 'window_invalid', 'account_unknown', 'window_overlap', 'amount_out_of_range'],
     response: { ...windowAnswer, status: 201 },
-    handle: ({ actor, envelope, body, workspace }) => {
-      const input = body as WindowBody
-      return actor.submit({
-        ...envelope, type: 'window.open', label: input.label, accounts: input.accounts, from: input.window.from, to: input.window.to,
-        claimed_movement: input.claimed_movement, statement_ref: input.statement_ref ?? null, tolerance: input.tolerance ?? 0, time_zone: canonicalTimeZone(workspace.timeZone) ?? workspace.timeZone,
-      })
+    handle: ({ envelope, body, workspace }) => {
+      return {
+        ...envelope, type: 'window.open', label: body.label, accounts: body.accounts, from: body.window.from, to: body.window.to,
+        claimed_movement: body.claimed_movement, statement_ref: body.statement_ref ?? null, tolerance: body.tolerance ?? 0, time_zone: canonicalTimeZone(workspace.timeZone) ?? workspace.timeZone,
+      }
     },
-  },
-  {
+  }),
+  v2Route({
     method: 'GET', pattern: '/v2/reconciliations', scope: 'recon:read', summary: 'List windows',
     query: [limitQuery, stateQuery, accountQuery, cursor],
     errors: ['request_invalid', 'account_unknown'],
     response: { status: 200, description: 'A page of windows, in creation order', schema: windowPage },
-    handle: ({ actor, key, query }) => {
+    handle: ({ key, query }) => {
       const limit = limitQuery.parse(query)
       if (!limit.ok) return limit
       const state = stateQuery.parse(query)
@@ -60,98 +55,95 @@ export const reconciliationRoutes: V2Route[] = [
       if (!account.ok) return account
       const after = cursor.parse(query)
       if (!after.ok) return after
-      return actor.query((workspace) => listWindows(workspace, { state: state.value, account: account.value, limit: limit.value, cursor: after.value }, key.accounts))
+      return (workspace) => listWindows(workspace, { state: state.value, account: account.value, limit: limit.value, cursor: after.value }, key.accounts)
     },
-  },
-  {
+  }),
+  v2Route({
     method: 'GET', pattern: '/v2/reconciliations/:id', scope: 'recon:read', summary: 'Read a window with live figures',
     errors: ['not_found'],
     response: windowAnswer,
-    handle: ({ actor, key, params }) => actor.query((state) => getWindow(state, params.id, key.accounts)),
-  },
-  {
+    handle: ({ key, params }) => (state) => getWindow(state, params.id, key.accounts),
+  }),
+  v2Route({
     method: 'PATCH', pattern: '/v2/reconciliations/:id', scope: 'recon:write', summary: 'Close or abandon a window',
-    body: { validate: validator(windowTransition) },
+    body: { validate: windowTransitionBody },
     errors: ['request_invalid', 'not_found', 'recon_state_invalid'],
     response: { status: 200, description: 'The window, closed or abandoned', schema: reconciliationWindow },
-    handle: ({ actor, envelope, body, params }) => {
-      const input = body as { state: string; reason?: string | null }
+    handle: ({ envelope, body, params }) => {
       // A missing abandon reason is a schema failure (CONTRACT.md 1), so it answers before the window's state rules.
-      if (input.state === 'abandoned' && (input.reason ?? '') === '') return reject('request_invalid', 'Abandoning a window needs a reason.', [{ path: '/reason', message: 'required when state is abandoned' }])
-      return actor.submit({ ...envelope, type: 'window.transition', window: params.id, state: input.state, reason: input.reason ?? null })
+      if (body.state === 'abandoned' && (body.reason ?? '') === '') return reject('request_invalid', 'Abandoning a window needs a reason.', [{ path: '/reason', message: 'required when state is abandoned' }])
+      return { ...envelope, type: 'window.transition', window: params.id, state: body.state, reason: body.reason ?? null }
     },
-  },
-  {
+  }),
+  v2Route({
     method: 'POST', pattern: '/v2/reconciliations/:id/lines', scope: 'recon:write', summary: 'Add statement lines (JSON or text/csv)',
-    body: { validate: validator(linesAdd), bytesMax: 16 * 1024 * 1024, parse: (bytes) => parseStatementCsv(bytes), parseFormat: csvFormat },
+    body: { validate: linesAddBody, limit: 'import', parse: (bytes) => parseStatementCsv(bytes), parseFormat: csvFormat },
     errors: ['request_invalid', 'not_found', 'recon_state_invalid', 'line_outside_window'],
     response: { status: 201, description: 'The lines added, with their ids', schema: linesAdded },
-    handle: ({ actor, envelope, body, params }) => {
-      const input = body as { lines: { amount: number; date: string; reference?: string | null; description?: string | null }[] }
-      const zero = zeroAmountRejection(input.lines, 'Statement line')
+    handle: ({ envelope, body, params }) => {
+      const zero = zeroAmountRejection(body.lines, 'Statement line')
       if (zero !== null) return zero
-      const lines: StatementLineInput[] = input.lines.map((line) => ({ amount: line.amount, date: line.date, reference: line.reference ?? null, description: line.description ?? null }))
-      return actor.submit({ ...envelope, type: 'window.lines.add', window: params.id, lines })
+      const lines: StatementLineInput[] = body.lines.map((line) => ({ amount: line.amount, date: line.date, reference: line.reference ?? null, description: line.description ?? null }))
+      return { ...envelope, type: 'window.lines.add', window: params.id, lines }
     },
-  },
-  {
+  }),
+  v2Route({
     method: 'GET', pattern: '/v2/reconciliations/:id/lines', scope: 'recon:read', summary: 'List statement lines',
     query: [limitQuery, statusQuery, cursor],
     errors: ['request_invalid', 'not_found'],
     response: { status: 200, description: 'A page of statement lines, in import order', schema: linePage },
-    handle: ({ actor, key, params, query }) => {
+    handle: ({ key, params, query }) => {
       const limit = limitQuery.parse(query)
       if (!limit.ok) return limit
       const status = statusQuery.parse(query)
       if (!status.ok) return status
       const after = cursor.parse(query)
       if (!after.ok) return after
-      return actor.query((state) => listLines(state, params.id, { status: status.value, limit: limit.value, cursor: after.value }, key.accounts))
+      return (state) => listLines(state, params.id, { status: status.value, limit: limit.value, cursor: after.value }, key.accounts)
     },
-  },
-  {
+  }),
+  v2Route({
     method: 'POST', pattern: '/v2/reconciliations/:id/matches', scope: 'recon:write', summary: 'Attach a match',
-    body: { validate: validator(matchCreate) },
+    body: { validate: matchCreateBody },
     errors: [
       'request_invalid', 'not_found', 'recon_state_invalid', 'line_already_matched', 'entry_already_matched',
       'entry_outside_window', 'match_amount_mismatch', 'match_date_mismatch', 'amount_out_of_range',
     ],
     response: { status: 200, description: 'The match, with the window\'s residual and state after it', schema: match },
-    handle: ({ actor, envelope, body, params }) => {
-      const input = body as { statement_lines: string[]; entries?: string[]; strategy: 'amount_and_date' | 'manual' | 'write_off'; reason?: string | null }
-      return actor.submit({ ...envelope, type: 'match.create', window: params.id, statement_lines: input.statement_lines, entries: input.entries ?? [], strategy: input.strategy, reason: input.reason ?? null })
+    handle: ({ envelope, body, params }) => {
+      return { ...envelope, type: 'match.create', window: params.id, statement_lines: body.statement_lines, entries: body.entries ?? [], strategy: body.strategy, reason: body.reason ?? null }
     },
-  },
-  {
+  }),
+  v2Route({
     method: 'GET', pattern: '/v2/reconciliations/:id/matches', scope: 'recon:read', summary: 'List matches, active and reversed',
     query: [limitQuery, cursor],
     errors: ['request_invalid', 'not_found'],
     response: { status: 200, description: 'A page of matches, in creation order', schema: matchPage },
-    handle: ({ actor, key, params, query }) => {
+    handle: ({ key, params, query }) => {
       const limit = limitQuery.parse(query)
       if (!limit.ok) return limit
       const after = cursor.parse(query)
       if (!after.ok) return after
-      return actor.query((state) => listMatches(state, params.id, { limit: limit.value, cursor: after.value }, key.accounts))
+      return (state) => listMatches(state, params.id, { limit: limit.value, cursor: after.value }, key.accounts)
     },
-  },
-  {
+  }),
+  v2Route({
     method: 'DELETE', pattern: '/v2/reconciliations/:id/matches/:match_id', scope: 'recon:write', summary: 'Reverse a match (unmatch)',
     errors: ['not_found', 'recon_state_invalid', 'match_already_reversed', 'amount_out_of_range'],
     response: { status: 200, description: 'The match with reversed_at; residual and state are the window\'s after the reversal', schema: match },
-    handle: ({ actor, envelope, params }) => actor.submit({ ...envelope, type: 'match.reverse', window: params.id, match: params.match_id }),
-  },
-  {
+    handle: ({ envelope, params }) => ({ ...envelope, type: 'match.reverse', window: params.id, match: params.match_id }),
+  }),
+  v2Route({
     method: 'GET', pattern: '/v2/reconciliations/:id/history', scope: 'recon:read', summary: 'The audit trail of a window',
     query: [limitQuery, cursor],
     errors: ['request_invalid', 'not_found'],
     response: { status: 200, description: 'A page of the window\'s events, oldest first', schema: history },
-    handle: ({ actor, key, params, query }) => {
+    handle: ({ key, params, query }) => {
       const limit = limitQuery.parse(query)
       if (!limit.ok) return limit
       const after = cursor.parse(query)
       if (!after.ok) return after
-      return actor.query((state) => windowHistory(state, params.id, { limit: limit.value, cursor: after.value }, key.accounts))
+      return (state) => windowHistory(state, params.id, { limit: limit.value, cursor: after.value }, key.accounts)
     },
-  },
+  }),
 ]
