@@ -145,6 +145,9 @@ t.test('open: the window object, derived movement from existing entries, history
     close_reason: null,
     abandoned_at: null,
     abandon_reason: null,
+    seal: null,
+    post_close_drift: null,
+    post_close_entries: null,
   })
   t.same(view(ctx, body.id), body, 'a read returns the same object')
   const history = ok(windowHistory(ctx.state, body.id, { limit: 1000, cursor: null }, null)).data
