@@ -50,6 +50,8 @@ export interface PackLine {
 
 /** What a format does with the pack; `take` gives what was written since the last take. */
 export interface PackWriter {
+  /** Items per actor turn, when the format is slower than packPageItemsMax allows for. */
+  readonly itemsPerPage?: number
   begin(head: PackHead): void
   section(name: SectionName): void
   line(item: PackLine): void
@@ -109,7 +111,7 @@ export class PackSource implements ChunkSource {
       writer.begin(packHead(state, window, this.#atMs))
       writer.section(sectionNames[0])
     }
-    let budget = packPageItemsMax
+    let budget = writer.itemsPerPage ?? packPageItemsMax
     while (budget > 0 && this.#section < sectionNames.length) {
       const name = sectionNames[this.#section]
       if (this.#index >= this.#lengths[name]) {
