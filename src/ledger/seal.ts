@@ -23,32 +23,38 @@ class Streamed {
 }
 
 /** RFC 8785 canonical JSON of a value made of null, booleans, safe integers, strings, arrays and plain objects. */
+export function canonicalText(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalText).join(',')}]`
+  if (value !== null && typeof value === 'object') {
+    const record = value as Record<string, unknown>
+    const keys = Object.keys(record).filter((key) => record[key] !== undefined).sort()
+    return `{${keys.map((key) => `${JSON.stringify(key)}:${canonicalText(record[key])}`).join(',')}}`
+  }
+  assert(value === null || typeof value === 'string' || typeof value === 'boolean' || Number.isSafeInteger(value), `not canonical JSON: ${String(value)}`)
+  return JSON.stringify(value)
+}
+
+/** The same text in chunks: a Streamed array one item per chunk, so a window of a million lines is never one string. */
 export function* canonicalChunks(value: unknown): Generator<string> {
   if (value instanceof Streamed) {
     yield '['
     let first = true
     for (const item of value.items()) {
-      if (!first) yield ','
+      yield first ? canonicalText(item) : `,${canonicalText(item)}`
       first = false
-      yield* canonicalChunks(item)
     }
     yield ']'
     return
   }
-  if (Array.isArray(value)) return yield* canonicalChunks(new Streamed(() => value))
-  if (value !== null && typeof value === 'object') {
-    const record = value as Record<string, unknown>
-    const keys = Object.keys(record).filter((key) => record[key] !== undefined).sort()
-    yield '{'
-    for (let i = 0; i < keys.length; i++) {
-      yield `${i === 0 ? '' : ','}${JSON.stringify(keys[i])}:`
-      yield* canonicalChunks(record[keys[i]])
-    }
-    yield '}'
-    return
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return yield canonicalText(value)
+  const record = value as Record<string, unknown>
+  const keys = Object.keys(record).filter((key) => record[key] !== undefined).sort()
+  yield '{'
+  for (let i = 0; i < keys.length; i++) {
+    yield `${i === 0 ? '' : ','}${JSON.stringify(keys[i])}:`
+    yield* canonicalChunks(record[keys[i]])
   }
-  assert(value === null || typeof value === 'string' || typeof value === 'boolean' || Number.isSafeInteger(value), `not canonical JSON: ${String(value)}`)
-  yield JSON.stringify(value)
+  yield '}'
 }
 
 /** A statement line as sealed (and as the export lists it): its fields and the id of the active match covering it. */
