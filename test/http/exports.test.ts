@@ -189,4 +189,25 @@ t.test('a large window exported to a slow reader arrives whole, in every format'
   fs.writeFileSync(file, pdf)
   const text = execFileSync('pdftotext', ['-layout', file, '-'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 })
   t.match(text, new RegExp(`l${linesCount} +2026-05-15 +-1 `), 'the last line is in the PDF')
+  for (const format of ['json', 'csv', 'pdf']) {
+    const aborted = await abortAfterFirstChunk(`/v2/reconciliations/${big.id}/export?format=${format}`)
+    t.ok(aborted > 0, `${format}: a client gone after the first chunk (${aborted} bytes)`)
+  }
+  const health = await call(baseUrl, 'GET', '/healthz')
+  t.equal(health.status, 200, 'the service goes on serving after clients went away mid-export')
+  const again = parse(await slowDownload(`/v2/reconciliations/${big.id}/export?format=csv`), { bom: true, columns: true }) as unknown[]
+  t.equal(again.length, linesCount, 'and exports whole again')
 })
+
+/** Reads the first chunk of an export, then destroys the connection. */
+function abortAfterFirstChunk(route: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const request = http.get(baseUrl + route, { headers: { authorization: `Bearer ${key}` } }, (response) => {
+      response.once('data', (chunk: Buffer) => {
+        request.destroy()
+        resolve(chunk.length)
+      })
+    })
+    request.on('error', (error: NodeJS.ErrnoException) => { if (error.code !== 'ECONNRESET') reject(error) })
+  })
+}
