@@ -66,6 +66,8 @@ export interface MatchCreate extends CommandEnvelope {
   readonly entries: readonly string[]
   readonly strategy: MatchStrategy
   readonly reason: string | null
+  /** 0..31 (absent: 0, as in records logged before it existed): how many days apart a 1:1 amount_and_date line and entry may be. */
+  readonly date_tolerance_days?: number
 }
 
 export interface MatchReverse extends CommandEnvelope {
