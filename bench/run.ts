@@ -6,20 +6,23 @@
 //   BENCH_SCALE=0          skip the scale rows                     BENCH_BRACKET=0  ceiling only at start and end
 //   BENCH_PROFILE=1        server under --cpu-prof into bench/results/tmp-profile-<date>/ with that run's JSON (run.json,
 //                          not latest.json: a profiled server is slower); bench/profile-top.ts slices it per row
-//   BENCH_LOG_LEVEL        the server's LOG_LEVEL (default info, the service default: one log line per request)
+//   BENCH_LOG_LEVEL        the server's LOG_LEVEL (default info, the service default: a line per failed or slow request);
+//                          the log-level rows (balance-p1-log-info, balance-p1-log-warn) set their own
 //   BENCH_JSON=path        where the JSON goes; by default a full run writes bench/results/latest.json and
 //                          bench/results/<date>.json, any other run bench/results/tmp-<date>.json (git-ignored)
 //   BENCH_BUDGET_S (600)   the time bound of a run (the issue's 10 minutes; 180 quick): a part that would end past it
 //                          is skipped and named in the JSON (`skipped`), and the run counts as partial
 //   BENCH_DEADLINE_S       hard stop, whatever is running (default: the budget plus 5 minutes)
+//   BENCH_HISTORY=E:X,Y    start-up after histories of X and Y no-op commands before the same E entries, retention run
+//                          (bench/scale.ts --history); off by default: 1000000:0,4000000 takes 6+ minutes of seeding
 
 import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { call, measure, startCeiling, startTrueup, type Child, type LoadResult, type LoadSettings } from './http.ts'
-import { buildScenarios, type Scenario } from './scenarios.ts'
-import { rowNames, scaleTargets, type Measurement } from './scale.ts'
+import { buildScenarios, comparedLogLevels, logLevelScenario, type Scenario } from './scenarios.ts'
+import { historyFlag, rowNames, scaleTargets, type Measurement } from './scale.ts'
 import type { HttpSeed } from './seed.ts'
 
 const benchDir = import.meta.dirname
@@ -40,6 +43,7 @@ const warmupS = numberFromEnv('BENCH_WARMUP_S', quick ? 1 : 2)
 const onlyText = process.env.BENCH_ONLY ?? ''
 const only = onlyText === '' ? null : new Set(onlyText.split(','))
 const scaleSizes = process.env.BENCH_SCALE === '0' ? [] : quick ? [10_000, 100_000] : [10_000, 100_000, 1_000_000]
+const historyText = process.env.BENCH_HISTORY ?? ''
 const sumTreeRows = process.env.BENCH_SCALE !== '0' && !quick
 /** A ceiling run between every two scenarios, so each ratio compares runs seconds apart on a shared machine. */
 const bracket = process.env.BENCH_BRACKET === undefined ? !quick : process.env.BENCH_BRACKET !== '0'
@@ -60,6 +64,8 @@ const scaleExpectedS: Record<number, number> = { 10_000: 20, 100_000: 40, 1_000_
 const sumTreeExpectedS = 60
 /** Compile, seed (1M entries, 300k match pairs), start the server from the snapshot, one scenario. */
 const httpSetupExpectedS = quick ? 60 : 150
+/** A log-level row's own server: start from the snapshot the main server left, then its stop. */
+const logLevelServerExpectedS = quick ? 10 : 20
 const ceilingSettings: LoadSettings = { connections: 64, pipelining: 10, durationS, warmupS }
 /** The ceiling runs between scenarios: on the warm ceiling server, half as long, to stay inside 10 minutes. */
 const bracketSettings: LoadSettings = { ...ceilingSettings, durationS: Math.max(1, Math.round(durationS / 2)), warmupS: 0 }
@@ -138,7 +144,19 @@ function seed(dataDir: string): HttpSeed {
 
 function targetText(scenario: Scenario): string {
   if (scenario.target.ratioMin !== undefined) return `≥ ${scenario.target.ratioMin} × ceiling`
-  return `p99 < ${scenario.target.p99MsMax} ms`
+  if (scenario.target.ofRow !== undefined) return `≥ ${scenario.target.ofRow.ratioMin} × ${scenario.target.ofRow.key}`
+  if (scenario.target.p99MsMax !== undefined) return `p99 < ${scenario.target.p99MsMax} ms`
+  return 'reference'
+}
+
+/** Targets relative to another row of the run (the log-level rows): met when clean and within the ratio. */
+function meetRowTargets(rows: readonly Row[], scenarios: readonly Scenario[]): Row[] {
+  return rows.map((row) => {
+    const ofRow = scenarios.find((scenario) => scenario.key === row.key)?.target.ofRow
+    if (ofRow === undefined) return row
+    const other = rows.find((candidate) => candidate.key === ofRow.key)
+    return { ...row, met: row.met && other !== undefined && other.req_per_s > 0 && row.req_per_s / other.req_per_s >= ofRow.ratioMin }
+  })
 }
 
 /** A row meets its target only when it is clean: a scenario full of errors or dropped connections is not a result. */
@@ -175,6 +193,23 @@ function ceilingRequest() {
   return { method: 'GET' as const, path: '/' }
 }
 
+/** Warm-up, the measured run, then (bracket) the ceiling run after it; ceilingRuns gains that run. */
+async function measureRow(ceiling: Child, server: Child, scenario: Scenario, ceilingRuns: number[]): Promise<Row> {
+  progress(`${scenario.name}: -c ${scenario.settings.connections} -p ${scenario.settings.pipelining}, ${warmupS}+${durationS} s`)
+  const next = scenario.makeNext()
+  if (warmupS > 0) await measure(server.port, { ...scenario.settings, durationS: warmupS, warmupS: 0 }, next)
+  const startedUs = monotonicUs()
+  const result = await measure(server.port, { ...scenario.settings, warmupS: 0 }, next)
+  const windowUs: [number, number] = [startedUs, monotonicUs()]
+  // The ceiling runs on the warm server: no second warm-up.
+  if (bracket) ceilingRuns.push((await measure(ceiling.port, bracketSettings, ceilingRequest)).reqPerS)
+  const around = bracket ? (ceilingRuns.at(-2)! + ceilingRuns.at(-1)!) / 2 : ceilingRuns[0]
+  const row = rowOf(scenario, result, around, windowUs)
+  const dropped = row.reconnects > 0 ? `, ${row.reconnects} connections closed by the server (${row.sent - row.responses} requests unanswered)` : ''
+  progress(`  ${row.req_per_s} req/s, ratio ${row.ratio} (ceiling ${row.ceiling_req_per_s}), p50 ${row.p50_ms} ms, p99 ${row.p99_ms} ms, non-2xx ${row.non_2xx}, errors ${row.errors}${dropped}: ${row.met ? 'met' : 'MISSED'} ${JSON.stringify(row.status_counts)}`)
+  return row
+}
+
 async function runScenarios(ceiling: Child, server: Child, scenarios: readonly Scenario[]): Promise<{ ceilingRuns: number[]; rows: Row[] }> {
   progress(`ceiling (bare uWS, fixed JSON): -c 64 -p 10, ${warmupS}+${durationS} s`)
   const first = await measure(ceiling.port, ceilingSettings, ceilingRequest)
@@ -184,25 +219,33 @@ async function runScenarios(ceiling: Child, server: Child, scenarios: readonly S
   for (const scenario of scenarios) {
     // Warm-up, measured run, the ceiling run after it, and room left for the server's stop (flush, snapshot).
     if (!withinBudget(`scenario ${scenario.key}`, warmupS + durationS + (bracket ? bracketSettings.durationS : 0) + httpStopReserveS)) continue
-    progress(`${scenario.name}: -c ${scenario.settings.connections} -p ${scenario.settings.pipelining}, ${warmupS}+${durationS} s`)
-    const next = scenario.makeNext()
-    if (warmupS > 0) await measure(server.port, { ...scenario.settings, durationS: warmupS, warmupS: 0 }, next)
-    const startedUs = monotonicUs()
-    const result = await measure(server.port, { ...scenario.settings, warmupS: 0 }, next)
-    const windowUs: [number, number] = [startedUs, monotonicUs()]
-    // The ceiling runs on the warm server: no second warm-up.
-    if (bracket) ceilingRuns.push((await measure(ceiling.port, bracketSettings, ceilingRequest)).reqPerS)
-    const around = bracket ? (ceilingRuns.at(-2)! + ceilingRuns.at(-1)!) / 2 : ceilingRuns[0]
-    const row = rowOf(scenario, result, around, windowUs)
-    rows.push(row)
-    const dropped = row.reconnects > 0 ? `, ${row.reconnects} connections closed by the server (${row.sent - row.responses} requests unanswered)` : ''
-    progress(`  ${row.req_per_s} req/s, ratio ${row.ratio} (ceiling ${row.ceiling_req_per_s}), p50 ${row.p50_ms} ms, p99 ${row.p99_ms} ms, non-2xx ${row.non_2xx}, errors ${row.errors}${dropped}: ${row.met ? 'met' : 'MISSED'} ${JSON.stringify(row.status_counts)}`)
+    rows.push(await measureRow(ceiling, server, scenario, ceilingRuns))
   }
   if (!bracket) {
     progress('ceiling again, for the drift within the run')
     ceilingRuns.push((await measure(ceiling.port, bracketSettings, ceilingRequest)).reqPerS)
   }
   return { ceilingRuns, rows }
+}
+
+/**
+ * The log-level rows: GET balance on one server per LOG_LEVEL, on the data dir the main server left
+ * (it is stopped first: one process per LMDB env), measured one right after the other so that their
+ * ratio compares runs seconds apart on a shared machine.
+ */
+async function runLogLevels(ceiling: Child, distDir: string, dataDir: string, tempDir: string, seeded: HttpSeed, ceilingRuns: number[]): Promise<Row[]> {
+  const levels = comparedLogLevels.map((level) => ({ level, scenario: logLevelScenario(seeded, durationS, warmupS, level) })).filter(({ scenario }) => only === null || only.has(scenario.key))
+  const rows: Row[] = []
+  for (const { level, scenario } of levels) {
+    if (!withinBudget(`scenario ${scenario.key}`, logLevelServerExpectedS + warmupS + durationS + (bracket ? bracketSettings.durationS : 0))) continue
+    const server = await startTrueup(distDir, { dataDir, adminToken, logLevel: level, nodeFlags: [], outputPath: path.join(tempDir, `trueup-${level}.out`) })
+    try {
+      rows.push(await measureRow(ceiling, server, scenario, ceilingRuns))
+    } finally {
+      await server.stop(stopGraceMs)
+    }
+  }
+  return meetRowTargets(rows, levels.map(({ scenario }) => scenario))
 }
 
 async function runHttp(tempDir: string, distDir: string, dataDir: string, seeded: HttpSeed): Promise<HttpReport> {
@@ -216,10 +259,17 @@ async function runHttp(tempDir: string, distDir: string, dataDir: string, seeded
     const raised = await call(server.port, 'PATCH', '/admin/workspaces/default', adminToken, { limits: { writes_per_minute: 100_000_000, reads_per_minute: 100_000_000 } })
     if (raised.status !== 200) throw new Error(`raising the rate limits failed: ${raised.status} ${JSON.stringify(raised.json)}`)
     await preflight(server.port, scenarios)
-    return { ...(await runScenarios(ceiling, server, scenarios)), profileDir }
-  } finally {
+    const { ceilingRuns, rows } = await runScenarios(ceiling, server, scenarios)
     progress('stopping the server (SIGTERM: drain, flush, snapshot)')
-    await server?.stop(stopGraceMs)
+    await server.stop(stopGraceMs)
+    server = null
+    const logLevelRows = await runLogLevels(ceiling, distDir, dataDir, tempDir, seeded, ceilingRuns)
+    return { ceilingRuns, rows: [...rows, ...logLevelRows], profileDir }
+  } finally {
+    if (server !== null) {
+      progress('stopping the server (SIGTERM: drain, flush, snapshot)')
+      await server.stop(stopGraceMs)
+    }
     await ceiling.stop(5_000)
   }
 }
@@ -239,8 +289,15 @@ function runScale(tempDir: string): Measurement[] {
     const { scale } = JSON.parse(fs.readFileSync(output, 'utf8')) as { scale: Measurement[] }
     all.push(...scale.map((row) => ({ ...row, name: `sum-tree ${row.name}` })))
   }
+  if (historyText !== '') {
+    const [entries, extras] = historyText.split(':')
+    progress(`start-up after histories of ${extras} extra commands before ${entries} entries (bench/scale.ts --history, child process)`)
+    const stdout = runChild('history', ['--expose-gc', '--import=tsx', path.join(benchDir, 'scale.ts'), historyFlag, entries, extras, path.join(tempDir, 'history')])
+    all.push(...(JSON.parse(stdout.trim().split('\n').at(-1)!) as Measurement[]))
+  }
   const commandsOf = (n: number) => all.find((row) => row.name === rowNames.commands && row.n === n)?.value
-  return all.map((row) => ({ ...row, ...scaleTargets(row, commandsOf(row.n)) }))
+  const shortestHistoryStart = all.find((row) => row.name === rowNames.startAfterHistory)
+  return all.map((row) => ({ ...row, ...scaleTargets(row, commandsOf(row.n), shortestHistoryStart) }))
 }
 
 function gitCommit(): string {

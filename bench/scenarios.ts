@@ -9,6 +9,8 @@ export interface Target {
   readonly ratioMin?: number
   /** Met when p99 is below this. */
   readonly p99MsMax?: number
+  /** Met when req/s ÷ the req/s of the row with this key (same run) is at least ratioMin. */
+  readonly ofRow?: { readonly key: string; readonly ratioMin: number }
 }
 
 export interface Scenario {
@@ -107,6 +109,31 @@ export function buildScenarios(seed: HttpSeed, durationS: number, warmupS: numbe
   ]
   return [...specified, ...specified.filter((scenario) => unpipelinedKeys.includes(scenario.key)).map((scenario) => unpipelinedVariant(scenario,
     scenario.key === 'match' ? () => matchCursor(unpipelinedMatchWindows) : scenario.makeNext))]
+}
+
+/** The levels the log-level rows compare: the default, and the one that writes no request line. */
+export const comparedLogLevels = ['info', 'warn'] as const
+export type ComparedLogLevel = (typeof comparedLogLevels)[number]
+
+/**
+ * GET balance at -c 64 -p 1 on a server started with this LOG_LEVEL (bench/run.ts runs one server per
+ * level): what the request log lines cost by default. Unpipelined, so every request is a turn of the
+ * event loop, as for most clients. The default must stay within 10 % of `warn`.
+ */
+export function logLevelScenario(seed: HttpSeed, durationS: number, warmupS: number, level: ComparedLogLevel): Scenario {
+  const auth = { authorization: `Bearer ${seed.secret}` }
+  const target: Target = level === 'info' ? { ofRow: { key: logLevelKey('warn'), ratioMin: 0.9 } } : {}
+  return {
+    key: logLevelKey(level), name: `GET balance, LOG_LEVEL=${level}`, settings: { connections: 64, pipelining: 1, durationS, warmupS }, target,
+    makeNext: () => {
+      const random = seededRandom(5)
+      return () => ({ method: 'GET', path: `/v2/accounts/${seed.accountIds[Math.floor(random() * seed.accountIds.length)]}/balance`, headers: auth })
+    },
+  }
+}
+
+export function logLevelKey(level: ComparedLogLevel): string {
+  return `balance-p1-log-${level}`
 }
 
 /**

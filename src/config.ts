@@ -18,9 +18,21 @@ export interface Config {
   readonly pendingRecordsMax: number
   /** A workspace snapshot is written after this many of its commands. */
   readonly snapshotCommandsInterval: number
+  /**
+   * The log keeps at least its last this many records; an older one is deleted once no recovery reads it
+   * (the snapshots cover it). null: two snapshot intervals (2 × snapshotCommandsInterval), resolved so.
+   */
+  readonly logRetentionCommands: number | null
+  /** Log records deleted in one background write transaction at most (the group commit waits for it). */
+  readonly logRetentionBatchRecordsMax: number
   readonly shutdownGraceMs: number
   /** Structured (JSON) log level; `silent` turns request logs off. */
   readonly logLevel: LogLevel
+  /**
+   * A request that takes at least this long is logged at `info` even when it succeeded; successful
+   * requests under it are logged at `debug` (a line per request costs throughput). 0: every request at info.
+   */
+  readonly logSlowRequestMs: number
   /**
    * Log lines waiting for a slow stdout, in bytes, at most. Past it new lines are dropped (and
    * counted in trueup_log_lines_dropped_total) rather than blocking the event loop or growing memory.
@@ -59,8 +71,11 @@ export const configDefaults = Object.freeze({
   groupCommitRecordsMax: 8192,
   pendingRecordsMax: 65536,
   snapshotCommandsInterval: 100_000,
+  logRetentionCommands: null,
+  logRetentionBatchRecordsMax: 2_048,
   shutdownGraceMs: 10_000,
   logLevel: 'info',
+  logSlowRequestMs: 1000,
   logBufferBytesMax: 16 * 1024 * 1024,
   logFlushWaitMs: 1000,
   metricsToken: null,
@@ -107,8 +122,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     groupCommitRecordsMax: integerFrom(env, 'GROUP_COMMIT_RECORDS_MAX'),
     pendingRecordsMax: integerFrom(env, 'PENDING_RECORDS_MAX'),
     snapshotCommandsInterval: integerFrom(env, 'SNAPSHOT_COMMANDS_INTERVAL'),
+    logRetentionCommands: integerFrom(env, 'LOG_RETENTION_COMMANDS'),
+    logRetentionBatchRecordsMax: integerFrom(env, 'LOG_RETENTION_BATCH_RECORDS_MAX'),
     shutdownGraceMs: integerFrom(env, 'SHUTDOWN_GRACE_MS'),
     logLevel: logLevelFrom(env),
+    logSlowRequestMs: integerFrom(env, 'LOG_SLOW_REQUEST_MS'),
     metricsToken: textFrom(env, 'METRICS_TOKEN'),
     webhookTimeoutMs: integerFrom(env, 'WEBHOOK_TIMEOUT_MS'),
     webhookBackoffBaseMs: integerFrom(env, 'WEBHOOK_BACKOFF_BASE_MS'),
@@ -121,12 +139,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 /** Defaults for what the input leaves out, relations asserted, frozen. */
 export function resolveConfig(input: ConfigInput): Config {
   const config: Config = { ...configDefaults, ...definedOnly(input) }
-  const resolved: Config = { ...config, dataDir: path.resolve(config.dataDir) }
+  const logRetentionCommands = config.logRetentionCommands ?? 2 * config.snapshotCommandsInterval
+  const resolved: Config = { ...config, dataDir: path.resolve(config.dataDir), logRetentionCommands }
   assert.ok(Number.isSafeInteger(resolved.port) && resolved.port >= 0 && resolved.port <= 65535, 'PORT must be 0..65535')
   assert.ok(resolved.groupCommitRecordsMax >= 1)
   assert.ok(resolved.groupCommitRecordsMax <= resolved.pendingRecordsMax, 'GROUP_COMMIT_RECORDS_MAX must not exceed PENDING_RECORDS_MAX')
   assert.ok(resolved.bodyBytesMax <= resolved.importBodyBytesMax)
   assert.ok(resolved.snapshotCommandsInterval >= 1)
+  assert.ok(logRetentionCommands >= 1, 'LOG_RETENTION_COMMANDS must be at least 1 (the last record is always kept)')
+  assert.ok(resolved.logRetentionBatchRecordsMax >= 1, 'LOG_RETENTION_BATCH_RECORDS_MAX must be at least 1')
   assert.ok((logLevels as readonly string[]).includes(resolved.logLevel), `logLevel must be one of ${logLevels.join(', ')}`)
   // A log line must fit the buffer, or every line would be dropped.
   assert.ok(resolved.logBufferBytesMax >= 64 * 1024, 'logBufferBytesMax must be at least 64 KiB')

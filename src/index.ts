@@ -10,6 +10,6 @@ export type { ErrorCode, ErrorDetail } from './errors.js'
 export { errorCatalogue } from './errors.js'
 export type {
   Account, ApiKey, Balance, CreatedApiKey, Entry, HistoryEvent, LinesAdded, ListedStatementLine, Match, Page, ReconciliationWindow, StatementLine, Workspace,
-} from './edge/schemas/responses.js'
+} from './api/schemas/responses.js'
 export type { Scope } from './ledger/system.js'
 export type { LogLevel } from './config.js'

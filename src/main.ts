@@ -32,7 +32,7 @@ try {
   warn(`trueup: refusing to start: ${error.message}`)
   process.exit(exitStoreDamaged)
 }
-print(`Replayed ${service.replay.records} log records (${service.replay.snapshots} snapshots, ${service.replay.recordsVerified} records below them checked) in ${service.replay.durationMs} ms.`)
+print(`Replayed ${service.replay.records} log records (${service.replay.snapshots} snapshots, ${service.replay.recordsSkipped} older records not needed) in ${service.replay.durationMs} ms.`)
 print(`trueup listening on http://${config.host}:${service.port} (data in ${config.dataDir})`)
 
 let stopping = false

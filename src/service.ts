@@ -3,11 +3,13 @@
 import { randomBytes } from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
+import { LogRetention } from './actor/log-retention.js'
 import { Runtime, type ReplayReport } from './actor/runtime.js'
 import type { Config } from './config.js'
 import type { DestinationStream } from 'pino'
-import { createKeyCommand, newKeySecret, randomText } from './edge/admin.js'
+import { createKeyCommand, newKeySecret, randomText } from './api/admin-routes.js'
 import { Metrics } from './edge/metrics.js'
+import type { DrainReport } from './edge/drain.js'
 import { startServer, type RunningServer } from './edge/server.js'
 import { limitsDefault, scopes } from './ledger/system.js'
 import { CommandLog, type CommitFaults } from './log/command-log.js'
@@ -23,12 +25,14 @@ export interface Service {
   readonly firstApiKey: string | null
   readonly metrics: Metrics
   readonly webhooks: WebhookDeliverer
-  /** Stop accepting, answer in-flight requests, flush the log, snapshot, close. */
+  /** Deletes log records no recovery reads (src/actor/log-retention.ts), run with the periodic snapshot check. */
+  readonly retention: LogRetention
+  /** Stop accepting, answer in-flight requests, flush the log, snapshot, close; then print what it did. */
   stop(): Promise<void>
 }
 
 export interface ServiceHooks {
-  /** Where one-time secrets and start-up lines go (stdout in main). */
+  /** Where one-time secrets, start-up lines and the shutdown line go (stdout in main). */
   readonly print: (line: string) => void
   readonly clock: () => number
   readonly onLogFailure: (error: Error) => void
@@ -89,6 +93,14 @@ function startWebhooks(config: Config, runtime: Runtime, metrics: Metrics, clock
   return deliverer
 }
 
+/** The last line of a clean stop: what the drain answered and what the log flushed, so an operator sees nothing was dropped. */
+function stoppedLine(drain: DrainReport, recordsFlushedCount: number, durableSeq: number, snapshotsWrittenCount: number): string {
+  const abandoned = drain.abandonedCount === 0 ? '' : `, ${drain.abandonedCount} unanswered when the grace ran out`
+  return `trueup stopped: ${drain.inFlightCount} requests in flight answered, ${drain.refusedCount} refused with 503${abandoned}, `
+    + `${drain.connectionsClosedCount} idle connections closed; ${recordsFlushedCount} log records flushed, last durable seq ${durableSeq}, `
+    + `${snapshotsWrittenCount} snapshots written.`
+}
+
 export async function startService(config: Config, hooks: ServiceHooks): Promise<Service> {
   fs.mkdirSync(config.dataDir, { recursive: true })
   const adminToken = adminTokenOf(config, hooks.print)
@@ -116,8 +128,8 @@ export async function startService(config: Config, hooks: ServiceHooks): Promise
   let server: RunningServer
   try {
     server = await startServer({
-      runtime, host: config.host, port: config.port, adminToken, bodyBytesMax: config.bodyBytesMax, clock: hooks.clock, onLogFailure: hooks.onLogFailure,
-      metrics, logger, metricsToken: config.metricsToken, requestIdLengthMax: config.requestIdLengthMax,
+      runtime, host: config.host, port: config.port, adminToken, bodyBytesMax: config.bodyBytesMax, importBodyBytesMax: config.importBodyBytesMax, clock: hooks.clock, onLogFailure: hooks.onLogFailure,
+      metrics, logger, logSlowRequestMs: config.logSlowRequestMs, metricsToken: config.metricsToken, requestIdLengthMax: config.requestIdLengthMax,
     })
   } catch (error) {
     await log.close()
@@ -125,7 +137,14 @@ export async function startService(config: Config, hooks: ServiceHooks): Promise
     throw error
   }
   const webhooks = startWebhooks(config, runtime, metrics, hooks.clock, (message, error) => logger.warn({ err: error }, message))
-  const snapshots = setInterval(() => runtime.snapshotDue(false), snapshotCheckIntervalMs)
+  const retention = new LogRetention(runtime, {
+    commandsKept: config.logRetentionCommands ?? 2 * config.snapshotCommandsInterval, batchRecordsMax: config.logRetentionBatchRecordsMax,
+    warn: hooks.warn ?? ((line) => process.stderr.write(`${line}\n`)),
+  })
+  const snapshots = setInterval(() => {
+    runtime.snapshotDue(false)
+    void retention.step()
+  }, snapshotCheckIntervalMs)
   snapshots.unref()
   return {
     port: server.port,
@@ -135,15 +154,20 @@ export async function startService(config: Config, hooks: ServiceHooks): Promise
     firstApiKey,
     metrics,
     webhooks,
+    retention,
     stop: async () => {
       clearInterval(snapshots)
-      await server.close(config.shutdownGraceMs)
+      await retention.stop()
+      const durableAtStopSeq = log.durableSeq
+      const drain = await server.close(config.shutdownGraceMs)
       // Attempts in flight are aborted and not counted; their events are still in the outbox for the next start.
       await webhooks.stop()
       await log.idle()
-      runtime.snapshotDue(true)
+      const snapshotsWrittenCount = runtime.snapshotDue(true)
+      const durableSeq = log.durableSeq
       await log.close()
       await closeLogger()
+      hooks.print(stoppedLine(drain, durableSeq - durableAtStopSeq, durableSeq, snapshotsWrittenCount))
     },
   }
 }

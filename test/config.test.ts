@@ -26,3 +26,12 @@ t.test('the checks hold for options as for the environment', async (t) => {
   t.throws(() => resolveConfig({ logBufferBytesMax: 1024 }), /at least 64 KiB/)
   t.throws(() => resolveConfig({ logLevel: 'loud' as never }), /logLevel must be one of/)
 })
+
+t.test('log retention: two snapshot intervals unless set; at least one record and one per batch', async (t) => {
+  t.equal(loadConfig({}).logRetentionCommands, 2 * configDefaults.snapshotCommandsInterval, 'the default follows the snapshot interval')
+  t.equal(loadConfig({ SNAPSHOT_COMMANDS_INTERVAL: '1000' }).logRetentionCommands, 2_000)
+  t.equal(loadConfig({ LOG_RETENTION_COMMANDS: '5000' }).logRetentionCommands, 5_000)
+  t.equal(loadConfig({ LOG_RETENTION_BATCH_RECORDS_MAX: '64' }).logRetentionBatchRecordsMax, 64)
+  t.throws(() => resolveConfig({ logRetentionCommands: 0 }), /LOG_RETENTION_COMMANDS must be at least 1/)
+  t.throws(() => resolveConfig({ logRetentionBatchRecordsMax: 0 }), /LOG_RETENTION_BATCH_RECORDS_MAX must be at least 1/)
+})

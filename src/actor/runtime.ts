@@ -7,26 +7,28 @@ import { restoreSystem } from '../ledger/restore.js'
 import type { WorkspaceState } from '../ledger/state.js'
 import { createSystemState, executeSystem, type SystemCommand, type SystemState } from '../ledger/system.js'
 import type { CommandLog } from '../log/command-log.js'
-import { snapshotAhead } from '../log/damage.js'
+import { recordsRetainedAway, snapshotAhead } from '../log/damage.js'
 import {
   loadSnapshots, loadSystemSnapshot, writeSnapshot, writeSystemSnapshot, type LoadedSnapshot, type SnapshotWriteFailed, type SystemSnapshotRead,
   type UnusableSnapshot,
 } from '../log/snapshot.js'
+import { Submitted } from './completion.js'
 import { SnapshotRetries } from './snapshot-retries.js'
-import { WorkspaceActor, type Submitted } from './workspace-actor.js'
+import { WorkspaceActor } from './workspace-actor.js'
 
 export interface ReplayReport {
   /** Log records applied (those below a snapshot are skipped, not counted). */
   readonly records: number
   readonly snapshots: number
-  /** Log records below every snapshot: not applied, but their frame and checksum were checked. */
-  readonly recordsVerified: number
+  /**
+   * Log records the log still holds below where replay began (retention deletes them in time): not read,
+   * since no recovery from these snapshots needs them (docs/ARCHITECTURE.md, "What recovery reads").
+   */
+  readonly recordsSkipped: number
   /** Snapshots that failed their checks: ignored, their state rebuilt from the log (and warned about). */
   readonly unusableSnapshots: readonly UnusableSnapshot[]
   /** Of durationMs: reading the snapshots and rebuilding their state (the indexes included). */
   readonly snapshotsLoadMs: number
-  /** Of durationMs: checking the records below the snapshots. */
-  readonly verifyMs: number
   readonly durationMs: number
 }
 
@@ -91,14 +93,14 @@ export class Runtime {
       const covered = [...this.system.workspaces.keys()].every((workspaceId) => snapshots.has(workspaceId))
       if (covered) startSeq = Math.min(system.seq, ...[...snapshots.values()].map((snapshot) => snapshot.seq)) + 1
     }
-    const verifyStartedMs = nowMs()
-    const recordsVerified = this.log.verifyRange(1, startSeq - 1)
-    const verifyMs = nowMs() - verifyStartedMs
+    // Retention deleted the records below firstSeq once snapshots covered them; a snapshot found unusable
+    // now (or missing) would need them: no start on a state that cannot be rebuilt.
+    if (startSeq < this.log.firstSeq) throw recordsRetainedAway(this.log.path, startSeq, this.log.firstSeq, unusable.map(({ name }) => name))
     const records = this.#replayLog(startSeq, snapshots)
     this.#snapshots = new Map()
     return {
-      records, snapshots: snapshots.size, recordsVerified, unusableSnapshots: unusable,
-      snapshotsLoadMs: snapshotsLoadedMs - startedMs, verifyMs, durationMs: nowMs() - startedMs,
+      records, snapshots: snapshots.size, recordsSkipped: startSeq - this.log.firstSeq, unusableSnapshots: unusable,
+      snapshotsLoadMs: snapshotsLoadedMs - startedMs, durationMs: nowMs() - startedMs,
     }
   }
 
@@ -152,13 +154,29 @@ export class Runtime {
   }
 
   submitSystem(command: SystemCommand): Submitted {
-    if (!this.log.canAppend()) return { outcome: reject('unavailable', 'The log cannot take more writes now.'), barrierSeq: 0 }
+    if (!this.log.canAppend()) return new Submitted(reject('unavailable', 'The log cannot take more writes now.'), 0, this.log)
     const outcome: Outcome = executeSystem(this.system, command)
     if (outcome.ok) {
       this.#systemSeq = this.log.append({ v: 1, workspace: null, command })
       if (command.type === 'workspace.create') this.#createActor(command.id)
     }
-    return { outcome, barrierSeq: this.#systemSeq }
+    return new Submitted(outcome, this.#systemSeq, this.log)
+  }
+
+  /** An outcome decided outside the system state machine: it waits for the system's barrier like a command's. */
+  answerSystem(outcome: Outcome): Submitted {
+    return new Submitted(outcome, this.#systemSeq, this.log)
+  }
+
+  /** For the metrics: log records appended but not yet durable. */
+  get pendingRecords(): number { return this.log.pendingCount }
+
+  /** For the metrics: the log's durable end. */
+  get durableSeq(): number { return this.log.durableSeq }
+
+  /** For the metrics: webhook deliveries not yet done (LMDB keeps the count in the database's header: O(1)). */
+  outboxItems(): number {
+    return (this.log.sideDb('outbox').getStats() as { entryCount?: number }).entryCount ?? 0
   }
 
   get systemSeq(): number { return this.#systemSeq }
@@ -167,6 +185,22 @@ export class Runtime {
     const actor = this.actors.get(workspaceId)
     assert.ok(actor !== undefined, `no actor for workspace ${workspaceId}`)
     return actor
+  }
+
+  /**
+   * For log retention (log-retention.ts): snapshots at the durable end of the named workspaces, moved or
+   * not (an idle workspace's old snapshot would otherwise hold every record after it), and with `system`
+   * of the system state. Only durable state; a workspace ahead of the durable end is left for next time.
+   */
+  snapshotForRetention(workspaceIds: Iterable<string>, system: boolean): void {
+    if (this.log.failure !== null) return
+    const seq = this.log.durableSeq
+    for (const workspaceId of workspaceIds) {
+      const actor = this.actors.get(workspaceId)
+      if (actor === undefined || actor.lastAppliedSeq > seq) continue
+      this.#snapshot(actor)
+    }
+    if (system && this.#systemSeq <= seq) writeSystemSnapshot(this.log.root, seq, this.system, this.#snapshotWriteFailed)
   }
 
   /**

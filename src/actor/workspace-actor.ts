@@ -3,17 +3,17 @@
 import assert from 'node:assert/strict'
 import { reject } from '../errors.js'
 import type { WorkspaceCommand } from '../ledger/commands.js'
+import { idempotencyFor, type IdempotencyLookup } from '../ledger/idempotency.js'
 import type { Accepted, Outcome } from '../ledger/outcome.js'
+import type { Page } from '../ledger/pages.js'
 import { createWorkspaceState, type WorkspaceState } from '../ledger/state.js'
+import type { Visibility } from '../ledger/visibility.js'
 import { executeWorkspace } from '../ledger/workspace.js'
 import type { CommandLog, SideWrites } from '../log/command-log.js'
-import { outboxWrites } from '../webhooks/outbox.js'
+import { listDeliveries, outboxWrites } from '../webhooks/outbox.js'
+import { Submitted } from './completion.js'
 
-export interface Submitted {
-  readonly outcome: Outcome
-  /** The answer may be sent once the log is durable up to here: nothing a crash could take back. */
-  readonly barrierSeq: number
-}
+export { Submitted } from './completion.js'
 
 export class WorkspaceActor {
   readonly id: string
@@ -33,13 +33,13 @@ export class WorkspaceActor {
 
   /** Applies a live command; a rejection is never logged, an acceptance joins the next group commit. */
   submit(command: WorkspaceCommand): Submitted {
-    if (!this.#log.canAppend()) return { outcome: reject('unavailable', 'The log cannot take more writes now.'), barrierSeq: 0 }
+    if (!this.#log.canAppend()) return new Submitted(reject('unavailable', 'The log cannot take more writes now.'), 0, this.#log)
     const outcome = executeWorkspace(this.state, command)
     if (outcome.ok) {
       this.lastAppliedSeq = this.#log.append({ v: 1, workspace: this.id, command }, this.#sideWrites(command, outcome))
       this.commandsSinceSnapshot++
     }
-    return { outcome, barrierSeq: this.lastAppliedSeq }
+    return new Submitted(outcome, this.lastAppliedSeq, this.#log)
   }
 
   /**
@@ -53,11 +53,6 @@ export class WorkspaceActor {
     return outboxWrites(this.state, outcome.events, command.at_ms) ?? undefined
   }
 
-  /** The log this actor appends to (the deliveries list reads the outbox beside it). */
-  get log(): CommandLog {
-    return this.#log
-  }
-
   /** Re-applies a logged command at start-up; it was accepted once, so it must be accepted again. */
   replay(seq: number, command: WorkspaceCommand): void {
     const outcome = executeWorkspace(this.state, command)
@@ -68,6 +63,21 @@ export class WorkspaceActor {
 
   /** Runs a query against current state; its answer waits for the same barrier as a write's. */
   query(run: (state: WorkspaceState) => Outcome): Submitted {
-    return { outcome: run(this.state), barrierSeq: this.lastAppliedSeq }
+    return new Submitted(run(this.state), this.lastAppliedSeq, this.#log)
+  }
+
+  /** An outcome decided outside the state machine (a refusal of the request's shape): it waits like a query's. */
+  answer(outcome: Outcome): Submitted {
+    return new Submitted(outcome, this.lastAppliedSeq, this.#log)
+  }
+
+  /** The stored answer an Idempotency-Key names for this caller, if it may see it (ledger/idempotency.ts). */
+  idempotency(key: string, keyId: string, visibility: Visibility, nowMs: number): IdempotencyLookup {
+    return idempotencyFor(this.state, key, keyId, visibility, nowMs)
+  }
+
+  /** A page of a subscription's deliveries, read from the outbox beside the log; null for a foreign cursor. */
+  deliveries(subscription: string, limit: number, cursor: string | null): Page<object> | null {
+    return listDeliveries(this.#log, subscription, limit, cursor)
   }
 }

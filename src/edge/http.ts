@@ -1,7 +1,7 @@
 /** @module uWebSockets.js plumbing: read a bounded body, notice aborted clients, write a corked response. */
 
 import type { HttpRequest, HttpResponse } from 'uWebSockets.js'
-import type { LabeledRoute } from './route.js'
+import type { LabeledRoute } from '../api/route.js'
 
 export interface Exchange {
   readonly res: HttpResponse
@@ -18,6 +18,12 @@ export interface Exchange {
   status: number
   /** Called once, when the exchange is answered or the client went away. */
   readonly onSettled: (exchange: Exchange) => void
+  /** The server's state: while it shuts down, every answer asks the client to close the connection. */
+  readonly server: ServerState
+}
+
+export interface ServerState {
+  readonly closing: boolean
 }
 
 export interface ReadBody {
@@ -31,8 +37,8 @@ const statusText: Record<number, string> = {
   500: 'Internal Server Error', 503: 'Service Unavailable',
 }
 
-export function openExchange(res: HttpResponse, method: string, requestId: string, startedMs: number, onSettled: (exchange: Exchange) => void): Exchange {
-  const exchange: Exchange = { res, method, requestId, startedMs, route: null, aborted: false, answered: false, status: 0, onSettled }
+export function openExchange(res: HttpResponse, method: string, requestId: string, startedMs: number, onSettled: (exchange: Exchange) => void, server: ServerState): Exchange {
+  const exchange: Exchange = { res, method, requestId, startedMs, route: null, aborted: false, answered: false, status: 0, onSettled, server }
   // uWS frees the response when the client goes away; touching it after that would crash the process.
   res.onAborted(() => {
     exchange.aborted = true
@@ -85,15 +91,31 @@ export function send(exchange: Exchange, status: number, body: string, headers: 
   exchange.answered = true
   exchange.status = status
   exchange.onSettled(exchange)
+  const closeConnection = exchange.server.closing
   exchange.res.cork(() => {
     exchange.res.writeStatus(`${status} ${statusText[status] ?? 'Unknown'}`)
     exchange.res.writeHeader('Request-Id', exchange.requestId)
     for (const [name, value] of headers) exchange.res.writeHeader(name, value)
+    // Without a body uWS can close the connection only by also writing Content-Length: 0, wrong after
+    // a 204 or a HEAD; the header alone makes the client close it, which the drain waits for.
+    if (closeConnection && (status === 204 || exchange.method === 'HEAD')) exchange.res.writeHeader('connection', 'close')
     if (status === 204) {
       exchange.res.endWithoutBody()
       return
     }
     exchange.res.writeHeader('content-type', contentType)
-    exchange.res.end(body)
+    if (exchange.method === 'HEAD') return endHead(exchange.res, body)
+    exchange.res.end(body, closeConnection)
   })
+}
+
+/**
+ * HEAD answers as GET would, without the body (RFC 9110 9.3.2), so Content-Length is the GET body's.
+ * uWS would send the body after a HEAD if given one, and endWithoutBody(length) leaves the response
+ * open waiting for those bytes (the next request on the connection then aborts it): so the header is
+ * written by hand and the response ended without a body.
+ */
+function endHead(res: HttpResponse, body: string): void {
+  res.writeHeader('content-length', String(Buffer.byteLength(body)))
+  res.endWithoutBody()
 }

@@ -2,7 +2,7 @@
 
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
 import type { Runtime } from '../actor/runtime.js'
-import type { LabeledRoute } from './route.js'
+import type { LabeledRoute } from '../api/route.js'
 
 export interface MetricsOptions {
   /** The largest group commit, so the batch-size buckets reach it. */
@@ -138,7 +138,7 @@ export class Metrics {
     const registers = [this.registry]
     new Gauge({
       name: 'trueup_log_pending_records', help: 'Log records appended but not yet durable (the group commit queue)', registers,
-      collect() { this.set(runtime.log.pendingCount) },
+      collect() { this.set(runtime.pendingRecords) },
     })
     new Gauge({
       name: 'trueup_actor_queue_depth_records',
@@ -146,14 +146,13 @@ export class Metrics {
       labelNames: ['workspace'], registers,
       collect() {
         this.reset()
-        const durableSeq = runtime.log.durableSeq
+        const durableSeq = runtime.durableSeq
         for (const actor of runtime.actors.values()) this.set({ workspace: actor.id }, Math.max(0, actor.lastAppliedSeq - durableSeq))
       },
     })
     new Gauge({
       name: 'trueup_webhook_outbox_items', help: 'Webhook deliveries not yet done (one per event and subscription): the outbox depth', registers,
-      // LMDB keeps the entry count in the database's header: O(1), no scan.
-      collect() { this.set((runtime.log.sideDb('outbox').getStats() as { entryCount?: number }).entryCount ?? 0) },
+      collect() { this.set(runtime.outboxItems()) },
     })
   }
 

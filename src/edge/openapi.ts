@@ -6,10 +6,10 @@
 import { createRequire } from 'node:module'
 import type { TSchema } from 'typebox'
 import { errorCatalogue, type ErrorCode } from '../errors.js'
-import type { AdminRoute } from './admin.js'
-import type { QueryParam } from './query.js'
-import type { LabeledRoute, PlainRoute, RouteResponse, V2Route } from './route.js'
-import { namedSchemas } from './schemas/responses.js'
+import type { QueryParam } from '../api/query.js'
+import { bytesMaxOf } from '../api/lifecycle.js'
+import type { AdminRoute, LabeledRoute, PlainRoute, RouteResponse, V2Route } from '../api/route.js'
+import { namedSchemas } from '../api/schemas/responses.js'
 
 export interface RouteTables {
   readonly v2: readonly V2Route[]
@@ -20,6 +20,8 @@ export interface RouteTables {
 export interface OpenApiOptions {
   /** The JSON body limit of routes that name none of their own. */
   readonly bodyBytesMax: number
+  /** The statement import limit, for routes that name it. */
+  readonly importBodyBytesMax: number
 }
 
 type Json = Record<string, unknown>
@@ -33,7 +35,7 @@ interface Operation {
   readonly security: readonly Json[]
   readonly query: readonly QueryParam[]
   readonly body?: { readonly schema: TSchema; readonly bytesMax: number; readonly parseFormat?: { readonly mediaType: string; readonly description: string } }
-  /** POST under /v2: Idempotency-Key in, Replayed out. */
+  /** POST, PATCH and DELETE under /v2: Idempotency-Key in, Replayed out. */
   readonly idempotent: boolean
   /** Under /v2: X-RateLimit-* on every answer to an authenticated request. */
   readonly rateLimited: boolean
@@ -58,7 +60,7 @@ function pathParams(pattern: string): string[] {
 function v2Errors(route: V2Route): ErrorCode[] {
   const codes: ErrorCode[] = ['unauthenticated', 'scope_missing']
   if (pathParams(route.pattern).length > 0) codes.push('not_found')
-  if (route.method === 'POST') codes.push('idempotency_conflict', 'request_invalid')
+  if (route.method !== 'GET') codes.push('idempotency_conflict', 'request_invalid')
   codes.push('rate_limited')
   if (route.body !== undefined) codes.push('body_too_large', 'json_invalid', 'request_invalid')
   if (route.query !== undefined && route.query.length > 0) codes.push('request_invalid')
@@ -71,18 +73,18 @@ function v2Operation(route: V2Route, options: OpenApiOptions): Operation {
     route, summary: route.summary, tag: route.pattern.split('/')[2] ?? 'v2',
     security: [{ apiKey: [route.scope] }],
     query: route.query ?? [],
-    body: route.body === undefined ? undefined : { schema: route.body.validate.schema, bytesMax: route.body.bytesMax ?? options.bodyBytesMax, parseFormat: route.body.parseFormat },
-    idempotent: route.method === 'POST', rateLimited: true,
+    body: route.body === undefined ? undefined : { schema: route.body.validate.schema, bytesMax: bytesMaxOf(route, options), parseFormat: route.body.parseFormat },
+    idempotent: route.method !== 'GET', rateLimited: true,
     response: route.response ?? { status: 200, description: 'Success' },
     errors: v2Errors(route),
   }
 }
 
 function adminOperation(route: AdminRoute, options: OpenApiOptions): Operation {
-  const lifecycle: ErrorCode[] = route.validate === undefined ? ['unauthenticated'] : ['unauthenticated', 'body_too_large', 'json_invalid', 'request_invalid']
+  const lifecycle: ErrorCode[] = route.body === undefined ? ['unauthenticated'] : ['unauthenticated', 'body_too_large', 'json_invalid', 'request_invalid']
   return {
     route, summary: route.summary, tag: 'admin', security: [{ adminToken: [] }], query: [],
-    body: route.validate === undefined ? undefined : { schema: route.validate.schema, bytesMax: options.bodyBytesMax },
+    body: route.body === undefined ? undefined : { schema: route.body.validate.schema, bytesMax: bytesMaxOf(route, options) },
     idempotent: false, rateLimited: false, response: route.response,
     errors: sortedCodes([...lifecycle, ...route.errors, 'unavailable']),
   }
@@ -190,7 +192,7 @@ const components = {
   parameters: {
     IdempotencyKey: {
       name: 'Idempotency-Key', in: 'header', required: false,
-      description: 'Makes a retried POST safe: the same key with the same request replays the first answer (Replayed: true); with a different request it is 409 idempotency_conflict. Scoped to the workspace, kept at least 24 h.',
+      description: 'Makes a retried POST, PATCH or DELETE safe: the same key with the same request replays the first answer (Replayed: true); with a different request it is 409 idempotency_conflict. Scoped to the workspace, kept at least 24 h.',
       schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]([\\x20-\\x7e]*[\\x21-\\x7e])?$' },
     },
     RequestId: { name: 'Request-Id', in: 'header', required: false, description: 'Your id for this request, echoed in the Request-Id response header and the log line; ignored (and replaced) unless it is 1 to 128 of A-Z a-z 0-9 . _ ~ : / + = @ -.', schema: { type: 'string', minLength: 1, maxLength: 128 } },

@@ -81,13 +81,16 @@ export class TokenBucket {
   }
 
   /**
-   * A new limit, at once. Time until now refills at the old rate; the tokens held are kept, clamped to the
-   * new capacity. So lowering a limit cuts a full bucket down to the new burst at once, and raising it
-   * gives no free burst: the extra room fills at the new rate.
+   * A new limit as of `changedAtMs`: time up to then refills at the old rate, time after it at the new one;
+   * the tokens held are kept, clamped to the new capacity. So lowering a limit cuts a full bucket down to
+   * the new burst, and raising it gives no free burst: the extra room fills at the new rate from the change
+   * on, even when the bucket is next asked long after it. A change time before the last reading (a clock
+   * stepped back) switches the rate at that reading instead, so no span of time is counted twice.
    */
-  setRate(perMinute: number, nowMs: number): void {
+  setRate(perMinute: number, changedAtMs: number): void {
     assertRate(perMinute)
-    this.#refill(nowMs)
+    assert.ok(Number.isSafeInteger(changedAtMs), `changedAtMs must be an integer, got ${changedAtMs}`)
+    if (changedAtMs >= this.#lastMs) this.#refill(changedAtMs)
     this.#perMinute = perMinute
     this.#units = Math.min(this.#units, this.#capacityUnits())
   }

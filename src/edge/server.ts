@@ -6,21 +6,18 @@ import { App, us_listen_socket_close, us_socket_local_port, type us_listen_socke
 import type { Runtime } from '../actor/runtime.js'
 import { reject } from '../errors.js'
 import type { Logger } from '../logger.js'
-import { adminRoutes, handleAdmin } from './admin.js'
-import { bearerMatches } from './auth.js'
+import { adminRoutes } from '../api/admin-routes.js'
+import { bearerMatches } from '../api/auth.js'
+import { v2Routes } from '../api/route-table.js'
+import { Drain, type DrainReport } from './drain.js'
 import { openExchange, readHeaders, send, type Exchange } from './http.js'
 import { abortedStatus, type Metrics } from './metrics.js'
 import { buildOpenApi } from './openapi.js'
 import { RateBuckets } from './rate-buckets.js'
 import { requestIdOf } from './request-id.js'
-import type { PlainRoute } from './route.js'
-import { Router } from './router.js'
-import { accountRoutes } from './routes/accounts.js'
-import { entryRoutes } from './routes/entries.js'
-import { reconciliationRoutes } from './routes/reconciliations.js'
-import { webhookRoutes } from './routes/webhooks.js'
-import { health } from './schemas/responses.js'
-import { handleV2, sendRejection } from './v2-pipeline.js'
+import type { PlainRoute } from '../api/route.js'
+import { health } from '../api/schemas/responses.js'
+import { httpLifecycles, sendRejection } from './v2-pipeline.js'
 
 export interface ServerOptions {
   readonly runtime: Runtime
@@ -28,11 +25,14 @@ export interface ServerOptions {
   readonly port: number
   readonly adminToken: string
   readonly bodyBytesMax: number
+  readonly importBodyBytesMax: number
   readonly clock: () => number
   readonly onLogFailure: (error: Error) => void
   readonly metrics: Metrics
-  /** One line per request (never a header value or a body). */
+  /** One line per request (never a header value or a body): successful ones at debug, the rest at info. */
   readonly logger: Logger
+  /** A successful request this slow is logged at info. */
+  readonly logSlowRequestMs: number
   /** When set, GET /metrics needs it as a bearer token. */
   readonly metricsToken: string | null
   readonly requestIdLengthMax: number
@@ -40,14 +40,12 @@ export interface ServerOptions {
 
 export interface RunningServer {
   readonly port: number
-  /** Stops accepting, waits for in-flight requests to be answered (at most graceMs). */
-  close(graceMs: number): Promise<void>
+  /** Stops accepting, answers what is in flight and 503 to what comes on open connections, then closes them (at most graceMs). */
+  close(graceMs: number): Promise<DrainReport>
 }
 
 const headerNames = ['authorization', 'idempotency-key', 'content-type', 'request-id', 'x-request-id'] as const
 const presenceMatters = ['idempotency-key']
-
-export const v2Routes = [...accountRoutes, ...entryRoutes, ...reconciliationRoutes, ...webhookRoutes]
 
 export const healthRoute: PlainRoute = {
   method: 'GET', pattern: '/healthz', summary: 'Liveness: 200 while the service accepts requests', security: 'none', errors: [],
@@ -70,7 +68,7 @@ export const plainRoutes: readonly PlainRoute[] = [healthRoute, openApiRoute, me
 /** Health, the OpenAPI document and metrics: answered here, outside the /v2 lifecycle (no API key, no rate budget). */
 function plainAnswerer(options: ServerOptions): (route: PlainRoute, exchange: Exchange, authorization: string | undefined) => void {
   // Built once: the route tables do not change while the server runs.
-  const openApiBody = JSON.stringify(buildOpenApi({ v2: v2Routes, admin: adminRoutes, plain: plainRoutes }, { bodyBytesMax: options.bodyBytesMax }))
+  const openApiBody = JSON.stringify(buildOpenApi({ v2: v2Routes, admin: adminRoutes, plain: plainRoutes }, { bodyBytesMax: options.bodyBytesMax, importBodyBytesMax: options.importBodyBytesMax }))
   return (route, exchange, authorization) => {
     exchange.route = route
     if (route === healthRoute) return send(exchange, 200, '{"status":"ok"}', [])
@@ -85,70 +83,78 @@ function plainAnswerer(options: ServerOptions): (route: PlainRoute, exchange: Ex
   }
 }
 
-/** Once per request, answered or abandoned: its metrics and its one log line. */
+/**
+ * Once per request, answered or abandoned: its metrics and its one log line. The line of a quick
+ * success is at debug: at info, a line per request halved the read throughput (docs/PERFORMANCE.md),
+ * and it tells an operator nothing the metrics do not. Errors (4xx, 5xx, 499 for a client gone) and
+ * slow requests stay at info, where they are seen by default.
+ */
 function requestObserver(options: ServerOptions): (exchange: Exchange) => void {
   options.metrics.addRoutes([...plainRoutes, ...v2Routes, ...adminRoutes])
-  const logRequests = options.logger.isLevelEnabled('info')
+  const { logger, logSlowRequestMs } = options
+  const infoEnabled = logger.isLevelEnabled('info')
+  const debugEnabled = logger.isLevelEnabled('debug')
   return (exchange) => {
     const durationMs = performance.now() - exchange.startedMs
     const status = exchange.answered ? exchange.status : abortedStatus
     options.metrics.observeRequest(exchange.route, status, durationMs)
-    if (!logRequests) return
+    const notable = status >= 400 || durationMs >= logSlowRequestMs
+    if (notable ? !infoEnabled : !debugEnabled) return
     // Id, method, route pattern, status and time only: no header value, path id, query or body is ever logged.
     const route = exchange.route?.pattern ?? 'unmatched'
-    options.logger.info({ request_id: exchange.requestId, method: exchange.method, route, status, duration_ms: Math.round(durationMs * 1000) / 1000 }, 'request')
+    const line = { request_id: exchange.requestId, method: exchange.method, route, status, duration_ms: Math.round(durationMs * 1000) / 1000 }
+    if (notable) logger.info(line, 'request')
+    else logger.debug(line, 'request')
   }
 }
 
 export function startServer(options: ServerOptions): Promise<RunningServer> {
-  const router = new Router(v2Routes)
-  const v2 = {
-    runtime: options.runtime, router, buckets: new RateBuckets(), clock: options.clock, bodyBytesMax: options.bodyBytesMax, onLogFailure: options.onLogFailure,
+  const { v2, admin } = httpLifecycles({
+    runtime: options.runtime, adminToken: options.adminToken, buckets: new RateBuckets(), clock: options.clock, bodyBytesMax: options.bodyBytesMax,
+    importBodyBytesMax: options.importBodyBytesMax, onLogFailure: options.onLogFailure,
     onRateLimited: (workspace: string, bucket: 'reads' | 'writes') => options.metrics.observeRateLimited(workspace, bucket),
-  }
-  const admin = { runtime: options.runtime, adminToken: options.adminToken, clock: options.clock, bodyBytesMax: options.bodyBytesMax, onLogFailure: options.onLogFailure }
+  })
   const plainByPath = new Map(plainRoutes.map((route) => [route.pattern, route]))
   const answerPlain = plainAnswerer(options)
   const observe = requestObserver(options)
-  let inFlight = 0
-  let closing = false
+  const drain = new Drain()
   const onSettled = (exchange: Exchange) => {
-    inFlight--
+    drain.requestSettled()
     observe(exchange)
   }
   const app = App().any('/*', (res, req) => {
-    inFlight++
+    drain.requestStarted()
     const startedMs = performance.now()
     const method = req.getMethod().toUpperCase()
     const path = req.getUrl()
     const query = req.getQuery() ?? ''
-    const headers = readHeaders(req, headerNames, method === 'POST' ? presenceMatters : [])
+    const headers = readHeaders(req, headerNames, method === 'GET' ? [] : presenceMatters)
     const requestId = requestIdOf(headers.get('request-id'), headers.get('x-request-id'), options.requestIdLengthMax)
-    const exchange = openExchange(res, method, requestId, startedMs, onSettled)
-    if (closing) return sendRejection(exchange, reject('unavailable', 'The service is shutting down.'), [])
+    const exchange = openExchange(res, method, requestId, startedMs, onSettled, drain)
+    if (drain.closing) {
+      drain.requestRefused()
+      return sendRejection(exchange, reject('unavailable', 'The service is shutting down.'), [])
+    }
+    // HEAD is routed as GET (same route, scope, budget, status and headers); send() leaves the body out.
+    const routedMethod = method === 'HEAD' ? 'GET' : method
     try {
-      const plain = method === 'GET' ? plainByPath.get(path) : undefined
+      const plain = routedMethod === 'GET' ? plainByPath.get(path) : undefined
       if (plain !== undefined) return answerPlain(plain, exchange, headers.get('authorization'))
-      if (path.startsWith('/admin/')) return handleAdmin(admin, exchange, method, path, headers.get('authorization'))
-      handleV2(v2, exchange, { method, path, query, headers })
+      const request = { method: routedMethod, path, query, headers }
+      if (path.startsWith('/admin/')) return admin.run(request, exchange)
+      v2.run(request, exchange)
     } catch (error) {
       // A programmer error: answer rather than leave the client hanging, then let it crash loudly.
       sendRejection(exchange, reject('unavailable', 'Internal error.'), [])
       throw error
     }
-  })
+  }).filter((_res, change) => drain.connectionsChanged(change))
   return new Promise((resolve, reject) => {
     app.listen(options.host, options.port, (socket: us_listen_socket | false) => {
       if (socket === false) return reject(new Error(`cannot listen on ${options.host}:${options.port}`))
       resolve({
         port: us_socket_local_port(socket),
-        close: async (graceMs) => {
-          closing = true
-          us_listen_socket_close(socket)
-          const deadlineMs = Date.now() + graceMs
-          while (inFlight > 0 && Date.now() < deadlineMs) await new Promise((done) => setTimeout(done, 10))
-          app.close()
-        },
+        close: (graceMs) => drain.close(graceMs, () => us_listen_socket_close(socket), () => app.close()),
       })
     })
   })

@@ -1,6 +1,6 @@
 /**
  * @module Embedded use without HTTP: a typed Ledger that runs the very route handlers of the service
- * (same validation, same commands, same actor, same log) and resolves once the answer is durable.
+ * through the same lifecycle (same validation, idempotency, commands, actor and log) and resolves once the answer is durable.
  */
 
 import assert from 'node:assert/strict'
@@ -8,16 +8,14 @@ import fs from 'node:fs'
 import path from 'node:path'
 import type { Static } from 'typebox'
 import { Runtime } from '../actor/runtime.js'
-import type { Submitted } from '../actor/workspace-actor.js'
-import { resolveConfig, type ConfigInput } from '../config.js'
-import { adminRoutes, randomText, type AdminRoute } from '../edge/admin.js'
-import { fingerprint, isIdempotencyKey } from '../edge/idempotency.js'
-import type { V2Route } from '../edge/route.js'
-import type { accountCreate, accountUpdate, entryPost, matchCreate, statementLine, windowOpen, workspaceCreate, workspaceUpdate } from '../edge/schemas/ledger.js'
-import type { Account, Balance, CreatedApiKey, Entry, HistoryEvent, LinesAdded, ListedStatementLine, Match, Page, ReconciliationWindow, Workspace } from '../edge/schemas/responses.js'
-import { v2Routes } from '../edge/server.js'
-import { reject, statusOf, type Rejection } from '../errors.js'
-import { findIdempotency } from '../ledger/idempotency.js'
+import { resolveConfig, type Config, type ConfigInput } from '../config.js'
+import { randomText } from '../api/admin-routes.js'
+import { Lifecycle, type Transport } from '../api/lifecycle.js'
+import type { V2Route } from '../api/route.js'
+import type { accountCreate, accountUpdate, entryPost, matchCreate, statementLine, windowOpen, workspaceCreate, workspaceUpdate } from '../api/schemas/ledger.js'
+import type { Account, Balance, CreatedApiKey, Entry, HistoryEvent, LinesAdded, ListedStatementLine, Match, Page, ReconciliationWindow, Workspace } from '../api/schemas/responses.js'
+import { adminSurface, v2Surface } from '../api/surfaces.js'
+import { reject, statusOf, type ErrorCode, type ErrorDetail, type Rejection } from '../errors.js'
 import { limitsDefault, scopes, type KeyRecord, type Scope } from '../ledger/system.js'
 import { CommandLog } from '../log/command-log.js'
 import { TrueupError } from './trueup-error.js'
@@ -38,7 +36,7 @@ export interface LedgerOptions {
 export interface CallOptions {
   /** Another workspace than the Ledger's own. */
   readonly workspace?: string
-  /** As the HTTP Idempotency-Key (POST-like calls): a repeat with the same input returns the first answer. */
+  /** As the HTTP Idempotency-Key (every call that writes): a repeat with the same input returns the first answer. */
   readonly idempotencyKey?: string
   /** Recorded as the acting key (closed_by, history key_id). Default `embedded`. */
   readonly keyId?: string
@@ -71,8 +69,24 @@ type QueryInput = Readonly<Record<string, string | number | Date | undefined>>
 const snapshotCheckIntervalMs = 5_000
 const embeddedKeyId = 'embedded'
 
-function routeTable<R extends { readonly method: string; readonly pattern: string }>(routes: readonly R[]): ReadonlyMap<string, R> {
-  return new Map(routes.map((route) => [`${route.method} ${route.pattern}`, route]))
+/** One call's promise, settled by the lifecycle's answer. */
+interface Pending {
+  resolve(value: unknown): void
+  reject(error: TrueupError): void
+}
+
+/** The answer as the HTTP API would send it, parsed again: a copy, never a reference into state. */
+const embeddedTransport: Transport<Pending> = {
+  respond: (pending, status, body) => {
+    if (status < 300) return pending.resolve(body === '' ? undefined : JSON.parse(body))
+    const { error } = JSON.parse(body) as { error: { code: ErrorCode; message: string; details?: ErrorDetail[] } }
+    pending.reject(new TrueupError({ ok: false, ...error }, status))
+  },
+}
+
+/** A failed log stops the process's use of this data dir: memory is ahead of the log (docs/ARCHITECTURE.md). */
+function onLogFailure(error: Error): void {
+  process.emitWarning(`trueup: the log could not be written (${error.message}); close this Ledger and open the data dir again to recover from the log.`)
 }
 
 function searchParams(query: QueryInput | undefined): URLSearchParams {
@@ -100,14 +114,18 @@ export class Ledger {
   readonly #workspace: string
   readonly #clock: () => number
   readonly #snapshots: NodeJS.Timeout
-  readonly #v2 = routeTable(v2Routes)
-  readonly #admin = routeTable(adminRoutes)
+  readonly #v2: Lifecycle<Pending>
+  readonly #admin: Lifecycle<Pending>
   #closed = false
 
-  private constructor(runtime: Runtime, workspace: string, clock: () => number) {
+  private constructor(runtime: Runtime, workspace: string, clock: () => number, config: Config) {
     this.#runtime = runtime
     this.#workspace = workspace
     this.#clock = clock
+    const limits = { clock, bodyBytesMax: config.bodyBytesMax, importBodyBytesMax: config.importBodyBytesMax, onLogFailure }
+    // In-process there is no key to check and no rate budget: the same stages, those three skipped.
+    this.#v2 = new Lifecycle({ ...v2Surface(runtime), ...limits, skip: ['auth', 'scope', 'recheck', 'rate'] }, embeddedTransport)
+    this.#admin = new Lifecycle({ ...adminSurface(runtime, null), ...limits, skip: ['auth', 'scope', 'recheck', 'idempotency', 'rate'] }, embeddedTransport)
     this.#snapshots = setInterval(() => runtime.snapshotDue(false), snapshotCheckIntervalMs)
     this.#snapshots.unref()
   }
@@ -125,7 +143,7 @@ export class Ledger {
       const created = runtime.submitSystem({ type: 'workspace.create', at_ms: clock(), id: workspace, time_zone: 'UTC', limits: limitsDefault, tag: randomText(40) })
       assert.ok(created.outcome.ok, `cannot create workspace ${workspace}`)
     }
-    const ledger = new Ledger(runtime, workspace, clock)
+    const ledger = new Ledger(runtime, workspace, clock, config)
     await ledger.#durable(log.lastSeq)
     return ledger
   }
@@ -241,12 +259,12 @@ export class Ledger {
     return this.#call('PATCH', '/v2/reconciliations/:id', { params: { id: window }, body: { state: 'abandoned', reason } }, options) as Promise<ReconciliationWindow>
   }
 
-  async windowHistory(window: string, options?: CallOptions): Promise<HistoryEvent[]> {
-    const history = await this.#call('GET', '/v2/reconciliations/:id/history', { params: { id: window } }, options) as { data: HistoryEvent[] }
-    return history.data
+  /** A page of the window's audit trail, oldest first (paginated like every list: it grows with every posting into the period). */
+  windowHistory(window: string, query?: PageQuery, options?: CallOptions): Promise<Page<HistoryEvent>> {
+    return this.#call('GET', '/v2/reconciliations/:id/history', { params: { id: window }, query }, options) as Promise<Page<HistoryEvent>>
   }
 
-  // --- The one path every call takes ---------------------------------------------------------------
+  // --- The one path every call takes: the lifecycle of every transport (src/api/lifecycle.ts) ----
 
   #durable(seq: number): Promise<void> {
     return new Promise((resolve, rejectPromise) => this.#runtime.log.afterDurable(seq, (error) => {
@@ -255,74 +273,25 @@ export class Ledger {
     }))
   }
 
-  /** After the barrier: the answer as the HTTP API would send it (a copy, never a reference into state), or a TrueupError. */
-  async #settle(result: Submitted | Rejection, barrierSeq: number): Promise<unknown> {
-    if ('ok' in result) {
-      await this.#durable(barrierSeq)
-      throw failure(result)
-    }
-    await this.#durable(result.barrierSeq)
-    if (!result.outcome.ok) throw failure(result.outcome)
-    return result.outcome.status === 204 ? undefined : structuredClone(result.outcome.body)
-  }
-
-  #route(method: string, pattern: string): V2Route {
-    assert.ok(!this.#closed, 'the Ledger is closed')
-    const route = this.#v2.get(`${method} ${pattern}`)
-    assert.ok(route !== undefined, `no route ${method} ${pattern}`)
-    return route
-  }
-
-  #body(route: V2Route, input: { body?: unknown; csv?: string }): unknown {
-    assert.ok(route.body !== undefined)
-    const parsed = input.csv !== undefined && route.body.parse !== undefined ? route.body.parse(Buffer.from(input.csv, 'utf8'), 'text/csv') : { ok: true as const, value: input.body }
-    if (!parsed.ok) throw failure(parsed)
-    const valid = route.body.validate(parsed.value)
-    if (!valid.ok) throw failure(valid)
-    return valid.value
-  }
-
+  // async: a closed Ledger's assertion becomes a rejected promise, as every other refusal.
   async #call(method: V2Route['method'], pattern: string, input: { params?: Record<string, string>; query?: object; body?: unknown; csv?: string }, options: CallOptions = {}): Promise<unknown> {
-    const route = this.#route(method, pattern)
+    assert.ok(!this.#closed, 'the Ledger is closed')
     const workspaceId = options.workspace ?? this.#workspace
     const workspace = this.#runtime.system.workspaces.get(workspaceId)
     if (workspace === undefined) throw failure(reject('not_found', `No workspace ${workspaceId}.`))
-    const actor = this.#runtime.actor(workspaceId)
-    const params = input.params ?? {}
-    const atMs = this.#clock()
-    const body = route.body === undefined ? undefined : this.#body(route, input)
-    let idempotency: { key: string; fingerprint: string } | undefined
-    if (options.idempotencyKey !== undefined && method === 'POST') {
-      if (!isIdempotencyKey(options.idempotencyKey)) throw failure(reject('request_invalid', 'Idempotency-Key must be 1 to 255 printable ASCII characters.'))
-      const print = fingerprint(method, pathOf(pattern, params), input.csv !== undefined ? { bytes: Buffer.from(input.csv, 'utf8') } : { json: input.body })
-      const stored = findIdempotency(actor.state, options.idempotencyKey, atMs)
-      if (stored !== undefined) {
-        if (stored.fingerprint !== print) throw failure(reject('idempotency_conflict'))
-        await this.#durable(actor.lastAppliedSeq)
-        return JSON.parse(stored.body)
-      }
-      idempotency = { key: options.idempotencyKey, fingerprint: print }
-    }
     const keyId = options.keyId ?? embeddedKeyId
     const key: KeyRecord = { id: keyId, workspace: workspaceId, scopes, accounts: null, name: embeddedKeyId, secretHash: '', createdAtMs: 0, revokedAtMs: null }
-    const envelope = { at_ms: atMs, key_id: keyId, visibility: null, ...(idempotency === undefined ? {} : { idempotency }) }
-    const result = route.handle({ params, query: searchParams(input.query as QueryInput | undefined), body, key, workspace, actor, atMs, envelope })
-    return this.#settle(result, actor.lastAppliedSeq)
+    const headers = new Map<string, string>()
+    if (options.idempotencyKey !== undefined) headers.set('idempotency-key', options.idempotencyKey)
+    if (input.csv !== undefined) headers.set('content-type', 'text/csv')
+    const body = input.csv !== undefined ? Buffer.from(input.csv, 'utf8') : input.body === undefined ? undefined : { value: input.body }
+    const request = { method, path: pathOf(pattern, input.params ?? {}), query: searchParams(input.query as QueryInput | undefined).toString(), headers, body, caller: { key, workspace } }
+    return new Promise((resolve, rejectPromise) => this.#v2.run(request, { resolve, reject: rejectPromise }))
   }
 
   async #callAdmin(method: string, pattern: string, params: Record<string, string>, input: unknown): Promise<unknown> {
     assert.ok(!this.#closed, 'the Ledger is closed')
-    const route: AdminRoute | undefined = this.#admin.get(`${method} ${pattern}`)
-    assert.ok(route !== undefined, `no admin route ${method} ${pattern}`)
-    let body: unknown
-    if (route.validate !== undefined) {
-      const valid = route.validate(input)
-      if (!valid.ok) throw failure(valid)
-      body = valid.value
-    }
-    const { submitted, extra } = route.handle(this.#runtime, params, body, this.#clock())
-    await this.#durable(submitted.barrierSeq)
-    if (!submitted.outcome.ok) throw failure(submitted.outcome)
-    return submitted.outcome.status === 204 ? undefined : structuredClone({ ...(submitted.outcome.body as object), ...extra })
+    const request = { method, path: pathOf(pattern, params), query: '', headers: new Map<string, string>(), body: input === undefined ? undefined : { value: input }, caller: { key: null, workspace: null } }
+    return new Promise((resolve, rejectPromise) => this.#admin.run(request, { resolve, reject: rejectPromise }))
   }
 }

@@ -4,6 +4,7 @@ import { reject } from '../errors.js'
 import type { AccountCreate, AccountUpdate } from './commands.js'
 import { makeId, parseId } from './ids.js'
 import { accept, type Outcome } from './outcome.js'
+import { collectPage, cursorSeq, invalidCursor, listScope, seqKeys } from './pages.js'
 import { formatTimestamp } from './calendar.js'
 import { SumTree } from './sum-tree.js'
 import type { Account, WorkspaceState } from './state.js'
@@ -61,4 +62,20 @@ export function updateAccount(state: WorkspaceState, command: AccountUpdate): Ou
   }
   if (command.tags !== undefined) account.tags = [...command.tags]
   return accept(200, accountView(account))
+}
+
+export interface AccountListQuery {
+  readonly limit: number
+  readonly cursor: string | null
+}
+
+/** Accounts in creation order; those the key cannot see are left out. */
+export function listAccounts(state: WorkspaceState, query: AccountListQuery, visibility: Visibility): Outcome {
+  const scope = listScope('accounts')
+  const startSeq = cursorSeq(scope, query.cursor)
+  if (startSeq === null) return invalidCursor()
+  return accept(200, collectPage(scope, seqKeys(startSeq, state.accounts.length), query.limit, ({ seq }) => {
+    const account = state.accounts[seq - 1]
+    return isVisible(visibility, account.name) ? accountView(account) : undefined
+  }))
 }

@@ -7,6 +7,7 @@ export interface CommandEnvelope {
   readonly at_ms: number
   readonly key_id: string
   readonly visibility: Visibility
+  /** key: where the answer is stored (the Idempotency-Key, or the caller's own slot beside a record it may not see: ledger/idempotency.ts). */
   readonly idempotency?: { readonly key: string; readonly fingerprint: string }
 }
 
@@ -23,12 +24,22 @@ export interface AccountUpdate extends CommandEnvelope {
   readonly tags?: readonly string[]
 }
 
+/**
+ * The acceptance rules of entry.post by version. A rule added later must not refuse on replay what an
+ * older record logged as accepted, so the edge stamps the version it built the command under and the
+ * ledger applies that version's rules. 1 (absent): the original rules. 2: an entry moves money between
+ * accounts (its lines are not all on one account).
+ */
+export const entryRulesVersion = 2
+
 export interface EntryPost extends CommandEnvelope {
   readonly type: 'entry.post'
   readonly lines: readonly { readonly account: string; readonly amount: number }[]
   readonly effective_at_ms: number | null
   readonly description: string | null
   readonly metadata: Readonly<Record<string, string>> | null
+  /** entryRulesVersion when built; absent in records logged before version 2 (read as 1). */
+  readonly rules?: number
 }
 
 export interface WindowOpen extends CommandEnvelope {

@@ -31,6 +31,9 @@ export function postEntry(state: WorkspaceState, command: EntryPost): Outcome {
     unknown.push({ path: `/lines/${index}/account`, message: `unknown account ${line.account}` })
   }
   if (unknown !== null) return reject('account_unknown', `Unknown account: ${firstUnknown}.`, unknown)
+  if ((command.rules ?? 1) >= 2 && allOnOneAccount(resolved)) {
+    return reject('request_invalid', `An entry moves money between accounts; every line of this one is on ${resolved[0].name}.`, [{ path: '/lines', message: 'all lines are on one account' }])
+  }
   // Balance is decided exactly first (entry_unbalanced precedes amount_out_of_range), then each side's
   // total must be safe, whatever the order of the lines.
   const exactTotal = exactSumOf(command.lines)
@@ -65,6 +68,12 @@ export function postEntry(state: WorkspaceState, command: EntryPost): Outcome {
   state.entries.push(entry)
   applyEntryToWindows(state, entry, perAccount, command)
   return accept(201, entryView(state, entry))
+}
+
+/** Lines all on one account move nothing (a +5 and a −5 on assets:bank), yet could be matched as if they did. */
+function allOnOneAccount(accounts: readonly Account[]): boolean {
+  for (let index = 1; index < accounts.length; index++) if (accounts[index] !== accounts[0]) return false
+  return true
 }
 
 /**

@@ -4,7 +4,7 @@ import { reject } from '../errors.js'
 import { findAccount } from './accounts.js'
 import { entryView, isEntryVisible } from './entries.js'
 import { accept, type Outcome } from './outcome.js'
-import { collectPage, decodeCursor, mergeOrdered, type OrderKey } from './pages.js'
+import { collectPage, compareKeys, decodeCursor, invalidCursor, listScope, mergeOrdered, type OrderKey } from './pages.js'
 import type { WorkspaceState } from './state.js'
 import type { Visibility } from './visibility.js'
 import { findWindow } from './window-effects.js'
@@ -21,17 +21,15 @@ export interface EntryListQuery {
 export function listEntries(state: WorkspaceState, query: EntryListQuery, visibility: Visibility): Outcome {
   let start: OrderKey = { atMs: query.fromMs ?? Number.MIN_SAFE_INTEGER, seq: 0 }
   let endMs = query.toMs ?? Number.MAX_SAFE_INTEGER
-  if (query.cursor !== null) {
-    const cursor = decodeCursor(query.cursor)
-    if (cursor === null) return reject('request_invalid', 'The cursor is not one this service issued.', [{ path: '/cursor', message: 'invalid cursor' }])
-    if (cursor.atMs > start.atMs || (cursor.atMs === start.atMs && cursor.seq > start.seq)) start = cursor
-  }
   let trees = [state.entryOrder]
+  let accountId: string | null = null
   if (query.account !== null) {
     const account = findAccount(state, query.account, visibility)
     if (account === undefined) return reject('account_unknown', `Unknown account: ${query.account}.`, [{ path: '/account', message: 'unknown account' }])
     trees = [account.index]
+    accountId = account.id
   }
+  let windowId: string | null = null
   if (query.reconciliation !== null) {
     const window = findWindow(state, query.reconciliation, visibility)
     if (window === undefined) return reject('not_found', 'No such reconciliation.', [{ path: '/reconciliation', message: 'unknown reconciliation' }])
@@ -39,10 +37,18 @@ export function listEntries(state: WorkspaceState, query: EntryListQuery, visibi
     trees = query.account === null ? accountTrees : accountTrees.filter((tree) => tree === trees[0])
     if (window.startMs > start.atMs) start = { atMs: window.startMs, seq: 0 }
     endMs = Math.min(endMs, window.endMs)
+    windowId = window.id
+  }
+  // Resolved ids, not the text given: a cursor survives naming the account by id on one page and by name on the next.
+  const scope = listScope('entries', accountId, windowId, query.fromMs, query.toMs)
+  if (query.cursor !== null) {
+    const cursor = decodeCursor(scope, query.cursor)
+    if (cursor === null) return invalidCursor()
+    if (compareKeys(cursor, start) > 0) start = cursor
   }
   const keys = mergeOrdered(trees.map((tree) => tree.iterateFrom(start.atMs, start.seq)))
   const bounded = takeWhileBefore(keys, endMs)
-  return accept(200, collectPage(bounded, query.limit, (key) => {
+  return accept(200, collectPage(scope, bounded, query.limit, (key) => {
     const entry = state.entries[key.seq - 1]
     return isEntryVisible(state, entry, visibility) ? entryView(state, entry) : undefined
   }))

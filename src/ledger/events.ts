@@ -3,6 +3,7 @@
 import { formatTimestamp } from './calendar.js'
 import type { WebhookEventType, WorkspaceCommand } from './commands.js'
 import type { LedgerEvent } from './ledger-event.js'
+import { liveWindowAt } from './live-windows.js'
 import type { Accepted } from './outcome.js'
 import type { WorkspaceState } from './state.js'
 import { findWindow } from './window-effects.js'
@@ -23,7 +24,7 @@ export function eventsOf(state: WorkspaceState, command: WorkspaceCommand, outco
       const entry = state.entries[state.entries.length - 1]
       const accountSeqs = [...new Set(entry.lines.map((line) => line.accountSeq))]
       const posted = event('entry.posted', outcome.body, accountSeqs.map((seq) => state.accounts[seq - 1].name))
-      const balanced = windowsBalancedBy(state, accountSeqs, (detail) => detail.cause === 'entry_posted' && detail.entry === entry.id)
+      const balanced = windowsBalancedBy(state, accountSeqs, entry.effectiveAtMs, (detail) => detail.cause === 'entry_posted' && detail.entry === entry.id)
       return [posted, ...balanced.map((window) => event('reconciliation.balanced', windowView(state, window), accountNamesOf(state, window)))]
     }
     case 'window.open':
@@ -55,10 +56,13 @@ function accountNamesOf(state: WorkspaceState, window: ReconciliationWindow): st
   return window.accountSeqs.map((seq) => state.accounts[seq - 1].name)
 }
 
-/** Live windows on these accounts whose newest history event is a flip to balanced with this cause, by window seq. */
-function windowsBalancedBy(state: WorkspaceState, accountSeqs: readonly number[], isCause: (detail: Readonly<Record<string, unknown>>) => boolean): ReconciliationWindow[] {
+/** Live windows on these accounts holding atMs whose newest history event is a flip to balanced with this cause, by window seq. */
+function windowsBalancedBy(state: WorkspaceState, accountSeqs: readonly number[], atMs: number, isCause: (detail: Readonly<Record<string, unknown>>) => boolean): ReconciliationWindow[] {
   const windowSeqs = new Set<number>()
-  for (const accountSeq of accountSeqs) for (const windowSeq of state.windows.liveWindowsByAccount.get(accountSeq) ?? []) windowSeqs.add(windowSeq)
+  for (const accountSeq of accountSeqs) {
+    const window = liveWindowAt(state.windows, accountSeq, atMs)
+    if (window !== undefined) windowSeqs.add(window.seq)
+  }
   return [...windowSeqs].sort((a, b) => a - b).map((seq) => state.windows.windows[seq - 1]).filter((window) => {
     const last = window.history[window.history.length - 1]
     return last !== undefined && last.type === 'balanced' && isCause(last.detail)

@@ -1,6 +1,11 @@
-/** @module Stored answers to requests with an Idempotency-Key: lookup, store and expiry by command time. */
+/** @module Stored answers to requests with an Idempotency-Key: lookup (with the caller's visibility), store and expiry by command time. */
 
+import { findAccount } from './accounts.js'
+import type { WorkspaceCommand } from './commands.js'
+import type { Accepted } from './outcome.js'
 import type { IdempotencyRecord, WorkspaceState } from './state.js'
+import { isVisible, type Visibility } from './visibility.js'
+import { findWindow } from './window-effects.js'
 
 /** Records live at least this long (CONTRACT.md 5); a constant so replay expires exactly as live did. */
 export const idempotencyTtlMs = 24 * 60 * 60 * 1000
@@ -10,6 +15,59 @@ export function findIdempotency(state: WorkspaceState, key: string, nowMs: numbe
   const record = state.idempotency.get(key)
   if (record === undefined || record.createdAtMs + idempotencyTtlMs < nowMs) return undefined
   return record
+}
+
+/** What an Idempotency-Key means for one caller: a record to replay or to conflict with, or the key a fresh answer is stored under. */
+export type IdempotencyLookup =
+  | { readonly record: IdempotencyRecord; readonly storeKey?: undefined }
+  | { readonly record?: undefined; readonly storeKey: string }
+
+/** Where a caller's own answer goes when the workspace's record under that key is one it may not see. */
+function privateKey(key: string, keyId: string): string {
+  // Idempotency keys are printable ASCII, so the NUL cannot make two callers' keys meet.
+  return `${key}\u0000${keyId}`
+}
+
+/** A replay shows what the stored answer shows: the caller must see it as a read would. */
+function mayView(state: WorkspaceState, record: IdempotencyRecord, keyId: string, visibility: Visibility): boolean {
+  if (visibility === null || record.keyId === keyId) return true
+  const seqs = record.accountSeqs
+  if (seqs === undefined || seqs === null) return false
+  for (const seq of seqs) if (!isVisible(visibility, state.accounts[seq - 1].name)) return false
+  return true
+}
+
+/**
+ * The record that answers a caller's Idempotency-Key. A record the caller may not see is, for it, no
+ * record at all: neither replayed nor a conflict (either would tell it what another key did), so the
+ * request runs as new. Its own answer is then kept under a key of its own, beside the record it cannot
+ * see, so its retries replay it and the other key's record stays untouched.
+ */
+export function idempotencyFor(state: WorkspaceState, key: string, keyId: string, visibility: Visibility, nowMs: number): IdempotencyLookup {
+  const shared = findIdempotency(state, key, nowMs)
+  if (shared !== undefined && mayView(state, shared, keyId, visibility)) return { record: shared }
+  const own = findIdempotency(state, privateKey(key, keyId), nowMs)
+  if (own !== undefined) return { record: own }
+  return { storeKey: shared === undefined ? key : privateKey(key, keyId) }
+}
+
+/** The accounts an accepted answer shows (by seq), or null when it shows a secret instead (a webhook). */
+export function answerAccountSeqs(state: WorkspaceState, command: WorkspaceCommand, outcome: Accepted): readonly number[] | null {
+  switch (command.type) {
+    case 'account.create':
+    case 'account.update': {
+      const account = findAccount(state, (outcome.body as { id: string }).id, null)
+      return account === undefined ? [] : [account.seq]
+    }
+    case 'entry.post': return state.entries[state.entries.length - 1].lines.map((line) => line.accountSeq)
+    case 'window.open': return findWindow(state, (outcome.body as { id: string }).id, null)?.accountSeqs ?? []
+    case 'window.lines.add':
+    case 'window.transition':
+    case 'match.create':
+    case 'match.reverse': return findWindow(state, command.window, null)?.accountSeqs ?? []
+    case 'webhook.create':
+    case 'webhook.delete': return null
+  }
 }
 
 export function storeIdempotency(state: WorkspaceState, record: IdempotencyRecord): void {

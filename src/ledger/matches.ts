@@ -8,12 +8,12 @@ import { findEntry } from './entries.js'
 import { makeId, parseId } from './ids.js'
 import { addSafe, sumSafe } from './money.js'
 import { accept, type Outcome } from './outcome.js'
-import { collectPage } from './pages.js'
+import { collectPage, cursorSeq, invalidCursor, listScope, seqKeys } from './pages.js'
 import type { Entry, WorkspaceState } from './state.js'
 import type { Visibility } from './visibility.js'
-import { derivedOf, findWindow, isTerminal, reevaluate, residualFrom, residualOf } from './window-effects.js'
-import type { Match, ReconciliationWindow, StatementLine } from './windows-state.js'
-import { cursorSeq, invalidCursor, pushHistory, seqKeys, terminalRejection } from './windows.js'
+import { derivedOf, findWindow, isTerminal, recordChange, residualFrom, residualOf } from './window-effects.js'
+import type { Match, ReconciliationWindow, StatementLine, WindowStateName, WindowsState } from './windows-state.js'
+import { terminalRejection } from './windows.js'
 
 export const writeOffReasonLengthMax = 500
 
@@ -25,14 +25,26 @@ interface MatchPlan {
 }
 
 export function createMatch(state: WorkspaceState, command: MatchCreate): Outcome {
+  const shape = matchShapeRejection(command)
+  if (shape !== null) return shape
   const window = findWindow(state, command.window, command.visibility)
   if (window === undefined) return reject('not_found', 'No such reconciliation.')
   if (isTerminal(window.state)) return terminalRejection(window)
   const plan = planMatch(state, window, command)
   if (!('lines' in plan)) return plan
   const seq = state.windows.matches.length + 1
+  const id = makeId('mat_', state.tag, seq)
+  window.matchSeqs.push(seq)
+  for (const line of plan.lines) line.matchSeq = seq
+  for (const entry of plan.entries) window.matchedEntries.set(entry.seq, seq)
+  window.matchedTotal = plan.matchedTotal
+  window.activeMatchCount += 1
+  if (command.strategy === 'write_off') window.activeWriteOffCount += 1
+  window.unmatchedLineCount -= plan.lines.length
+  assert(window.unmatchedLineCount >= 0)
+  const residual = recordChange(state, window, command, 'matched', { match: id, strategy: command.strategy, matched_amount: plan.matchedAmount }, { cause: 'match', match: id })
   const match: Match = {
-    id: makeId('mat_', state.tag, seq),
+    id,
     seq,
     windowSeq: window.seq,
     strategy: command.strategy,
@@ -42,21 +54,43 @@ export function createMatch(state: WorkspaceState, command: MatchCreate): Outcom
     reason: command.reason === '' ? null : command.reason,
     createdAtMs: command.at_ms,
     createdBy: command.key_id,
+    residualAfterCreate: residual,
+    stateAfterCreate: window.state,
     reversedAtMs: null,
     reversedBy: null,
   }
   state.windows.matches.push(match)
-  window.matchSeqs.push(seq)
-  for (const line of plan.lines) line.matchSeq = seq
-  for (const entry of plan.entries) window.matchedEntries.set(entry.seq, seq)
-  window.matchedTotal = plan.matchedTotal
-  window.activeMatchCount += 1
-  if (match.strategy === 'write_off') window.activeWriteOffCount += 1
-  window.unmatchedLineCount -= plan.lines.length
-  assert(window.unmatchedLineCount >= 0)
-  pushHistory(window, command, 'matched', residualOf(state, window), { match: match.id, strategy: match.strategy, matched_amount: match.matchedAmount })
-  reevaluate(state, window, command, { cause: 'match', match: match.id })
   return accept(200, matchView(state, match))
+}
+
+/**
+ * The rules of a match body that need no state (CONTRACT.md 4): a write-off has a reason and no
+ * entries, every other strategy at least one entry, no id twice. They are schema rules, so they
+ * answer before any rule of the window (CONTRACT.md 1): checked first, here and nowhere else.
+ */
+export function matchShapeRejection(command: Pick<MatchCreate, 'statement_lines' | 'entries' | 'strategy' | 'reason'>): Rejection | null {
+  if (command.strategy === 'write_off') {
+    if (command.reason === null || command.reason.length === 0 || command.reason.length > writeOffReasonLengthMax) {
+      return reject('request_invalid', `A write_off needs a reason of 1..${writeOffReasonLengthMax} characters.`, [{ path: '/reason', message: 'required for write_off' }])
+    }
+    if (command.entries.length > 0) return reject('request_invalid', 'A write_off takes no entries.', [{ path: '/entries', message: 'must be empty for write_off' }])
+  } else if (command.entries.length === 0) {
+    return reject('request_invalid', `A ${command.strategy} match needs at least one entry.`, [{ path: '/entries', message: 'required' }])
+  }
+  // Ids are canonical (no two spellings name one line or entry), so a repeated id is exactly a repeated item.
+  const duplicates = [...duplicatesOf(command.statement_lines, '/statement_lines'), ...duplicatesOf(command.entries, '/entries')]
+  if (duplicates.length > 0) return reject('request_invalid', 'A statement line or entry is listed more than once in this match.', duplicates)
+  return null
+}
+
+function duplicatesOf(ids: readonly string[], path: string): ErrorDetail[] {
+  const seen = new Set<string>()
+  const details: ErrorDetail[] = []
+  ids.forEach((id, index) => {
+    if (seen.has(id)) details.push({ path: `${path}/${index}`, message: `${id} is listed more than once` })
+    seen.add(id)
+  })
+  return details
 }
 
 /** Every check of a match, in CONTRACT.md order, before anything changes. */
@@ -85,7 +119,7 @@ function planMatch(state: WorkspaceState, window: ReconciliationWindow, command:
   return { lines, entries, matchedAmount, matchedTotal }
 }
 
-/** Unknown ids answer 404 naming each; a repeated id is a malformed request. */
+/** Unknown ids answer 404 naming each (repeated ids were refused by matchShapeRejection). */
 function resolveReferences(state: WorkspaceState, window: ReconciliationWindow, command: MatchCreate): { lines: StatementLine[]; entries: Entry[] } | Rejection {
   const lines: StatementLine[] = []
   const entries: Entry[] = []
@@ -104,22 +138,7 @@ function resolveReferences(state: WorkspaceState, window: ReconciliationWindow, 
     unknownIds.push(id)
   })
   if (unknown.length > 0) return reject('not_found', `Unknown statement line or entry: ${unknownIds.join(', ')}.`, unknown)
-  const duplicates = [
-    ...duplicatesOf(lines.map((line) => line.number), '/statement_lines', command.statement_lines),
-    ...duplicatesOf(entries.map((entry) => entry.seq), '/entries', command.entries),
-  ]
-  if (duplicates.length > 0) return reject('request_invalid', 'A statement line or entry is listed more than once in this match.', duplicates)
   return { lines, entries }
-}
-
-function duplicatesOf(keys: readonly number[], path: string, ids: readonly string[]): ErrorDetail[] {
-  const seen = new Set<number>()
-  const details: ErrorDetail[] = []
-  keys.forEach((key, index) => {
-    if (seen.has(key)) details.push({ path: `${path}/${index}`, message: `${ids[index]} is listed more than once` })
-    seen.add(key)
-  })
-  return details
 }
 
 function checkAvailable(state: WorkspaceState, window: ReconciliationWindow, lines: readonly StatementLine[], entries: readonly Entry[]): Rejection | null {
@@ -145,15 +164,9 @@ function netsOf(accounts: ReadonlySet<number>, lines: readonly StatementLine[], 
   }
 }
 
+/** The strategy's rules over the resolved items (its shape was checked by matchShapeRejection). */
 function checkStrategy(window: ReconciliationWindow, command: MatchCreate, lines: readonly StatementLine[], entries: readonly Entry[], accounts: ReadonlySet<number>): Rejection | null {
-  if (command.strategy === 'write_off') {
-    if (command.reason === null || command.reason.length === 0 || command.reason.length > writeOffReasonLengthMax) {
-      return reject('request_invalid', `A write_off needs a reason of 1..${writeOffReasonLengthMax} characters.`, [{ path: '/reason', message: 'required for write_off' }])
-    }
-    if (entries.length > 0) return reject('request_invalid', 'A write_off takes no entries.', [{ path: '/entries', message: 'must be empty for write_off' }])
-    return null
-  }
-  if (entries.length === 0) return reject('request_invalid', `A ${command.strategy} match needs at least one entry.`, [{ path: '/entries', message: 'required' }])
+  if (command.strategy === 'write_off') return null
   if (command.strategy === 'manual') return null
   assert.equal(command.strategy, 'amount_and_date')
   const { linesNet, entriesNet } = netsOf(accounts, lines, entries)
@@ -223,9 +236,9 @@ export function reverseMatch(state: WorkspaceState, command: MatchReverse): Outc
   if (match.strategy === 'write_off') window.activeWriteOffCount -= 1
   window.unmatchedLineCount += match.lineNumbers.length
   assert(window.activeMatchCount >= 0 && window.activeWriteOffCount >= 0)
-  pushHistory(window, command, 'unmatched', residualOf(state, window), { match: match.id, strategy: match.strategy, matched_amount: match.matchedAmount })
-  reevaluate(state, window, command, { cause: 'unmatch', match: match.id })
-  return accept(200, matchView(state, match))
+  const residual = recordChange(state, window, command, 'unmatched', { match: match.id, strategy: match.strategy, matched_amount: match.matchedAmount }, { cause: 'unmatch', match: match.id })
+  // The reversal answers with the window as it is now (CONTRACT.md 4); the list keeps the figures after creation.
+  return accept(200, matchView(state, match, { residual, state: window.state }))
 }
 
 function findMatch(state: WorkspaceState, window: ReconciliationWindow, id: string): Match | undefined {
@@ -237,8 +250,11 @@ function findMatch(state: WorkspaceState, window: ReconciliationWindow, id: stri
 // ---------------------------------------------------------------------------------------------
 // Read side
 
-/** A match with the owning window's residual and state as they stand now. */
-export function matchView(state: WorkspaceState, match: Match): object {
+/**
+ * A match as listed: residual and state are the window's right after the match was created (SPEC.md
+ * 2.2), unless the caller passes the figures of another moment (the reversal answers with its own).
+ */
+export function matchView(state: WorkspaceState, match: Match, figures: { readonly residual: number; readonly state: WindowStateName } = { residual: match.residualAfterCreate, state: match.stateAfterCreate }): object {
   const window = state.windows.windows[match.windowSeq - 1]
   return {
     id: match.id,
@@ -248,8 +264,8 @@ export function matchView(state: WorkspaceState, match: Match): object {
     entries: match.entrySeqs.map((seq) => state.entries[seq - 1].id),
     matched_amount: match.matchedAmount,
     reason: match.reason,
-    residual: residualOf(state, window),
-    state: window.state,
+    residual: figures.residual,
+    state: figures.state,
     created_at: formatTimestamp(match.createdAtMs),
     reversed_at: match.reversedAtMs === null ? null : formatTimestamp(match.reversedAtMs),
   }
@@ -264,10 +280,33 @@ export interface MatchListQuery {
 export function listMatches(state: WorkspaceState, windowId: string, query: MatchListQuery, visibility: Visibility): Outcome {
   const window = findWindow(state, windowId, visibility)
   if (window === undefined) return reject('not_found', 'No such reconciliation.')
-  const startIndex = cursorSeq(query.cursor)
+  const scope = listScope('matches', window.id)
+  const startIndex = cursorSeq(scope, query.cursor)
   if (startIndex === null) return invalidCursor()
   // The cursor counts positions in this window's match list (1-based), not workspace match seqs.
-  return accept(200, collectPage(seqKeys(startIndex, window.matchSeqs.length), query.limit, (key) => {
+  return accept(200, collectPage(scope, seqKeys(startIndex, window.matchSeqs.length), query.limit, (key) => {
     return matchView(state, state.windows.matches[window.matchSeqs[key.seq - 1] - 1])
   }))
+}
+
+/** What a match stored before it kept its figures looks like (snapshots written before then). */
+type StoredMatch = Omit<Match, 'residualAfterCreate' | 'stateAfterCreate'> & Partial<Pick<Match, 'residualAfterCreate' | 'stateAfterCreate'>>
+
+/**
+ * Gives matches restored from an older snapshot their figures after creation, from the window history
+ * that snapshot holds: the 'matched' event's residual was already the one after the match, and the
+ * state follows from it (the match was active, so balanced exactly when the residual was 0). One pass
+ * over the histories, and only when some match lacks them.
+ */
+export function fillMatchFigures(windows: WindowsState): void {
+  const matches = windows.matches as StoredMatch[]
+  if (matches.every((match) => match.residualAfterCreate !== undefined)) return
+  const residuals = new Map<string, number>()
+  for (const window of windows.windows) for (const event of window.history) if (event.type === 'matched') residuals.set(event.detail.match as string, event.residual)
+  matches.forEach((match, index) => {
+    if (match.residualAfterCreate !== undefined) return
+    const residual = residuals.get(match.id)
+    assert(residual !== undefined, `match ${match.id} has no matched event in its window's history`)
+    windows.matches[index] = { ...match, residualAfterCreate: residual, stateAfterCreate: residual === 0 ? 'balanced' : 'open' }
+  })
 }

@@ -1,4 +1,6 @@
-/** @module Integer money arithmetic in minor units, refusing to leave the safe integer range. */
+/** @module Integer money arithmetic in minor units, refusing to leave the safe integer range; amounts that move nothing. */
+
+import { reject, type Rejection } from '../errors.js'
 
 /** Sum of safe integers, or null when any partial sum leaves ±(2^53−1). */
 export function sumSafe(amounts: Iterable<number>): number | null {
@@ -13,4 +15,15 @@ export function sumSafe(amounts: Iterable<number>): number | null {
 export function addSafe(a: number, b: number): number | null {
   const total = a + b
   return Number.isSafeInteger(total) ? total : null
+}
+
+/**
+ * A line of 0 moves nothing, on an entry or a statement alike: 400 request_invalid naming each such
+ * line (CONTRACT.md 1). A rule of the request's shape, so the route checks it on the parsed body,
+ * whatever format it came in (JSON, CSV, the embedded Ledger), before the operation's own rules.
+ */
+export function zeroAmountRejection(lines: readonly { readonly amount: number }[], what: string): Rejection | null {
+  const details = lines.flatMap((line, index) => (line.amount === 0 ? [{ path: `/lines/${index}/amount`, message: 'must not be 0' }] : []))
+  if (details.length === 0) return null
+  return reject('request_invalid', `${what} amounts must be non-zero (line ${details[0].path.split('/')[2]} is 0).`, details)
 }

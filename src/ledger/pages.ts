@@ -1,4 +1,6 @@
-/** @module Cursor pagination over (atMs, seq)-ordered indexes: opaque cursors and page assembly. */
+/** @module Cursor pagination over ordered indexes: cursors bound to the list that issued them, and page assembly within a scan budget. */
+
+import { reject, type Rejection } from '../errors.js'
 
 export interface OrderKey {
   readonly atMs: number
@@ -7,24 +9,76 @@ export interface OrderKey {
 
 export const pageLimitDefault = 100
 export const pageLimitMax = 1000
+/**
+ * Items one page may examine, filtered out or not. A filter that keeps few items (a restricted key, a
+ * state, a status) would otherwise walk the whole index to fill one page; past this budget the page
+ * ends early, possibly empty, with a next_cursor where the walk stopped (docs/API.md, "Lists").
+ */
+export const pageItemsScannedMax = 10 * pageLimitMax
 
 export interface Page<T> {
   readonly data: T[]
   readonly next_cursor: string | null
 }
 
-/** Opaque to clients; the next item's position, so a page never repeats or skips an item. */
-export function encodeCursor(key: OrderKey): string {
-  return Buffer.from(`${key.atMs}.${key.seq}`).toString('base64url')
+/**
+ * The identity of one list as a cursor carries it: the list's name and everything that selects its
+ * items (its window, its filters). A cursor is accepted only by a request naming the same list with
+ * the same filters (CONTRACT.md 1), so it never starts another list mid-way. Filters enter as a hash:
+ * a cursor stays short whatever the filters' length.
+ */
+export function listScope(list: string, ...filters: readonly (string | number | null)[]): string {
+  return `${list}~${hash53(JSON.stringify(filters)).toString(36)}`
 }
 
-export function decodeCursor(cursor: string): OrderKey | null {
-  const match = /^(-?\d{1,16})\.(\d{1,16})$/.exec(Buffer.from(cursor, 'base64url').toString('latin1'))
+/** cyrb53: a 53-bit string hash, deterministic and pure; a scope tag, not a security measure. */
+function hash53(text: string): number {
+  let h1 = 0xdeadbeef
+  let h2 = 0x41c6ce57
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i)
+    h1 = Math.imul(h1 ^ code, 2654435761)
+    h2 = Math.imul(h2 ^ code, 1597334677)
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909)
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909)
+  return 4294967296 * (2097151 & h2) + (h1 >>> 0)
+}
+
+/** Opaque to clients: the list's scope and the next item's position, so a page never repeats or skips an item. */
+export function encodeCursor(scope: string, key: OrderKey): string {
+  return Buffer.from(`${scope}.${key.atMs}.${key.seq}`).toString('base64url')
+}
+
+/** The position a cursor names, or null when this list (scope) did not issue it. */
+export function decodeCursor(scope: string, cursor: string): OrderKey | null {
+  const text = Buffer.from(cursor, 'base64url').toString('latin1')
+  if (!text.startsWith(`${scope}.`)) return null
+  const match = /^(-?\d{1,16})\.(\d{1,16})$/.exec(text.slice(scope.length + 1))
   if (match === null) return null
   const atMs = Number(match[1])
   const seq = Number(match[2])
   if (!Number.isSafeInteger(atMs) || !Number.isSafeInteger(seq)) return null
   return { atMs, seq }
+}
+
+export function invalidCursor(): Rejection {
+  return reject('request_invalid', 'The cursor is not one this list issued (a cursor is valid only for the list and filters that issued it).', [{ path: '/cursor', message: 'invalid cursor' }])
+}
+
+/**
+ * Cursors of lists kept in creation order (accounts, windows, lines, matches, history, webhooks): the
+ * next item's seq, atMs always 0. 1 when absent, null when this list did not issue it.
+ */
+export function cursorSeq(scope: string, cursor: string | null): number | null {
+  if (cursor === null) return 1
+  const key = decodeCursor(scope, cursor)
+  if (key === null || key.atMs !== 0 || key.seq < 1) return null
+  return key.seq
+}
+
+export function* seqKeys(fromSeq: number, lastSeq: number): Generator<OrderKey> {
+  for (let seq = fromSeq; seq <= lastSeq; seq++) yield { atMs: 0, seq }
 }
 
 /** Items in ascending key order from several sorted sources, each key once. */
@@ -51,13 +105,20 @@ export function compareKeys(a: OrderKey, b: OrderKey): number {
   return a.atMs - b.atMs || a.seq - b.seq
 }
 
-/** Takes up to limit accepted items; the cursor names the first item left over. */
-export function collectPage<T>(keys: Iterator<OrderKey>, limit: number, view: (key: OrderKey) => T | undefined): Page<T> {
+/**
+ * Takes up to limit accepted items; the cursor names the first item left over. At most
+ * pageItemsScannedMax items are examined: then the page ends where the walk stopped, so the work of
+ * one request is bounded however few items the filter keeps.
+ */
+export function collectPage<T>(scope: string, keys: Iterator<OrderKey>, limit: number, view: (key: OrderKey) => T | undefined): Page<T> {
   const data: T[] = []
+  let scanned = 0
   for (let next = keys.next(); next.done !== true; next = keys.next()) {
+    if (scanned === pageItemsScannedMax) return { data, next_cursor: encodeCursor(scope, next.value) }
+    scanned++
     const item = view(next.value)
     if (item === undefined) continue
-    if (data.length === limit) return { data, next_cursor: encodeCursor(next.value) }
+    if (data.length === limit) return { data, next_cursor: encodeCursor(scope, next.value) }
     data.push(item)
   }
   return { data, next_cursor: null }

@@ -12,7 +12,9 @@ import { createWorkspaceState, type Account, type Entry, type IdempotencyRecord,
 import type { KeyRecord, SystemState, WorkspaceRecord } from './system.js'
 import { isTerminal } from './window-effects.js'
 import type { WebhookSubscription } from './webhooks-state.js'
-import { addLiveWindow, type Match, type ReconciliationWindow } from './windows-state.js'
+import { addLiveWindow } from './live-windows.js'
+import { fillMatchFigures } from './matches.js'
+import type { Match, ReconciliationWindow } from './windows-state.js'
 
 /** An account without its balance index, which is derived. */
 export interface AccountFacts {
@@ -81,6 +83,8 @@ export function restoreWorkspace(facts: WorkspaceFacts): WorkspaceState {
     if (!isTerminal(window.state)) addLiveWindow(state.windows, window)
   }
   for (const match of facts.matches) state.windows.matches.push(match)
+  // Snapshots written before matches kept their figures after creation get them from the window history.
+  fillMatchFigures(state.windows)
   if (facts.webhooks !== undefined) {
     state.webhooks.lastSeq = facts.webhooks.lastSeq
     for (const subscription of facts.webhooks.subscriptions) state.webhooks.subscriptions.set(subscription.id, subscription)
@@ -98,7 +102,8 @@ export interface SystemFacts {
 export function restoreSystem(system: SystemState, facts: SystemFacts): void {
   assert.equal(system.workspaces.size, 0)
   for (const workspace of facts.workspaces) {
-    system.workspaces.set(workspace.id, { ...workspace })
+    // Snapshots written before limitsChangedAtMs existed lack it; only a live change reads it, and that sets it.
+    system.workspaces.set(workspace.id, { ...workspace, limitsChangedAtMs: (workspace as Partial<WorkspaceRecord>).limitsChangedAtMs ?? workspace.createdAtMs })
     system.tags.add(workspace.tag)
   }
   for (const stored of facts.keys) {

@@ -36,6 +36,14 @@ export interface IdempotencyRecord {
   readonly status: number
   readonly body: string
   readonly createdAtMs: number
+  /** The key that made the request (absent in records older than this field: seen by unrestricted keys only). */
+  readonly keyId?: string
+  /**
+   * The accounts (by seq) the stored answer shows: a replay goes to a restricted key only when it sees
+   * them all, as a read would. null: the answer shows no account but a secret (a webhook's), so only its
+   * own key and unrestricted keys get it.
+   */
+  readonly accountSeqs?: readonly number[] | null
 }
 
 export interface WorkspaceState {

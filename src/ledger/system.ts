@@ -2,6 +2,7 @@
 
 import { reject } from '../errors.js'
 import { formatTimestamp, isValidTimeZone } from './calendar.js'
+import { canonicalTimeZone } from './time-zone-name.js'
 import { accept, type Outcome } from './outcome.js'
 
 export const scopes = ['accounts:read', 'accounts:write', 'entries:read', 'entries:write', 'recon:read', 'recon:write', 'hooks:read', 'hooks:write'] as const
@@ -18,6 +19,8 @@ export interface WorkspaceRecord {
   readonly id: string
   timeZone: string
   limits: Limits
+  /** When the limits last changed (create or update): rate buckets switch rate as of then, not when next asked. */
+  limitsChangedAtMs: number
   readonly tag: string
   readonly createdAtMs: number
 }
@@ -52,7 +55,8 @@ export function createSystemState(): SystemState {
 }
 
 export function workspaceView(workspace: WorkspaceRecord): object {
-  return { id: workspace.id, timezone: workspace.timeZone, limits: workspace.limits, created_at: formatTimestamp(workspace.createdAtMs) }
+  // Workspaces created before names were canonicalised at the edge keep the name as typed in their log.
+  return { id: workspace.id, timezone: canonicalTimeZone(workspace.timeZone) ?? workspace.timeZone, limits: workspace.limits, created_at: formatTimestamp(workspace.createdAtMs) }
 }
 
 export function keyView(key: KeyRecord): object {
@@ -65,7 +69,7 @@ export function executeSystem(state: SystemState, command: SystemCommand): Outco
       if (!isValidTimeZone(command.time_zone)) return reject('request_invalid', `Unknown IANA timezone: ${command.time_zone}.`, [{ path: '/timezone', message: 'unknown timezone' }])
       if (state.workspaces.has(command.id)) return reject('workspace_exists', `Workspace ${command.id} already exists.`)
       if (state.tags.has(command.tag)) return reject('unavailable', 'Workspace tag collision; retry.')
-      const workspace: WorkspaceRecord = { id: command.id, timeZone: command.time_zone, limits: command.limits, tag: command.tag, createdAtMs: command.at_ms }
+      const workspace: WorkspaceRecord = { id: command.id, timeZone: command.time_zone, limits: command.limits, limitsChangedAtMs: command.at_ms, tag: command.tag, createdAtMs: command.at_ms }
       state.workspaces.set(workspace.id, workspace)
       state.tags.add(workspace.tag)
       return accept(201, workspaceView(workspace))
@@ -75,7 +79,10 @@ export function executeSystem(state: SystemState, command: SystemCommand): Outco
       if (workspace === undefined) return reject('not_found', `No workspace ${command.id}.`)
       if (command.time_zone !== undefined && !isValidTimeZone(command.time_zone)) return reject('request_invalid', `Unknown IANA timezone: ${command.time_zone}.`, [{ path: '/timezone', message: 'unknown timezone' }])
       if (command.time_zone !== undefined) workspace.timeZone = command.time_zone
-      if (command.limits !== undefined) workspace.limits = { ...workspace.limits, ...command.limits }
+      if (command.limits !== undefined) {
+        workspace.limits = { ...workspace.limits, ...command.limits }
+        workspace.limitsChangedAtMs = command.at_ms
+      }
       return accept(200, workspaceView(workspace))
     }
     case 'key.create': {

@@ -5,7 +5,7 @@ import { formatTimestamp } from './calendar.js'
 import { webhookEventTypes, type WebhookCreate, type WebhookDelete, type WebhookEventType } from './commands.js'
 import { makeId, parseId } from './ids.js'
 import { accept, type Outcome } from './outcome.js'
-import { collectPage, type OrderKey } from './pages.js'
+import { collectPage, cursorSeq, invalidCursor, listScope, type OrderKey } from './pages.js'
 import type { WorkspaceState } from './state.js'
 import type { WebhookSubscription } from './webhooks-state.js'
 import { isVisible } from './visibility.js'
@@ -94,12 +94,15 @@ export function getWebhook(state: WorkspaceState, id: string): Outcome {
 }
 
 /** Live subscriptions in creation order; the cursor is a subscription seq. */
-export function listWebhooks(state: WorkspaceState, limit: number, fromSeq: number): Outcome {
+export function listWebhooks(state: WorkspaceState, limit: number, cursor: string | null): Outcome {
+  const scope = listScope('webhooks')
+  const fromSeq = cursorSeq(scope, cursor)
+  if (fromSeq === null) return invalidCursor()
   const keys = (function* (): Generator<OrderKey> {
     for (const subscription of state.webhooks.subscriptions.values()) if (subscription.seq >= fromSeq) yield { atMs: 0, seq: subscription.seq }
   })()
   const bySeq = new Map([...state.webhooks.subscriptions.values()].map((subscription) => [subscription.seq, subscription]))
-  return accept(200, collectPage(keys, limit, ({ seq }) => webhookView(bySeq.get(seq)!)))
+  return accept(200, collectPage(scope, keys, limit, ({ seq }) => webhookView(bySeq.get(seq)!)))
 }
 
 /** The subscriptions an event goes to: those naming its type whose creating key sees every account it concerns. */

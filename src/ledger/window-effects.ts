@@ -4,6 +4,7 @@ import { reject, type Rejection } from '../errors.js'
 import { movementOver } from './balances.js'
 import type { CommandEnvelope } from './commands.js'
 import { parseId } from './ids.js'
+import { liveWindowAt } from './live-windows.js'
 import { addSafe } from './money.js'
 import type { Entry, WorkspaceState } from './state.js'
 import { isVisible, type Visibility } from './visibility.js'
@@ -47,15 +48,20 @@ export function liveStateOf(window: ReconciliationWindow, residual: number): Win
   return residual === 0 && window.activeMatchCount > 0 ? 'balanced' : 'open'
 }
 
-/** Sets the live state after a change; records a flip with its cause in the window history. */
-export function reevaluate(state: WorkspaceState, window: ReconciliationWindow, command: CommandEnvelope, cause: Record<string, unknown>): void {
-  if (isTerminal(window.state)) return
+/**
+ * Records a change in the window history, then a flip of the live state if it caused one. The state is
+ * re-evaluated first, so the change's own event carries the state and residual as they are after the
+ * command, never a mix of before and after. The flip (with its cause) comes last: events.ts reads it there.
+ * Returns the residual after the change.
+ */
+export function recordChange(state: WorkspaceState, window: ReconciliationWindow, command: CommandEnvelope, type: string, detail: Record<string, unknown>, cause: Record<string, unknown>): number {
   const residual = residualOf(state, window)
-  const next = liveStateOf(window, residual)
-  if (next === window.state) return
   const from = window.state
+  const next = isTerminal(from) ? from : liveStateOf(window, residual)
   window.state = next
-  window.history.push({ type: next, atMs: command.at_ms, keyId: command.key_id, state: next, residual, detail: { from, ...cause } })
+  window.history.push({ type, atMs: command.at_ms, keyId: command.key_id, state: next, residual, detail })
+  if (next !== from) window.history.push({ type: next, atMs: command.at_ms, keyId: command.key_id, state: next, residual, detail: { from, ...cause } })
+  return residual
 }
 
 function windowAmountOf(window: ReconciliationWindow, perAccount: ReadonlyMap<number, number>): number {
@@ -64,15 +70,14 @@ function windowAmountOf(window: ReconciliationWindow, perAccount: ReadonlyMap<nu
   return amount
 }
 
+/** The live windows whose period holds the entry, on any of its accounts: at most one per account, each once. */
 function* liveWindowsTouched(state: WorkspaceState, entry: Entry, perAccount: ReadonlyMap<number, number>): Generator<ReconciliationWindow> {
   const seen = new Set<number>()
   for (const accountSeq of perAccount.keys()) {
-    for (const windowSeq of state.windows.liveWindowsByAccount.get(accountSeq) ?? []) {
-      if (seen.has(windowSeq)) continue
-      seen.add(windowSeq)
-      const window = state.windows.windows[windowSeq - 1]
-      if (entry.effectiveAtMs >= window.startMs && entry.effectiveAtMs < window.endMs) yield window
-    }
+    const window = liveWindowAt(state.windows, accountSeq, entry.effectiveAtMs)
+    if (window === undefined || seen.has(window.seq)) continue
+    seen.add(window.seq)
+    yield window
   }
 }
 
@@ -81,8 +86,7 @@ function touchesLiveWindows(state: WorkspaceState, perAccount: ReadonlyMap<numbe
   const live = state.windows.liveWindowsByAccount
   if (live.size === 0) return false
   for (const accountSeq of perAccount.keys()) {
-    const windows = live.get(accountSeq)
-    if (windows !== undefined && windows.size > 0) return true
+    if (live.has(accountSeq)) return true
   }
   return false
 }
@@ -105,7 +109,6 @@ export function applyEntryToWindows(state: WorkspaceState, entry: Entry, perAcco
   if (!touchesLiveWindows(state, perAccount)) return
   for (const window of liveWindowsTouched(state, entry, perAccount)) {
     const amount = windowAmountOf(window, perAccount)
-    window.history.push({ type: 'entry_posted', atMs: command.at_ms, keyId: command.key_id, state: window.state, residual: residualOf(state, window), detail: { entry: entry.id, amount } })
-    reevaluate(state, window, command, { cause: 'entry_posted', entry: entry.id })
+    recordChange(state, window, command, 'entry_posted', { entry: entry.id, amount }, { cause: 'entry_posted', entry: entry.id })
   }
 }

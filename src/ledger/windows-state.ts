@@ -26,6 +26,9 @@ export interface Match {
   readonly reason: string | null
   readonly createdAtMs: number
   readonly createdBy: string
+  /** The window's residual and state right after this match was created (SPEC.md 2.2): what the match list shows. */
+  readonly residualAfterCreate: number
+  readonly stateAfterCreate: WindowStateName
   reversedAtMs: number | null
   reversedBy: string | null
 }
@@ -82,30 +85,13 @@ export interface WindowsState {
   readonly windows: ReconciliationWindow[]
   /** matches[seq - 1], across all windows of the workspace. */
   readonly matches: Match[]
-  /** account seq → seqs of its non-terminal windows, so a posting finds its windows without a scan. */
-  readonly liveWindowsByAccount: Map<number, Set<number>>
+  /**
+   * account seq → seqs of its non-terminal windows in order of period start (they never overlap), so a
+   * posting finds its window by binary search (live-windows.ts).
+   */
+  readonly liveWindowsByAccount: Map<number, number[]>
 }
 
 export function createWindowsState(): WindowsState {
   return { windows: [], matches: [], liveWindowsByAccount: new Map() }
-}
-
-/** A window that is not terminal enters the index of each of its accounts (open, and restore). */
-export function addLiveWindow(windows: WindowsState, window: ReconciliationWindow): void {
-  for (const accountSeq of window.accountSeqs) {
-    const live = windows.liveWindowsByAccount.get(accountSeq) ?? new Set<number>()
-    live.add(window.seq)
-    windows.liveWindowsByAccount.set(accountSeq, live)
-  }
-}
-
-/** A window that turns terminal leaves it; false when it was not there (a bug: the caller asserts). */
-export function removeLiveWindow(windows: WindowsState, window: ReconciliationWindow): boolean {
-  let removed = true
-  for (const accountSeq of window.accountSeqs) {
-    const live = windows.liveWindowsByAccount.get(accountSeq)
-    if (live === undefined || !live.delete(window.seq)) removed = false
-    else if (live.size === 0) windows.liveWindowsByAccount.delete(accountSeq)
-  }
-  return removed
 }

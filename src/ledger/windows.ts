@@ -7,12 +7,13 @@ import { movementOver } from './balances.js'
 import { formatTimestamp, isValidTimeZone, localDateOf, parseDate, periodBoundsMs } from './calendar.js'
 import type { WindowLinesAdd, WindowOpen, WindowTransition } from './commands.js'
 import { makeId } from './ids.js'
+import { addLiveWindow, liveWindowMeeting, removeLiveWindow } from './live-windows.js'
 import { accept, type Outcome } from './outcome.js'
-import { collectPage, decodeCursor, type OrderKey } from './pages.js'
+import { collectPage, cursorSeq, invalidCursor, listScope, seqKeys } from './pages.js'
 import type { Account, WorkspaceState } from './state.js'
 import type { Visibility } from './visibility.js'
 import { derivedOf, findWindow, isTerminal, residualFrom, residualOf } from './window-effects.js'
-import { addLiveWindow, removeLiveWindow, type HistoryEvent, type ReconciliationWindow, type StatementLine, type WindowStateName } from './windows-state.js'
+import { type HistoryEvent, type ReconciliationWindow, type StatementLine, type WindowStateName } from './windows-state.js'
 
 /** A window holds at most this many statement lines, so every scan of its lines is bounded. */
 export const windowLinesMax = 1_000_000
@@ -115,11 +116,10 @@ function resolveAccounts(state: WorkspaceState, command: WindowOpen): Account[] 
 /** A non-terminal window sharing an account whose [startMs, endMs) meets the new period. */
 function findOverlap(state: WorkspaceState, accounts: readonly Account[], startMs: number, endMs: number): ReconciliationWindow | undefined {
   for (const account of accounts) {
-    for (const windowSeq of state.windows.liveWindowsByAccount.get(account.seq) ?? []) {
-      const window = state.windows.windows[windowSeq - 1]
-      assert(!isTerminal(window.state))
-      if (window.startMs < endMs && startMs < window.endMs) return window
-    }
+    const window = liveWindowMeeting(state.windows, account.seq, startMs, endMs)
+    if (window === undefined) continue
+    assert(!isTerminal(window.state))
+    return window
   }
   return undefined
 }
@@ -218,14 +218,14 @@ function freeze(state: WorkspaceState, window: ReconciliationWindow): void {
   const residual = residualOf(state, window)
   window.frozenDerived = derived
   window.frozenResidual = residual
-  assert(removeLiveWindow(state.windows, window))
+  removeLiveWindow(state.windows, window)
 }
 
 export function terminalRejection(window: ReconciliationWindow): Rejection {
   return reject('recon_state_invalid', `The window is ${window.state}; a closed or abandoned window cannot change.`)
 }
 
-export function pushHistory(window: ReconciliationWindow, command: { readonly at_ms: number; readonly key_id: string }, type: string, residual: number, detail: Record<string, unknown>): void {
+function pushHistory(window: ReconciliationWindow, command: { readonly at_ms: number; readonly key_id: string }, type: string, residual: number, detail: Record<string, unknown>): void {
   window.history.push({ type, atMs: command.at_ms, keyId: command.key_id, state: window.state, residual, detail })
 }
 
@@ -287,11 +287,12 @@ export function listWindows(state: WorkspaceState, query: WindowListQuery, visib
     if (account === undefined) return reject('account_unknown', `Unknown account: ${query.account}.`, [{ path: '/account', message: 'unknown account' }])
     accountSeq = account.seq
   }
-  const startSeq = cursorSeq(query.cursor)
+  const scope = listScope('windows', query.state, accountSeq)
+  const startSeq = cursorSeq(scope, query.cursor)
   if (startSeq === null) return invalidCursor()
   const windows = state.windows.windows
   const keys = seqKeys(startSeq, windows.length)
-  return accept(200, collectPage(keys, query.limit, (key) => {
+  return accept(200, collectPage(scope, keys, query.limit, (key) => {
     const window = windows[key.seq - 1]
     if (query.state !== null && window.state !== query.state) return undefined
     if (accountSeq !== 0 && !window.accountSeqs.includes(accountSeq)) return undefined
@@ -309,10 +310,11 @@ export interface LineListQuery {
 export function listLines(state: WorkspaceState, windowId: string, query: LineListQuery, visibility: Visibility): Outcome {
   const window = findWindow(state, windowId, visibility)
   if (window === undefined) return reject('not_found', 'No such reconciliation.')
-  const startNumber = cursorSeq(query.cursor)
+  const scope = listScope('lines', window.id, query.status)
+  const startNumber = cursorSeq(scope, query.cursor)
   if (startNumber === null) return invalidCursor()
   const matches = state.windows.matches
-  return accept(200, collectPage(seqKeys(startNumber, window.lines.length), query.limit, (key) => {
+  return accept(200, collectPage(scope, seqKeys(startNumber, window.lines.length), query.limit, (key) => {
     const line = window.lines[key.seq - 1]
     if (query.status === 'matched' && line.matchSeq === 0) return undefined
     if (query.status === 'unmatched' && line.matchSeq !== 0) return undefined
@@ -320,28 +322,22 @@ export function listLines(state: WorkspaceState, windowId: string, query: LineLi
   }))
 }
 
-export function windowHistory(state: WorkspaceState, windowId: string, visibility: Visibility): Outcome {
+export interface HistoryListQuery {
+  readonly limit: number
+  readonly cursor: string | null
+}
+
+/** The window's audit trail, oldest first, a page at a time: it grows with every posting into the period. */
+export function windowHistory(state: WorkspaceState, windowId: string, query: HistoryListQuery, visibility: Visibility): Outcome {
   const window = findWindow(state, windowId, visibility)
   if (window === undefined) return reject('not_found', 'No such reconciliation.')
-  return accept(200, { data: window.history.map(historyView) })
+  const scope = listScope('history', window.id)
+  const startIndex = cursorSeq(scope, query.cursor)
+  if (startIndex === null) return invalidCursor()
+  // The cursor counts positions in this window's history (1-based).
+  return accept(200, collectPage(scope, seqKeys(startIndex, window.history.length), query.limit, (key) => historyView(window.history[key.seq - 1])))
 }
 
 export function historyView(event: HistoryEvent): object {
   return { type: event.type, at: formatTimestamp(event.atMs), key_id: event.keyId, state: event.state, residual: event.residual, ...event.detail }
-}
-
-/** Cursors of per-window and per-workspace sequences: the next item's seq, atMs always 0. 1 when absent, null when invalid. */
-export function cursorSeq(cursor: string | null): number | null {
-  if (cursor === null) return 1
-  const key = decodeCursor(cursor)
-  if (key === null || key.atMs !== 0 || key.seq < 1) return null
-  return key.seq
-}
-
-export function invalidCursor(): Rejection {
-  return reject('request_invalid', 'The cursor is not one this service issued.', [{ path: '/cursor', message: 'invalid cursor' }])
-}
-
-export function* seqKeys(fromSeq: number, lastSeq: number): Generator<OrderKey> {
-  for (let seq = fromSeq; seq <= lastSeq; seq++) yield { atMs: 0, seq }
 }

@@ -5,7 +5,7 @@ import { createAccount, updateAccount } from './accounts.js'
 import type { WorkspaceCommand } from './commands.js'
 import { postEntry } from './entries.js'
 import { eventsOf } from './events.js'
-import { expireIdempotency, storeIdempotency } from './idempotency.js'
+import { answerAccountSeqs, expireIdempotency, storeIdempotency } from './idempotency.js'
 import { createMatch, reverseMatch } from './matches.js'
 import type { Outcome } from './outcome.js'
 import type { WorkspaceState } from './state.js'
@@ -27,8 +27,10 @@ export function executeWorkspace(state: WorkspaceState, command: WorkspaceComman
       key: command.idempotency.key,
       fingerprint: command.idempotency.fingerprint,
       status: outcome.status,
-      body: JSON.stringify(outcome.body),
+      body: outcome.status === 204 ? '' : JSON.stringify(outcome.body),
       createdAtMs: command.at_ms,
+      keyId: command.key_id,
+      accountSeqs: answerAccountSeqs(state, command, outcome),
     })
   }
   // Events exist for webhooks; a workspace without a subscription pays nothing for them (nor does its replay).

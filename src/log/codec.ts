@@ -76,12 +76,33 @@ function hex32(value: number): string {
   return value.toString(16).padStart(8, '0')
 }
 
-/** The key bytes a log record's checksum covers: its seq, as LMDB's uint32 key encoding stores it. */
-export function seqKeyBytes(seq: number): Buffer {
-  assert.ok(Number.isSafeInteger(seq) && seq >= 1 && seq <= 0xffffffff)
-  const bytes = Buffer.allocUnsafe(4)
-  bytes.writeUInt32BE(seq, 0)
+/**
+ * How many bytes of the seq a log record's checksum covers: 4 in log format 1 (records keyed by LMDB's
+ * uint32 encoding, seqs up to 2^32 - 1), 8 from format 2 on (seqs up to Number.MAX_SAFE_INTEGER, written
+ * as a 64-bit big-endian integer). The checksum covers the seq, not LMDB's key bytes, so it does not
+ * depend on how the key is encoded.
+ */
+export type SeqWidth = 4 | 8
+
+/** The largest seq of each width: format 1's uint32 keys; format 2's doubles, exact up to 2^53 - 1. */
+export function seqMaxOf(width: SeqWidth): number {
+  return width === 4 ? 0xffffffff : Number.MAX_SAFE_INTEGER
+}
+
+/** The key bytes a log record's checksum covers: its seq, big-endian, in width bytes. */
+export function seqKeyBytes(seq: number, width: SeqWidth = 8): Buffer {
+  assert.ok(Number.isSafeInteger(seq) && seq >= 1 && seq <= seqMaxOf(width))
+  const bytes = Buffer.alloc(width)
+  if (width === 4) bytes.writeUInt32BE(seq, 0)
+  else bytes.writeBigUInt64BE(BigInt(seq), 0)
   return bytes
+}
+
+/** A CRC32C continued over seq as seqKeyBytes(seq, width) writes it, without a buffer. */
+function crc32cUpdateSeq(state: number, seq: number, width: SeqWidth): number {
+  const low = seq % 0x1_0000_0000
+  if (width === 4) return crc32cUpdateUint32BE(state, low)
+  return crc32cUpdateUint32BE(crc32cUpdateUint32BE(state, (seq - low) / 0x1_0000_0000), low)
 }
 
 function assertRecord(record: LogRecord): void {
@@ -105,17 +126,17 @@ function recordProblem(value: unknown): string | null {
   return null
 }
 
-/** The stored bytes of record seq. The record is a programmer's value: asserted, not checked. */
+/** The stored bytes of record seq (format 2: the checksum covers 8 bytes of seq). A programmer's value: asserted, not checked. */
 export function encodeRecord(seq: number, record: LogRecord): Buffer {
   assertRecord(record)
-  return frame(seqKeyBytes(seq), packr.pack(record))
+  return frame(seqKeyBytes(seq, 8), packr.pack(record))
 }
 
 export type RecordRead = { readonly ok: true; readonly record: LogRecord } | { readonly ok: false; readonly reason: string }
 
 /** Reads record seq from its stored bytes; damage (checksum, decoding, shape) is reported, not thrown. */
-export function decodeRecord(seq: number, bytes: Uint8Array): RecordRead {
-  return decodeRecordInPlace(seq, bytes, bytes.length)
+export function decodeRecord(seq: number, bytes: Uint8Array, width: SeqWidth = 8): RecordRead {
+  return decodeRecordInPlace(seq, bytes, bytes.length, width)
 }
 
 /**
@@ -124,18 +145,18 @@ export function decodeRecord(seq: number, bytes: Uint8Array): RecordRead {
  * checks a million records this way, straight from LMDB's shared read buffer (and decodeRecord, in place
  * or not, goes through here).
  */
-export function recordFrameProblem(seq: number, bytes: Uint8Array, length: number): string | null {
+export function recordFrameProblem(seq: number, bytes: Uint8Array, length: number, width: SeqWidth = 8): string | null {
   return frameHeaderProblem(bytes, length)
-    ?? checksumProblem(bytes, crc32cFinish(crc32cUpdateRange(crc32cUpdateUint32BE(crc32cInitial, seq), bytes, frameHeaderBytes, length)), length)
+    ?? checksumProblem(bytes, crc32cFinish(crc32cUpdateRange(crc32cUpdateSeq(crc32cInitial, seq, width), bytes, frameHeaderBytes, length)), length)
 }
 
 /**
  * Record seq from bytes[0..length), which may be a buffer overwritten after the call (LMDB's shared read
  * buffer): nothing returned refers to it. Damage (frame, checksum, decoding, shape) is reported, not thrown.
  */
-export function decodeRecordInPlace(seq: number, bytes: Uint8Array, length: number): RecordRead {
-  assert.ok(Number.isSafeInteger(seq) && seq >= 1 && seq <= 0xffffffff)
-  const damage = recordFrameProblem(seq, bytes, length)
+export function decodeRecordInPlace(seq: number, bytes: Uint8Array, length: number, width: SeqWidth = 8): RecordRead {
+  assert.ok(Number.isSafeInteger(seq) && seq >= 1 && seq <= seqMaxOf(width))
+  const damage = recordFrameProblem(seq, bytes, length, width)
   if (damage !== null) return { ok: false, reason: damage }
   let value = readSubset(bytes, frameHeaderBytes, length)
   try {

@@ -2,8 +2,9 @@
 
 import assert from 'node:assert/strict'
 import { open, type Database, type RootDatabase } from 'lmdb'
-import { decodeRecordInPlace, encodeRecord, recordFrameProblem, type LogRecord, type RecordRead } from './codec.js'
-import { recordDamaged, recordsMissing, storeUnopenable } from './damage.js'
+import { encodeRecord, seqMaxOf, type LogRecord } from './codec.js'
+import { StoreDamaged, storeUnopenable } from './damage.js'
+import { RecordStore } from './record-store.js'
 import { checkStoreFile } from './store-file.js'
 
 /**
@@ -57,36 +58,6 @@ interface PendingRecord {
   readonly side: SideWrites | null
 }
 
-/**
- * The value decoder of the log's read handle. LMDB hands a decoder its shared read buffer, valid
- * until the next read, instead of copying each value into a new Buffer (at a million records, the
- * copies and their off-heap backing stores cost more than the checksums). The checksum covers the
- * record's key, which a decoder is not given: the reader sets `seq` to the key it expects next, and
- * its caller checks the key it got against the same number before it looks at the result. One reader
- * per log, so one start-up read at a time (readFrom and verifyRange are not interleaved).
- */
-class InPlaceRecordReader {
-  seq = 0
-  /** false: only the frame and checksum are checked (the records below the snapshots). */
-  decoding = true
-  readonly needsStableBuffer = false
-
-  decode(bytes: Uint8Array, size?: number): RecordRead {
-    // lmdb-js passes the value's size: its shared buffer is longer than the value (and says so through its own `length`).
-    const length = size ?? bytes.length
-    if (this.decoding) return decodeRecordInPlace(this.seq, bytes, length)
-    const damage = recordFrameProblem(this.seq, bytes, length)
-    return damage === null ? checkedFrame : { ok: false, reason: damage }
-  }
-
-  encode(): never {
-    throw new Error('the log read handle does not write')
-  }
-}
-
-/** What a checked-only read yields: the frame and checksum hold (the record itself is not decoded). */
-const checkedFrame: RecordRead = Object.freeze({ ok: true, record: null as never })
-
 /** How long a failed commit waits for LMDB to say why (its commitError promise), at most. */
 const commitErrorWaitMs = 1_000
 
@@ -99,16 +70,18 @@ const commitErrorWaitMs = 1_000
  */
 export class CommandLog {
   readonly #root: RootDatabase
-  readonly #records: Database<Buffer, number>
-  /** The same database opened for start-up reads: values decoded in place (see InPlaceRecordReader). */
-  readonly #reader = new InPlaceRecordReader()
-  readonly #recordsRead: Database<RecordRead, number>
+  readonly #records: RecordStore
   readonly #side: Readonly<Record<SideDatabase, Database<Buffer, string>>>
   readonly #options: CommandLogOptions
   #nextSeq: number
   #durableSeq: number
   #pending: PendingRecord[] = []
-  #waiting: { seq: number; callback: DurableCallback }[] = []
+  /**
+   * Replies waiting for durability, by the seq they wait for (always in durableSeq+1..lastSeq). A reply
+   * is released as soon as its own seq is durable, whatever was registered before it: a read of one
+   * workspace whose barrier is durable does not wait behind a write of another with a later seq.
+   */
+  readonly #waiting = new Map<number, DurableCallback[]>()
   #inFlight = false
   #failure: Error | null = null
   #idleResolvers: (() => void)[] = []
@@ -121,19 +94,17 @@ export class CommandLog {
     try {
       // Durability is explicit: commit waits for the transaction, and the reply waits for `flushed`.
       this.#root = open({ path: options.path, overlappingSync: true, noSync: false, noMetaSync: false, eventTurnBatching: true, commitDelay: 0, maxDbs: 8 })
-      this.#records = this.#root.openDB<Buffer, number>({ name: 'log', keyEncoding: 'uint32', encoding: 'binary' })
-      // `encoder` (lmdb-js's own encoder/decoder option) is missing from its DatabaseOptions type.
-      const readOptions = { name: 'log', keyEncoding: 'uint32' as const, encoder: this.#reader }
-      this.#recordsRead = this.#root.openDB<RecordRead, number>(readOptions)
       this.#side = {
         outbox: this.#root.openDB<Buffer, string>({ name: 'outbox', encoding: 'binary' }),
         deliveries: this.#root.openDB<Buffer, string>({ name: 'deliveries', encoding: 'binary' }),
       }
+      this.#records = new RecordStore(this.#root, options.path)
+      this.#records.markFormat()
     } catch (error) {
+      if (error instanceof StoreDamaged) throw error
       throw storeUnopenable(options.path, error instanceof Error ? error.message : String(error))
     }
-    let last = 0
-    for (const key of this.#records.getKeys({ reverse: true, limit: 1 })) last = key
+    const last = this.#records.lastSeqAtOpen
     this.#nextSeq = last + 1
     this.#durableSeq = last
   }
@@ -161,6 +132,7 @@ export class CommandLog {
    */
   append(record: LogRecord, side?: (seq: number) => SideWrites): number {
     assert.ok(this.canAppend())
+    assert.ok(this.#nextSeq <= seqMaxOf(8), 'the log has used every seq')
     const seq = this.#nextSeq++
     this.#pending.push({ seq, bytes: encodeRecord(seq, record), side: side === undefined ? null : side(seq) })
     if (!this.#inFlight) queueMicrotask(() => void this.#commit())
@@ -171,48 +143,29 @@ export class CommandLog {
   afterDurable(seq: number, callback: DurableCallback): void {
     if (this.#failure !== null) return callback(this.#failure)
     if (seq <= this.#durableSeq) return callback(null)
-    this.#waiting.push({ seq, callback })
+    const waiting = this.#waiting.get(seq)
+    if (waiting === undefined) this.#waiting.set(seq, [callback])
+    else waiting.push(callback)
   }
+
+  /** The first seq the log holds; records below it were deleted by retention (src/actor/log-retention.ts). */
+  get firstSeq(): number { return this.#records.firstSeq }
 
   /**
    * Every record from seq on, in order, each checked: a damaged record or a missing seq throws
    * StoreDamaged naming the seq. Start-up must never build state from a record it cannot trust.
    */
-  *readFrom(seq: number): Generator<{ seq: number; record: LogRecord }> {
-    let expected = seq
-    const reader = this.#reader
-    reader.decoding = true
-    reader.seq = expected
-    for (const { key, value: read } of this.#recordsRead.getRange({ start: seq })) {
-      if (key !== expected) throw recordsMissing(this.#options.path, expected, key)
-      if (!read.ok) throw recordDamaged(this.#options.path, key, read.reason)
-      expected++
-      yield { seq: key, record: read.record }
-      // Set again after the pause, right before the loop reads the next value (the reader is shared).
-      reader.decoding = true
-      reader.seq = expected
-    }
-    if (expected <= this.lastSeq) throw recordsMissing(this.#options.path, expected, null)
+  readFrom(seq: number): Generator<{ seq: number; record: LogRecord }> {
+    return this.#records.readFrom(seq, this.lastSeq)
   }
 
   /**
-   * Checks the frame and checksum of records first..last without decoding them: the records
-   * start-up skips because snapshots cover them are still verified, so a damaged one is found
-   * now and not on the day a snapshot is lost and they are needed. Returns how many were checked.
+   * Deletes durable records below belowSeq, recordsMax at most, in one write transaction of its own
+   * (the group commit's transactions queue behind it for that long). Returns how many.
    */
-  verifyRange(first: number, last: number): number {
-    if (last < first) return 0
-    let expected = first
-    const reader = this.#reader
-    reader.decoding = false
-    reader.seq = expected
-    for (const { key, value: checked } of this.#recordsRead.getRange({ start: first, end: last + 1 })) {
-      if (key !== expected) throw recordsMissing(this.#options.path, expected, key)
-      if (!checked.ok) throw recordDamaged(this.#options.path, key, checked.reason)
-      reader.seq = ++expected
-    }
-    if (expected <= last) throw recordsMissing(this.#options.path, expected, null)
-    return last - first + 1
+  removeBelow(belowSeq: number, recordsMax: number): Promise<number> {
+    assert.ok(belowSeq <= this.#durableSeq + 1, 'only durable records are deleted')
+    return this.#records.removeBelow(belowSeq, recordsMax)
   }
 
   /** Resolves when nothing is pending (for shutdown). */
@@ -253,14 +206,14 @@ export class CommandLog {
       await this.#root.flushed
       this.#durableSeq = lastSeq
       this.#options.onCommit?.(batch.length, performance.now() - startedMs)
-      this.#release(null)
+      this.#release(firstSeq, lastSeq, null)
       this.#notifySide(batch)
     } catch (error) {
       // Refuse appends at once; the reason LMDB gives comes a moment later.
       this.#failure = error instanceof Error ? error : new Error(String(error))
       this.#failure = await describeFailure(error, firstSeq, lastSeq)
       this.#pending = []
-      this.#release(this.#failure)
+      this.#release(firstSeq, this.lastSeq, this.#failure)
     } finally {
       this.#inFlight = false
     }
@@ -275,10 +228,18 @@ export class CommandLog {
     if (names.size > 0) this.onSideDurable([...names])
   }
 
-  #release(error: Error | null): void {
-    let released = 0
-    while (released < this.#waiting.length && (error !== null || this.#waiting[released].seq <= this.#durableSeq)) released++
-    for (const { callback } of this.#waiting.splice(0, released)) callback(error)
+  /**
+   * Releases, in seq order (and in registration order within a seq), every reply whose seq is now durable,
+   * or with an error every waiting reply: those of the failed batch and those after it. Every waiting seq
+   * lies in fromSeq..toSeq (nothing below fromSeq was waiting), each looked up once.
+   */
+  #release(fromSeq: number, toSeq: number, error: Error | null): void {
+    for (let seq = fromSeq; seq <= toSeq && this.#waiting.size > 0; seq++) {
+      const callbacks = this.#waiting.get(seq)
+      if (callbacks === undefined) continue
+      this.#waiting.delete(seq)
+      for (const callback of callbacks) callback(error)
+    }
   }
 }
 

@@ -4,10 +4,10 @@ import path from 'node:path'
 
 /**
  * What is wrong. `log_record`: a record fails its checksum or cannot be decoded; `log_gap`: a seq
- * is missing; `snapshot_ahead`: a snapshot covers records the log no longer has; `store_file`:
+ * is missing; `log_retained`: recovery needs records that retention deleted; `snapshot_ahead`: a snapshot covers records the log no longer has; `store_file`:
  * the LMDB file is cut short or is not an LMDB file; `store_unopenable`: LMDB refused to open it.
  */
-export type DamageKind = 'log_record' | 'log_gap' | 'snapshot_ahead' | 'store_file' | 'store_unopenable'
+export type DamageKind = 'log_record' | 'log_gap' | 'log_retained' | 'snapshot_ahead' | 'store_file' | 'store_unopenable'
 
 /** A refusal to start: the data dir holds something that start-up cannot turn into trustworthy state. */
 export class StoreDamaged extends Error {
@@ -50,6 +50,21 @@ export function recordDamaged(logPath: string, seq: number, reason: string): Sto
 export function recordsMissing(logPath: string, expectedSeq: number, foundSeq: number | null): StoreDamaged {
   const found = foundSeq === null ? 'the log ends there' : `the next record is ${foundSeq}`
   return new StoreDamaged('log_gap', `log record ${expectedSeq} in ${logPath} is missing (${found}).\n${logRecoveryText(logPath, expectedSeq)}`, expectedSeq)
+}
+
+/**
+ * Replay must begin at startSeq (a snapshot it would start from is unusable or missing), but retention
+ * deleted every record below firstSeq, trusting the snapshots. The log alone cannot rebuild that state.
+ */
+export function recordsRetainedAway(logPath: string, startSeq: number, firstSeq: number, unusable: readonly string[]): StoreDamaged {
+  const why = unusable.length > 0 ? `the snapshot of ${unusable.join(', ')} cannot be used` : 'a workspace or the system has no snapshot'
+  return new StoreDamaged(
+    'log_retained',
+    `start-up must replay the log from record ${startSeq} because ${why}, but the log in ${logPath} begins at record ${firstSeq}: `
+      + 'retention deleted the records below it once snapshots covered them.\n'
+      + `Recovery: keep trueup stopped, copy ${dataDirOf(logPath)} aside, and restore the data dir from a backup (docs/RELIABILITY.md, "Recovering from damage").`,
+    startSeq,
+  )
 }
 
 export function snapshotAhead(logPath: string, name: string, snapshotSeq: number, lastSeq: number): StoreDamaged {

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import { open, type RootDatabase } from 'lmdb'
 import { decodeRecord, unframe } from './codec.js'
+import { RecordStore } from './record-store.js'
 import { checkStoreFile } from './store-file.js'
 
 /** Damaged records listed at most; past it only the count grows (a wholly damaged log must not flood the terminal). */
@@ -43,8 +44,8 @@ function openStore(logPath: string): RootDatabase {
   return open({ path: logPath, overlappingSync: true, noSync: false, maxDbs: 8 })
 }
 
-function logDb(root: RootDatabase) {
-  return root.openDB<Buffer, number>({ name: 'log', keyEncoding: 'uint32', encoding: 'binary' })
+function recordsOf(root: RootDatabase, logPath: string): RecordStore {
+  return new RecordStore(root, logPath)
 }
 
 function snapshotsDb(root: RootDatabase) {
@@ -61,14 +62,16 @@ export async function verifyStore(logPath: string): Promise<VerifyReport> {
       damagedCount++
       if (damaged.length < listedMax) damaged.push({ seq, reason })
     }
-    let expected = 1
+    // Records below the retained start were deleted by retention: not missing.
+    const store = recordsOf(root, logPath)
+    let expected = store.firstSeq
     let records = 0
-    for (const { key, value } of logDb(root).getRange({})) {
-      if (key !== expected) note(expected, `missing (records ${expected}..${key - 1} are absent)`)
-      const read = decodeRecord(key, value)
-      if (!read.ok) note(key, read.reason)
+    for (const { seq, bytes, width } of store.rawFrom(store.firstSeq)) {
+      if (seq !== expected) note(expected, `missing (records ${expected}..${seq - 1} are absent)`)
+      const read = decodeRecord(seq, bytes, width)
+      if (!read.ok) note(seq, read.reason)
       records++
-      expected = key + 1
+      expected = seq + 1
     }
     const snapshots: SnapshotCheck[] = []
     for (const { key, value } of snapshotsDb(root).getRange({})) {
@@ -90,16 +93,18 @@ export async function truncateLog(logPath: string, fromSeq: number, exportFile: 
   assert.ok(Number.isSafeInteger(fromSeq) && fromSeq >= 1, 'fromSeq must be a positive integer')
   const root = openStore(logPath)
   try {
-    const log = logDb(root)
+    const log = recordsOf(root, logPath)
+    // Every snapshot goes, so the next start replays from record 1: only a log that still has it.
+    if (log.firstSeq > 1) throw new Error(`the log begins at record ${log.firstSeq} (retention deleted the records below it): it cannot be cut back and replayed from record 1; restore the data dir from a backup`)
     const snapshots = snapshotsDb(root)
     const file = fs.openSync(exportFile, 'wx', 0o600)
     const seqs: number[] = []
     try {
-      for (const { key, value } of log.getRange({ start: fromSeq })) {
-        const read = decodeRecord(key, value)
-        const line = read.ok ? { seq: key, record: read.record } : { seq: key, damaged: read.reason, base64: Buffer.from(value).toString('base64') }
+      for (const { seq, bytes, width } of log.rawFrom(fromSeq)) {
+        const read = decodeRecord(seq, bytes, width)
+        const line = read.ok ? { seq, record: read.record } : { seq, damaged: read.reason, base64: Buffer.from(bytes).toString('base64') }
         fs.writeSync(file, `${JSON.stringify(line)}\n`)
-        seqs.push(key)
+        seqs.push(seq)
       }
       fs.fsyncSync(file)
     } finally {

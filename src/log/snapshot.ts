@@ -430,3 +430,29 @@ export function loadSystemSnapshot(root: RootDatabase): SystemSnapshotRead | und
   }
   return { ok: true, seq: body.seq, state: body }
 }
+
+/** The seqs of the snapshots on disk, for log retention: whatever they hold, recovery begins after the oldest. */
+export interface SnapshotSeqs {
+  /** The system snapshot's seq and the workspaces it holds; null when there is none or it cannot be read. */
+  readonly system: { readonly seq: number; readonly workspaceIds: readonly string[] } | null
+  /** Each workspace snapshot's seq, by workspace id (those whose head cannot be read are left out). */
+  readonly workspaces: ReadonlyMap<string, number>
+}
+
+/**
+ * Reads the heads only (not the entry chunks): what is committed is what a recovery would find. A head
+ * that does not check out is left out, so retention keeps the records its workspace would need.
+ */
+export function snapshotSeqsOnDisk(root: RootDatabase): SnapshotSeqs {
+  const workspaces = new Map<string, number>()
+  const db = snapshotsDb(root)
+  for (const key of db.getKeys({})) {
+    if (typeof key !== 'string' || key.includes(' ')) continue
+    const value = db.get(key)
+    const read = value === undefined ? null : readSnapshot(key, value, (bytes) => snapshotUnpackr.unpack(bytes))
+    const seq = read !== null && read.ok ? (read.body as { seq?: unknown } | null)?.seq : undefined
+    if (typeof seq === 'number' && Number.isSafeInteger(seq)) workspaces.set(key, seq)
+  }
+  const system = loadSystemSnapshot(root)
+  return { system: system !== undefined && system.ok ? { seq: system.seq, workspaceIds: system.state.workspaces.map(({ id }) => id) } : null, workspaces }
+}

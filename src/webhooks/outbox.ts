@@ -14,7 +14,7 @@
 import assert from 'node:assert/strict'
 import type { WebhookEventType } from '../ledger/commands.js'
 import type { LedgerEvent } from '../ledger/ledger-event.js'
-import { encodeCursor, decodeCursor, type Page } from '../ledger/pages.js'
+import { encodeCursor, decodeCursor, listScope, type Page } from '../ledger/pages.js'
 import type { WorkspaceState } from '../ledger/state.js'
 import { subscribersOf } from '../ledger/webhooks.js'
 import type { CommandLog, SidePut, SideWrites } from '../log/command-log.js'
@@ -153,8 +153,9 @@ export function deliveryView(row: DeliveryRow): object {
 export function listDeliveries(log: CommandLog, subscription: string, limit: number, cursor: string | null): Page<object> | null {
   const range = subscriptionRange(subscription)
   let start = range.start
+  const scope = listScope('deliveries', subscription)
   if (cursor !== null) {
-    const position = decodeCursor(cursor)
+    const position = decodeCursor(scope, cursor)
     if (position === null || position.seq < 0 || position.atMs < 1 || position.atMs >= 10 ** seqDigits || position.seq >= 10 ** indexDigits) return null
     start = outboxKey(subscription, position.atMs, position.seq)
   }
@@ -162,7 +163,7 @@ export function listDeliveries(log: CommandLog, subscription: string, limit: num
   for (const { key, value } of log.sideDb('deliveries').getRange({ start, end: range.end, limit: limit + 1 })) {
     if (data.length === limit) {
       const next = parseOutboxKey(key)
-      return { data, next_cursor: encodeCursor({ atMs: next.seq, seq: next.index }) }
+      return { data, next_cursor: encodeCursor(scope, { atMs: next.seq, seq: next.index }) }
     }
     data.push(deliveryView(decodeRow(value)))
   }

@@ -1,7 +1,7 @@
-/** Request bodies as JSON: the nesting bound (src/edge/json.ts) on both of its paths, strings not counted. */
+/** Request bodies as JSON: the nesting bound (src/api/json.ts) on both of its paths, strings not counted. */
 
 import t from 'tap'
-import { jsonDepthMax, nestingDepth, parseJson } from '../../src/edge/json.ts'
+import { jsonDepthMax, nestingDepth, parseJson } from '../../src/api/json.ts'
 
 const nested = (depth: number, open = '[', close = ']') => `${open.repeat(depth)}${close.repeat(depth)}`
 
@@ -32,4 +32,26 @@ t.test('not JSON is json_invalid', async (t) => {
     const parsed = parseJson(Buffer.from(text))
     t.equal(parsed.ok ? 'parsed' : parsed.code, 'json_invalid', JSON.stringify(text))
   }
+})
+
+t.test('bytes that are not UTF-8 are json_invalid, never U+FFFD', async (t) => {
+  const inString = (bytes: number[]) => Buffer.concat([Buffer.from('{"description":"a'), Buffer.from(bytes), Buffer.from('b"}')])
+  const invalid: [string, Buffer][] = [
+    ['a lone continuation byte', inString([0x80])],
+    ['0xff', inString([0xff])],
+    ['an overlong "/"', inString([0xc0, 0xaf])],
+    ['a UTF-16 surrogate encoded in UTF-8', inString([0xed, 0xa0, 0x80])],
+    ['a sequence cut short', inString([0xe2, 0x82])],
+    ['beyond U+10FFFF', inString([0xf4, 0x90, 0x80, 0x80])],
+    ['Latin-1 ü', inString([0xfc])],
+    ['a truncated sequence at the very end', Buffer.concat([Buffer.from('{"a":1}'), Buffer.from([0xe2])])],
+  ]
+  for (const [name, bytes] of invalid) {
+    const parsed = parseJson(bytes)
+    t.equal(parsed.ok ? 'parsed' : parsed.code, 'json_invalid', name)
+  }
+  const valid = parseJson(Buffer.from(JSON.stringify({ description: 'Überweisung € 😀 ÿ' })))
+  t.same(valid.ok ? valid.value : valid, { description: 'Überweisung € 😀 ÿ' }, 'two-, three- and four-byte characters parse')
+  const bom = parseJson(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{}')]))
+  t.equal(bom.ok ? 'parsed' : bom.code, 'json_invalid', 'a byte-order mark is not JSON, as before')
 })

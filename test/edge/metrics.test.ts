@@ -1,7 +1,7 @@
 /** GET /metrics (src/edge/metrics.ts): Prometheus text with requests, latency, group commits, queue depth, 429s and process metrics; METRICS_TOKEN; never rate limited. */
 import t from 'tap'
 import { Metrics } from '../../src/edge/metrics.ts'
-import { accountRoutes } from '../../src/edge/routes/accounts.ts'
+import { accountRoutes } from '../../src/api/routes/accounts.ts'
 import { adminCreateKey, adminCreateWorkspace, createAccount, postEntryOk, raiseLimits, scopesAll } from '../support/api.ts'
 import { call, startTestService } from '../support/service.ts'
 

@@ -109,6 +109,28 @@ t.test('setRate: lowering clamps the tokens held, raising keeps them', async (t)
   t.equal(partly.remaining(startMs + 750), 1, 'the half token earned before the change is kept')
 })
 
+t.test('setRate as of an earlier change: time after the change refills at the new rate, time before at the old', async (t) => {
+  const bucket = new TokenBucket(60, startMs)
+  drain(bucket, startMs)
+  bucket.setRate(6000, startMs) // the PATCH, noticed only by the next request
+  t.equal(bucket.remaining(startMs + 300), 30, '300 ms at 6,000/min: 30 tokens, not the 0.3 of the old rate')
+  t.ok(bucket.tryTake(startMs + 300))
+
+  const late = new TokenBucket(60, startMs)
+  drain(late, startMs)
+  late.setRate(6000, startMs + 2000) // two seconds at 60/min, then 100 a second
+  t.equal(late.remaining(startMs + 2300), 2 + 30, 'old rate before the change, new rate after')
+})
+
+t.test('setRate stamped before the last reading counts no time twice', async (t) => {
+  const bucket = new TokenBucket(60, startMs)
+  drain(bucket, startMs)
+  t.equal(bucket.remaining(startMs + 10 * secondMs), 10, 'ten seconds at 60/min')
+  bucket.setRate(6000, startMs + 5 * secondMs)
+  t.equal(bucket.remaining(startMs + 10 * secondMs), 10, 'the five seconds already counted at the old rate are not counted again')
+  t.equal(bucket.remaining(startMs + 10 * secondMs + 100), 20, 'the new rate from the last reading on')
+})
+
 t.test('a clock going backwards adds nothing, and does not freeze the bucket', async (t) => {
   const bucket = new TokenBucket(60, startMs)
   drain(bucket, startMs)

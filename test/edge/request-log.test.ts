@@ -1,7 +1,7 @@
 /**
  * Request ids and request logs (src/edge/request-id.ts, src/logger.ts, the observer in src/edge/server.ts):
- * one JSON line per request, no secret or body in it, Request-Id on every answer, and a stdout that
- * stops reading never stalls the service.
+ * one JSON line per request (successes at debug, errors and slow requests at info), no secret or body in
+ * it, Request-Id on every answer, and a stdout that stops reading never stalls the service.
  */
 import fs from 'node:fs'
 import os from 'node:os'
@@ -22,12 +22,12 @@ interface Logged {
 }
 
 /** A service whose JSON log lines are collected in memory. */
-async function startLogged(t: Tap, logLevel: string): Promise<Logged> {
+async function startLogged(t: Tap, logLevel: string, env: Record<string, string> = {}): Promise<Logged> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'trueup-log-'))
   const lines: string[] = []
   const printed: string[] = []
   const destination = new Writable({ write(chunk, _encoding, done) { lines.push(...String(chunk).split('\n').filter((line) => line !== '')); done() } })
-  const config = loadConfig({ HOST: '127.0.0.1', PORT: '0', DATA_DIR: dataDir, ADMIN_TOKEN: 'log-test-admin-token', LOG_LEVEL: logLevel })
+  const config = loadConfig({ HOST: '127.0.0.1', PORT: '0', DATA_DIR: dataDir, ADMIN_TOKEN: 'log-test-admin-token', LOG_LEVEL: logLevel, ...env })
   const service = await startService(config, { print: (line) => printed.push(line), clock: () => Date.now(), onLogFailure: (error) => { throw error }, logDestination: destination })
   t.teardown(async () => {
     await service.stop()
@@ -40,30 +40,41 @@ type Tap = { teardown(fn: () => Promise<void>): unknown }
 
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 
-t.test('one JSON line per request: id, method, route pattern, status, duration; nothing secret', async (t) => {
-  const { baseUrl, apiKey, lines } = await startLogged(t, 'info')
-  const marker = 'do-not-log-this-description'
-  const replies = [
+/** The same eight requests in every log test: five succeed, three fail (401, 404 and a 409). */
+async function eightRequests(baseUrl: string, apiKey: string, marker: string) {
+  return [
     await call(baseUrl, 'POST', '/v2/accounts', { key: apiKey, body: { name: 'assets:bank' }, headers: { 'request-id': 'client-1' } }),
     await call(baseUrl, 'POST', '/v2/accounts', { key: apiKey, body: { name: 'income:sales' } }),
     await call(baseUrl, 'POST', '/v2/entries', { key: apiKey, body: { lines: [{ account: 'assets:bank', amount: 5 }, { account: 'income:sales', amount: -5 }], description: marker }, headers: { 'idempotency-key': 'idem-secret-ish' } }),
     await call(baseUrl, 'GET', '/v2/accounts/assets%3Abank/balance?at=2030-01-01T00:00:00Z', { key: apiKey }),
     await call(baseUrl, 'GET', '/v2/accounts', { key: 'tu_wrong' }),
     await call(baseUrl, 'GET', '/v2/nope', { key: apiKey }),
-    await call(baseUrl, 'POST', '/admin/workspaces', { key: 'log-test-admin-token', body: { id: 'acme', timezone: 'UTC' } }),
+    await call(baseUrl, 'POST', '/v2/accounts', { key: apiKey, body: { name: 'assets:bank' } }),
     await call(baseUrl, 'GET', '/healthz'),
   ]
+}
+
+const allEight = [
+  ['POST', '/v2/accounts', 201], ['POST', '/v2/accounts', 201], ['POST', '/v2/entries', 201], ['GET', '/v2/accounts/:id/balance', 200],
+  ['GET', '/v2/accounts', 401], ['GET', 'unmatched', 404], ['POST', '/v2/accounts', 409], ['GET', '/healthz', 200],
+]
+
+async function requestLines(lines: readonly string[]): Promise<any[]> {
   await new Promise((resolve) => setTimeout(resolve, 50))
-  const entries = lines.map((line) => JSON.parse(line)).filter((entry) => entry.msg === 'request')
+  return lines.map((line) => JSON.parse(line)).filter((entry) => entry.msg === 'request')
+}
+
+t.test('debug: one JSON line per request: id, method, route pattern, status, duration; nothing secret', async (t) => {
+  const { baseUrl, apiKey, lines } = await startLogged(t, 'debug')
+  const marker = 'do-not-log-this-description'
+  const replies = await eightRequests(baseUrl, apiKey, marker)
+  const entries = await requestLines(lines)
   t.equal(entries.length, replies.length, 'one line per request')
-  t.same(entries.map((entry) => [entry.method, entry.route, entry.status]), [
-    ['POST', '/v2/accounts', 201], ['POST', '/v2/accounts', 201], ['POST', '/v2/entries', 201], ['GET', '/v2/accounts/:id/balance', 200],
-    ['GET', '/v2/accounts', 401], ['GET', 'unmatched', 404], ['POST', '/admin/workspaces', 201], ['GET', '/healthz', 200],
-  ], 'method, route pattern (never the path) and status')
+  t.same(entries.map((entry) => [entry.method, entry.route, entry.status]), allEight, 'method, route pattern (never the path) and status')
   entries.forEach((entry, index) => {
     t.equal(entry.request_id, replies[index].headers.get('request-id'), `line ${index}: the id of the Request-Id header`)
     t.ok(typeof entry.duration_ms === 'number' && entry.duration_ms >= 0, `line ${index}: duration_ms`)
-    t.equal(entry.level, 'info')
+    t.equal(entry.level, entry.status < 400 ? 'debug' : 'info', `line ${index}: successes at debug, errors at info`)
     t.match(entry.time, /^\d{4}-\d{2}-\d{2}T/, 'an ISO time')
   })
   t.equal(entries[0].request_id, 'client-1', 'a sane incoming Request-Id is kept')
@@ -71,6 +82,22 @@ t.test('one JSON line per request: id, method, route pattern, status, duration; 
   for (const secret of [apiKey, 'log-test-admin-token', marker, 'assets:bank', 'assets%3Abank', 'idem-secret-ish', 'authorization', '2030-01-01']) {
     t.notOk(all.includes(secret), `the log holds no ${secret.startsWith('tu_') ? 'API key' : JSON.stringify(secret)}`)
   }
+})
+
+t.test('info (the default): errors only, successful requests under LOG_SLOW_REQUEST_MS write no line', async (t) => {
+  const { baseUrl, apiKey, lines } = await startLogged(t, 'info')
+  await eightRequests(baseUrl, apiKey, 'x')
+  const entries = await requestLines(lines)
+  t.same(entries.map((entry) => [entry.method, entry.route, entry.status, entry.level]), allEight.filter(([, , status]) => Number(status) >= 400).map((line) => [...line, 'info']), 'the 401, 404 and 409, at info')
+  t.equal(loadConfig({}).logSlowRequestMs, 1000, 'slow means a second by default')
+})
+
+t.test('info with LOG_SLOW_REQUEST_MS=0: every request is slow enough, so every one is logged at info', async (t) => {
+  const { baseUrl, apiKey, lines } = await startLogged(t, 'info', { LOG_SLOW_REQUEST_MS: '0' })
+  await eightRequests(baseUrl, apiKey, 'x')
+  const entries = await requestLines(lines)
+  t.same(entries.map((entry) => [entry.method, entry.route, entry.status, entry.level]), allEight.map((line) => [...line, 'info']))
+  t.throws(() => loadConfig({ LOG_SLOW_REQUEST_MS: '-1' }), /LOG_SLOW_REQUEST_MS must be a non-negative integer/)
 })
 
 t.test('Request-Id on every answer; incoming ids kept when sane, else generated', async (t) => {
@@ -118,7 +145,8 @@ t.test('LOG_LEVEL: warn logs no request lines; an unknown level is refused at st
 
 t.test('a stdout that stops reading never stalls the service (asynchronous log destination)', async (t) => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'trueup-log-'))
-  const running = await startProcess({ dataDir, adminToken: 'stall-admin', env: { LOG_LEVEL: 'info' } })
+  // debug: a line for every request, successes included.
+  const running = await startProcess({ dataDir, adminToken: 'stall-admin', env: { LOG_LEVEL: 'debug' } })
   t.teardown(async () => {
     await killHard(running)
     fs.rmSync(dataDir, { recursive: true, force: true })

@@ -59,7 +59,7 @@ t.test('post, balance, window, match, write off, close; reopen and see everythin
   t.equal((await ledger.listMatches(window.id)).data.length, 4, 'active and reversed')
   const closed = await ledger.closeWindow(window.id)
   t.match(closed, { state: 'closed', residual: 0, closed_by: 'embedded' })
-  const history = await ledger.windowHistory(window.id)
+  const history = (await ledger.windowHistory(window.id)).data
   t.same(history.map((event) => event.type), ['opened', 'lines_added', 'lines_added', 'matched', 'unmatched', 'matched', 'matched', 'matched', 'balanced', 'closed'])
   const before = { accounts: await ledger.listAccounts(), entries: await ledger.listEntries(), window: await ledger.getWindow(window.id), balance: (await ledger.balance('assets:bank', { at: '2026-01-01T00:00:00Z' })).balance }
   await ledger.close()

@@ -81,6 +81,34 @@ t.test('PATCH /admin/workspaces/:id', async (t) => {
   t.equal(after.body?.timezone, 'Asia/Tokyo', 'the rejected PATCH changed nothing')
 })
 
+t.test('time zones typed in any letter case are stored and shown as the tz database spells them', async (t) => {
+  const created = await admin('POST', '/admin/workspaces', { id: 'lowercase', timezone: 'europe/berlin' })
+  t.equal(created.status, 201)
+  t.equal(created.body?.timezone, 'Europe/Berlin', 'europe/berlin → Europe/Berlin')
+  t.equal(service.service.runtime.system.workspaces.get('lowercase')?.timeZone, 'Europe/Berlin', 'stored canonical (the logged command carries it)')
+  const link = await admin('PATCH', '/admin/workspaces/lowercase', { timezone: 'us/eastern' })
+  t.equal(link.body?.timezone, 'US/Eastern', 'a link keeps its own name, spelled right, not replaced by America/New_York')
+  const renamed = await admin('PATCH', '/admin/workspaces/lowercase', { timezone: 'ASIA/KOLKATA' })
+  t.equal(renamed.body?.timezone, 'Asia/Kolkata', 'a current name stays current (ICU would say Asia/Calcutta)')
+  const limitsOnly = await admin('PATCH', '/admin/workspaces/lowercase', { limits: { reads_per_minute: 100 } })
+  t.equal(limitsOnly.body?.timezone, 'Asia/Kolkata', 'a PATCH without timezone leaves it')
+})
+
+t.test('a workspace logged with a name as typed (before canonical names) replays as it was and shows the canonical name', async (t) => {
+  const own = await startTestService()
+  t.teardown(() => own.destroy())
+  // What an older edge logged: the name as the client typed it.
+  const logged = own.service.runtime.submitSystem({ type: 'workspace.create', at_ms: Date.now(), id: 'old', time_zone: 'europe/berlin', limits: { writes_per_minute: 600, reads_per_minute: 3000 }, tag: 'x'.repeat(40) })
+  t.equal(logged.outcome.ok, true)
+  await own.stop()
+  const again = await startTestService({ dataDir: own.dataDir, apiKey: own.apiKey })
+  t.teardown(() => again.destroy())
+  t.equal(again.service.runtime.system.workspaces.get('old')?.timeZone, 'europe/berlin', 'replay rebuilds the state the log describes')
+  const shown = await call(again.baseUrl, 'PATCH', '/admin/workspaces/old', { key: adminToken, body: { limits: { reads_per_minute: 100 } } })
+  t.equal(shown.status, 200)
+  t.equal(shown.body?.timezone, 'Europe/Berlin', 'the answer shows the canonical name')
+})
+
 t.test('POST /admin/keys', async (t) => {
   const created = await admin('POST', '/admin/keys', { workspace: 'default', scopes: ['accounts:read', 'entries:read'], accounts: ['assets:*'], name: 'reader' })
   t.equal(created.status, 201)

@@ -276,6 +276,17 @@ t.test('PATCH /admin/workspaces/:id changes the limits at once', async (t) => {
   t.equal(rate(await createAccountReply(key, 'assets:after-reads')).limit, '600', 'a reads-only change leaves the write limit')
 })
 
+t.test('a raised limit refills at the new rate from the PATCH on, not from the next request', async (t) => {
+  const key = await workspaceWith('raised', { writes_per_minute: 60, reads_per_minute: 3000 })
+  const filled = await writeUntilLimited(key, 'fill', 40)
+  t.equal(filled.created, 30, 'the 60/min bucket is empty')
+  await patchLimits('raised', { writes_per_minute: 6000 })
+  clock.advance(300)
+  const next = await createAccountReply(key, 'assets:after-raise')
+  t.equal(next.status, 201, `300 ms after raising to 6,000/min a write passes (${next.status})`)
+  assertRate(t, next, 6000, 29, '300 ms at 100 a second is 30 tokens, one taken')
+})
+
 t.test('/healthz and the admin API are never limited, and draw on no workspace budget', async (t) => {
   const key = await workspaceWith('quiet', { writes_per_minute: 2, reads_per_minute: 2 })
   t.equal((await createAccountReply(key, 'assets:only')).status, 201, 'the one write')

@@ -71,7 +71,7 @@ t.test('CSV: header any order and case, quotes, CRLF, BOM, empty fields → null
   const csv = [
     'Description,AMOUNT,Date,reference',
     `"Invoice 1001, ACME",5000,${w.day(3)},TRX-1`,
-    `"two\r\nline ""quoted"" text",-250,${w.day(4)},`,
+    `"two, ""quoted"" text",-250,${w.day(4)},`,
     `,17,${w.day(5)},REF-3`,
     '',
   ].join('\r\n')
@@ -80,7 +80,7 @@ t.test('CSV: header any order and case, quotes, CRLF, BOM, empty fields → null
   t.same(reply.body, {
     lines: [
       { id: 'l1', amount: 5000, date: w.day(3), reference: 'TRX-1', description: 'Invoice 1001, ACME' },
-      { id: 'l2', amount: -250, date: w.day(4), reference: null, description: 'two\r\nline "quoted" text' },
+      { id: 'l2', amount: -250, date: w.day(4), reference: null, description: 'two, "quoted" text' },
       { id: 'l3', amount: 17, date: w.day(5), reference: 'REF-3', description: null },
     ],
     lines_count: 3,
@@ -129,6 +129,65 @@ t.test('CSV: a bad row is 400 with /lines/<index>/<field> and the row number; no
   assertError(t, tooMany, 400, 'request_invalid', '10,001 CSV rows')
   t.not(tooMany.body?.lines_count, before.window.lines_count + 10_000, '10,001 CSV rows are not cut to 10,000')
   t.same(await readWindow(baseUrl, key, w.id), before, 'nothing stored by any of them')
+})
+
+t.test('CSV: a row with too few or too many values answers /lines/<index>/<column> and its row number', async (t) => {
+  const w = await freshWindow()
+  const before = await readWindow(baseUrl, key, w.id)
+  const [d2, d3, d4] = [w.day(2), w.day(3), w.day(4)]
+  // [csv, path, row number]: the header is row 1 when it comes first; blank lines count as rows.
+  const cases: [string, string, number][] = [
+    [`date,amount,reference\r\n${d2},10\r\n`, '/lines/0/reference', 2],
+    [`date,amount\r\n${d2},1\r\n${d3},1,extra\r\n`, '/lines/1/amount', 3],
+    [`date,amount,reference,description\n${d2},5,R1,Invoice 1001, ACME\n`, '/lines/0/description', 2],
+    [`amount,date\n1,${d2}\n2,${d3}\n3,${d4}\n4\n`, '/lines/3/date', 5],
+    [`description,date,amount\r\n"a, b",${d2},1\r\n\r\n\r\nc,${d3}\r\n`, '/lines/1/amount', 5],
+    [`\r\nDate,Amount\r\n${d2}\r\n`, '/lines/0/amount', 3],
+    [`date,amount,reference\n${d2},1,x,y,z\n`, '/lines/0/reference', 2],
+    [`date,amount,description\n${d2},1,"ok"\n${d3},2\n${d4},3,"one","two"\n`, '/lines/1/description', 3],
+    [`date,amount\n\n${d2},1.5\n`, '/lines/0/amount', 3],
+  ]
+  for (const [csv, path, row] of cases) {
+    const reply = await addCsv(baseUrl, key, w.id, csv)
+    assertError(t, reply, 400, 'request_invalid', `${JSON.stringify(csv)} → ${path}`)
+    t.same(detailPaths(reply), [path], `details path ${path}`)
+    t.match(reply.body?.error?.message ?? '', new RegExp(`^CSV row ${row}\\b`), `the message names row ${row}`)
+    t.match(reply.body?.error?.details?.[0]?.message ?? '', new RegExp(`^row ${row}\\b`), `the detail names row ${row}`)
+  }
+  t.same(await readWindow(baseUrl, key, w.id), before, 'nothing stored')
+  const fine = await addCsv(baseUrl, key, w.id, `\r\ndate,amount\r\n\r\n${d2},1\r\n\r\n`)
+  t.equal(fine.status, 201, 'blank lines before the header, between rows and at the end are skipped')
+})
+
+t.test('the body format: only text/csv is CSV; JSON lines without a JSON content type (curl -d) are JSON', async (t) => {
+  const w = await freshWindow()
+  const post = (raw: string | Buffer, headers: Record<string, string>) => call(baseUrl, 'POST', `/v2/reconciliations/${w.id}/lines`, { key, raw, headers })
+  const json = (amount: number) => JSON.stringify({ lines: [{ amount, date: w.day(2), reference: `R${amount}` }] })
+  const declared: [string, Record<string, string>][] = [
+    ['curl -d: application/x-www-form-urlencoded', { 'content-type': 'application/x-www-form-urlencoded' }],
+    ['text/plain', { 'content-type': 'text/plain;charset=UTF-8' }],
+    ['application/json with a charset', { 'content-type': 'application/json; charset=utf-8' }],
+    ['no content type', {}],
+  ]
+  for (const [name, headers] of declared) {
+    const amount = declared.findIndex(([other]) => other === name) + 1
+    const reply = await post(Buffer.from(json(amount)), headers)
+    t.equal(reply.status, 201, `${name}: 201`)
+    t.same(reply.body?.lines?.map((line: any) => [line.amount, line.reference]), [[amount, `R${amount}`]], `${name}: read as JSON`)
+  }
+  const csv = `date,amount\n${w.day(3)},5\n`
+  assertError(t, await post(csv, { 'content-type': 'text/plain' }), 400, 'json_invalid', 'a CSV body not declared text/csv is JSON, and not valid JSON')
+  assertError(t, await post(csv, { 'content-type': 'application/x-www-form-urlencoded' }), 400, 'json_invalid', 'CSV sent with curl -d: json_invalid')
+  t.equal((await post(csv, { 'content-type': 'TEXT/CSV; Charset=UTF-8' })).status, 201, 'text/csv in any case with a parameter is CSV')
+  const mislabelled = await post(`\n  ${json(9)}`, { 'content-type': 'text/csv' })
+  t.equal(mislabelled.status, 201, 'a JSON object declared text/csv is JSON (no statement CSV starts with {)')
+  t.same(mislabelled.body?.lines?.map((line: any) => line.amount), [9])
+  const keyed = { 'content-type': 'application/x-www-form-urlencoded', 'idempotency-key': `form-${w.id}` }
+  const first = await post(json(11), keyed)
+  const again = await post(JSON.stringify(JSON.parse(json(11)), null, 2), keyed)
+  t.equal(again.headers.get('replayed'), 'true', 'a form-declared JSON body is fingerprinted as JSON: a JSON-equal resend replays')
+  t.same(again.body, first.body)
+  t.equal((await getWindowOk(baseUrl, key, w.id)).lines_count, declared.length + 3, 'one line per accepted upload, none from the refused ones')
 })
 
 t.test('GET lines?status=matched|unmatched', async (t) => {

@@ -69,6 +69,19 @@ t.test('match_date_mismatch uses the entry\'s local date in the window timezone'
   t.equal((await match(baseUrl, newYork, nyWindow.id, { statement_lines: ['l2'], entries: [evening.id], strategy: 'amount_and_date' })).status, 200, 'the New York date matches')
 })
 
+t.test('a zone typed in lower case is Europe/Berlin: the same 25-hour day, the canonical name in messages', async (t) => {
+  const created = await adminCreateWorkspace(service, 'berlinlower', 'europe/berlin')
+  t.equal(created.body?.timezone, 'Europe/Berlin', 'stored and shown canonical')
+  const key = (await adminCreateKey(service, 'berlinlower', [...scopesAll])).secret
+  for (const name of ['assets:bank', 'income:sales']) await createAccount(baseUrl, key, name)
+  await postAt(key, 'assets:bank', ['2026-10-24T21:59:59.999Z', '2026-10-24T22:00:00.000Z', '2026-10-25T22:59:59.999Z', '2026-10-25T23:00:00.000Z'], [1, 10, 100, 1000])
+  const window = await openWindowOk(baseUrl, key, { accounts: ['assets:bank'], from: '2026-10-25', to: '2026-10-25', claimed_movement: 110 })
+  t.equal(window.derived_movement, 110, 'the Berlin day of 2026-10-25, 22:00Z to 23:00Z')
+  const future = await call(baseUrl, 'POST', '/v2/reconciliations', { key, body: { label: 'x', accounts: ['income:sales'], window: { from: '2026-11-22', to: '2026-11-23' }, claimed_movement: 0 } })
+  assertError(t, future, 400, 'window_invalid', 'to after today')
+  t.match(future.body?.error?.message ?? '', /\(2026-11-22, Europe\/Berlin\)/, 'the message names the zone canonically')
+})
+
 t.test('a window keeps its timezone after the workspace timezone changes', async (t) => {
   const patched = await call(baseUrl, 'PATCH', '/admin/workspaces/berlin', { key: service.adminToken, body: { timezone: 'America/New_York' } })
   t.equal(patched.status, 200, 'workspace now in America/New_York')

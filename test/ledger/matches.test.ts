@@ -1,7 +1,7 @@
 /** Matches in the pure state machine: the residual formula for every match shape, every match error, reversal, lists. */
 import t from 'tap'
 import type { WorkspaceCommand } from '../../src/ledger/commands.js'
-import { listMatches } from '../../src/ledger/matches.js'
+import { fillMatchFigures, listMatches } from '../../src/ledger/matches.js'
 import type { Outcome } from '../../src/ledger/outcome.js'
 import { createWorkspaceState, type WorkspaceState } from '../../src/ledger/state.js'
 import type { Visibility } from '../../src/ledger/visibility.js'
@@ -73,7 +73,7 @@ function snapshot(ctx: Ctx, id: string): string {
     window: ok(getWindow(state, id, null)),
     lines: ok(listLines(state, id, { status: null, limit: 1000, cursor: null }, null)),
     matches: ok(listMatches(state, id, { limit: 1000, cursor: null }, null)),
-    history: ok(windowHistory(state, id, null)),
+    history: ok(windowHistory(state, id, { limit: 1000, cursor: null }, null)),
     matchedEntries: [...state.windows.windows.map((window) => [...window.matchedEntries])],
     allMatches: state.windows.matches.length,
   })
@@ -123,7 +123,7 @@ t.test('the residual formula over every match shape', async (t) => {
   const window = view(ctx, id)
   t.same([window.matched_count, window.unmatched_lines_count, window.residual], [6, 0, 0])
   t.equal(window.residual, window.claimed_movement - window.derived_movement - [0, 0, 0, 5, 50, -5].reduce((a, b) => a + b))
-  const history = ok(windowHistory(ctx.state, id, null)).data.filter((event: Body) => event.type === 'matched')
+  const history = ok(windowHistory(ctx.state, id, { limit: 1000, cursor: null }, null)).data.filter((event: Body) => event.type === 'matched')
   t.same(history.map((event: Body) => [event.match, event.matched_amount, event.residual]), [
     [oneToOne.id, 0, 50], [history[1].match, 0, 50], [history[2].match, 0, 50], [manual.id, 5, 45], [fee.id, 50, -5], [last.id, -5, 0],
   ])
@@ -187,13 +187,16 @@ t.test('every match error, in contract order, leaves the window unchanged', asyn
   t.ok(first)
 })
 
-t.test('amount mismatch answers before date mismatch; unknown ids before duplicates', async (t) => {
+t.test('amount mismatch answers before date mismatch; duplicates (a shape rule) before unknown ids', async (t) => {
   const ctx = setup()
   const entry = deposit(ctx, '2026-11-04T00:00:00.000Z', 60)
   const id = open(ctx, 60)
   addLines(ctx, id, [[61, '2026-11-03']])
   rejects(t, ctx, id, matchCommand(id, ['l1'], [entry]), 'match_amount_mismatch')
-  rejects(t, ctx, id, matchCommand(id, ['l1', 'l1'], [entry, 'ent_nope']), 'not_found', ['/entries/1'])
+  rejects(t, ctx, id, matchCommand(id, ['l1', 'l1'], [entry, 'ent_nope']), 'request_invalid', ['/statement_lines/1'])
+  rejects(t, ctx, id, matchCommand(id, ['l1'], [entry, 'ent_nope']), 'not_found', ['/entries/1'])
+  const unknownWindow = run(ctx, matchCommand('rec_abcdef000000099', ['l1'], [], 'write_off', null))
+  t.equal(unknownWindow.ok ? 'ok' : unknownWindow.code, 'request_invalid', 'a malformed body answers before an unknown window')
 })
 
 t.test('amount_out_of_range: a match or reversal may not push the residual out of the safe range', async (t) => {
@@ -232,7 +235,7 @@ t.test('reverse: frees lines and entries, keeps the match listed, refuses twice'
   t.same(ok(listMatches(ctx.state, id, { limit: 2, cursor: page.next_cursor }, null)).data.map((item: Body) => item.id), [again.id])
   const bad = listMatches(ctx.state, id, { limit: 2, cursor: '!!' }, null)
   t.equal(bad.ok ? 'ok' : bad.code, 'request_invalid')
-  const unmatched = ok(windowHistory(ctx.state, id, null)).data.filter((event: Body) => event.type === 'unmatched')
+  const unmatched = ok(windowHistory(ctx.state, id, { limit: 1000, cursor: null }, null)).data.filter((event: Body) => event.type === 'unmatched')
   t.same(unmatched.map((event: Body) => [event.match, event.matched_amount, event.residual]), [[fee.id, 50, 50], [first.id, 0, 50]])
 })
 
@@ -258,4 +261,21 @@ t.test('a restricted key matches only what it can see', async (t) => {
   t.equal(match(ctx, id, ['l1'], [internal]).state, 'balanced')
   ctx.visibility = ['assets:cash']
   rejects(t, ctx, id, matchCommand(id, ['l1'], [internal]), 'not_found')
+})
+
+t.test('matches of an older snapshot get their figures after creation from the window history', async (t) => {
+  const ctx = setup()
+  const { id, e100, e100b } = november(ctx)
+  match(ctx, id, ['l1'], [e100])
+  const fee = match(ctx, id, ['l6'], [], 'write_off', 'fee')
+  match(ctx, id, ['l2', 'l3'], [e100b])
+  ok(run(ctx, { type: 'match.reverse', window: id, match: fee.id }))
+  match(ctx, id, ['l6', 'l7'], [], 'write_off', 'fee and refund')
+  const live = ok(listMatches(ctx.state, id, { limit: 100, cursor: null }, null)).data
+  t.same(live.map((item: Body) => [item.residual, item.state]), [[50, 'open'], [0, 'balanced'], [0, 'balanced'], [5, 'open']], 'figures after each creation, not the window now')
+  // What a snapshot written before matches kept their figures holds: the same matches without them.
+  const matches = ctx.state.windows.matches
+  matches.splice(0, matches.length, ...matches.map(({ residualAfterCreate, stateAfterCreate, ...stored }) => stored as typeof matches[number]))
+  fillMatchFigures(ctx.state.windows)
+  t.same(ok(listMatches(ctx.state, id, { limit: 100, cursor: null }, null)).data, live, 'recovered exactly')
 })

@@ -118,20 +118,18 @@ const dateFormat = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric',
 interface MatchRequest { readonly lines: readonly number[]; readonly entries: readonly number[]; readonly strategy: Strategy; readonly reason: string | null }
 
 function expectMatch(model: Model, step: MatchRequest): string | number {
+  // The body's shape first (schema before the window's rules, CONTRACT.md 1).
+  if (step.strategy === 'write_off' ? step.reason === null || step.entries.length > 0 : step.entries.length === 0) return 'request_invalid'
+  if (new Set(step.lines).size < step.lines.length || new Set(step.entries).size < step.entries.length) return 'request_invalid'
   if (model.terminal !== null) return 'recon_state_invalid'
   if (step.lines.some((line) => line >= model.lines.length) || step.entries.some((entry) => entry >= model.entries.length)) return 'not_found'
-  if (new Set(step.lines).size < step.lines.length || new Set(step.entries).size < step.entries.length) return 'request_invalid'
   if (step.lines.some((line) => model.lines[line].match >= 0)) return 'line_already_matched'
   const held = new Set(model.active().flatMap((match) => match.entries))
   if (step.entries.some((entry) => held.has(entry))) return 'entry_already_matched'
   if (step.entries.some((entry) => !model.inside(model.entries[entry]))) return 'entry_outside_window'
   const linesNet = step.lines.reduce((sum, line) => sum + model.lines[line].amount, 0)
   const entriesNet = step.entries.reduce((sum, entry) => sum + model.amountFor(model.entries[entry]), 0)
-  if (step.strategy === 'write_off') {
-    if (step.reason === null || step.entries.length > 0) return 'request_invalid'
-  } else if (step.entries.length === 0) {
-    return 'request_invalid'
-  } else if (step.strategy === 'amount_and_date') {
+  if (step.strategy === 'amount_and_date') {
     if (linesNet !== entriesNet) return 'match_amount_mismatch'
     if (step.lines.length === 1 && step.entries.length === 1 && model.lines[step.lines[0]].date !== dateFormat.format(model.entries[step.entries[0]].atMs)) return 'match_date_mismatch'
   }

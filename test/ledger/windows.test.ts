@@ -94,7 +94,7 @@ function snapshot(ctx: Ctx, id: string): string {
     window: ok(getWindow(state, id, null)),
     lines: ok(listLines(state, id, { status: null, limit: 1000, cursor: null }, null)),
     matches: ok(listMatches(state, id, { limit: 1000, cursor: null }, null)),
-    history: ok(windowHistory(state, id, null)),
+    history: ok(windowHistory(state, id, { limit: 1000, cursor: null }, null)),
     windows: state.windows.windows.length,
     allMatches: state.windows.matches.length,
     entries: state.entries.length,
@@ -147,7 +147,7 @@ t.test('open: the window object, derived movement from existing entries, history
     abandon_reason: null,
   })
   t.same(view(ctx, body.id), body, 'a read returns the same object')
-  const history = ok(windowHistory(ctx.state, body.id, null)).data
+  const history = ok(windowHistory(ctx.state, body.id, { limit: 1000, cursor: null }, null)).data
   t.same(history, [{ type: 'opened', at: '2026-12-01T12:00:00.000Z', key_id: key, state: 'open', residual: 50, claimed_movement: 350, derived_movement: 300 }])
   const several = view(ctx, open(ctx, { accounts: ['assets:cash', 'expenses:fees'], claimed: 7 }))
   t.equal(several.derived_movement, 7, 'several accounts sum their movements')
@@ -281,7 +281,7 @@ t.test('statement lines: ids, counts, dates, limits', async (t) => {
   rejects(t, ctx, id, { type: 'window.lines.add', window: 'rec_abcdef000000099', lines: [line] }, 'not_found')
   const other = open(ctx, { accounts: ['assets:cash'] })
   t.same(addLines(ctx, other, [[1, '2026-11-02']]).lines[0].id, 'l1', 'another window numbers from l1')
-  const events = ok(windowHistory(ctx.state, id, null)).data.filter((event: Body) => event.type === 'lines_added')
+  const events = ok(windowHistory(ctx.state, id, { limit: 1000, cursor: null }, null)).data.filter((event: Body) => event.type === 'lines_added')
   t.same(events.map((event: Body) => [event.count, event.first, event.last]), [[2, 'l1', 'l2'], [1, 'l3', 'l3']])
 })
 
@@ -309,7 +309,7 @@ t.test('transitions: open -> balanced -> open -> balanced -> closed', async (t) 
   t.equal(closed.closed_by, key)
   t.equal(closed.close_reason, null)
   t.equal(closed.residual, 0)
-  const types = ok(windowHistory(ctx.state, id, null)).data.map((event: Body) => event.type)
+  const types = ok(windowHistory(ctx.state, id, { limit: 1000, cursor: null }, null)).data.map((event: Body) => event.type)
   t.same(types, ['opened', 'lines_added', 'matched', 'matched', 'balanced', 'unmatched', 'unmatched', 'open', 'matched', 'balanced', 'closed'])
 })
 
@@ -321,7 +321,7 @@ t.test('transitions: close from open', async (t) => {
   rejects(t, ctx, id, { type: 'window.transition', window: id, state: 'closed', reason: '' }, 'recon_state_invalid')
   const closed = ok(transition(ctx, id, 'closed', 'FX rounding'))
   t.same([closed.state, closed.residual, closed.close_reason], ['closed', 3, 'FX rounding'])
-  const event = ok(windowHistory(ctx.state, id, null)).data.at(-1)
+  const event = ok(windowHistory(ctx.state, id, { limit: 1000, cursor: null }, null)).data.at(-1)
   t.same(event, { type: 'closed', at: '2026-12-01T12:00:00.000Z', key_id: key, state: 'closed', residual: 3, from: 'open', reason: 'FX rounding', write_off: { amount: 3, reason: 'FX rounding' } })
 
   const outside = open(ctx, { accounts: ['assets:cash'], claimed: -4, tolerance: 3 })
@@ -356,7 +356,8 @@ t.test('transitions: abandon, and everything else is recon_state_invalid', async
     { type: 'window.transition', window: id, state: 'abandoned', reason: null },
     { type: 'window.transition', window: id, state: 'open', reason: null },
     { type: 'window.lines.add', window: id, lines: [{ amount: 1, date: '2030-01-01', reference: null, description: null }] },
-    { type: 'match.create', window: id, statement_lines: ['l9'], entries: ['ent_nope'], strategy: 'write_off', reason: null },
+    // Well-shaped: a malformed match body answers request_invalid first (schema before state, CONTRACT.md 1).
+    { type: 'match.create', window: id, statement_lines: ['l9'], entries: [], strategy: 'write_off', reason: 'fee' },
     { type: 'match.reverse', window: id, match: 'mat_nope' },
   ]
   for (const command of terminalWrites) rejects(t, ctx, id, command, 'recon_state_invalid')
@@ -408,7 +409,7 @@ t.test('back-dated postings flip balanced -> open -> balanced', async (t) => {
   t.equal(view(ctx, id).residual, -25, 'a posting after the period changes nothing')
   const reversal = post(ctx, '2026-11-12T00:00:00.000Z', -25)
   t.same([view(ctx, id).state, view(ctx, id).residual], ['balanced', 0])
-  const history = ok(windowHistory(ctx.state, id, null)).data
+  const history = ok(windowHistory(ctx.state, id, { limit: 1000, cursor: null }, null)).data
   const flips = history.filter((event: Body) => event.type === 'open' || event.type === 'balanced')
   t.same(flips.map((event: Body) => [event.type, event.from, event.cause, event.entry ?? event.match]), [
     ['balanced', 'open', 'match', history.find((event: Body) => event.type === 'matched').match],
@@ -485,7 +486,7 @@ t.test('restricted visibility: a key on assets:* sees no window on income:sales'
       getWindow(ctx.state, hidden, restricted),
       listLines(ctx.state, hidden, { status: null, limit: 10, cursor: null }, restricted),
       listMatches(ctx.state, hidden, { limit: 10, cursor: null }, restricted),
-      windowHistory(ctx.state, hidden, restricted),
+      windowHistory(ctx.state, hidden, { limit: 1000, cursor: null }, restricted),
     ]
     for (const read of reads) t.equal(read.ok ? 'ok' : read.code, 'not_found')
   }

@@ -89,3 +89,20 @@ t.test('a failed flush fails its batch and every later one, never an earlier one
   t.ok(late[0] instanceof Error, 'a wait asked for after the failure gets the failure at once')
   await log.close()
 })
+
+t.test('a reply is released once its own seq is durable, not behind one registered earlier for a later seq', async (t) => {
+  const log = openLog()
+  const released: { name: string; durableSeq: number }[] = []
+  // One turn, 100 records: the group commit takes them as two batches (at most 64 each).
+  for (let i = 1; i <= 100; i++) log.append(record(i))
+  // A write of one workspace waits for seq 100; then a read of another, whose barrier is seq 3.
+  log.afterDurable(100, () => released.push({ name: 'write at 100', durableSeq: log.durableSeq }))
+  log.afterDurable(3, () => released.push({ name: 'read at 3', durableSeq: log.durableSeq }))
+  log.afterDurable(3, () => released.push({ name: 'second read at 3', durableSeq: log.durableSeq }))
+  await log.idle()
+  t.same(released.map((each) => each.name), ['read at 3', 'second read at 3', 'write at 100'], 'in seq order, and in registration order within a seq')
+  const read = released.find((each) => each.name === 'read at 3')!
+  t.ok(read.durableSeq < 100, `the read went out with the first batch (durable up to ${read.durableSeq}), not after seq 100`)
+  t.ok(released.every((each) => each.durableSeq >= Number(each.name.split(' at ')[1])), 'none before its seq was durable')
+  await log.close()
+})

@@ -442,7 +442,7 @@ t.test('the in-memory key records hold a hash, never the secret', async (t) => {
 
 t.test('the admin token is compared with crypto.timingSafeEqual, on equal-length digests', async (t) => {
   const calls: [number, number][] = []
-  const { isAdmin } = await t.mockImport<typeof import('../../src/edge/auth.ts')>('../../src/edge/auth.ts', {
+  const { isAdmin } = await t.mockImport<typeof import('../../src/api/auth.ts')>('../../src/api/auth.ts', {
     'node:crypto': {
       ...crypto,
       timingSafeEqual: (a: NodeJS.ArrayBufferView, b: NodeJS.ArrayBufferView) => {

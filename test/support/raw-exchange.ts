@@ -55,20 +55,20 @@ function headOf(baseUrl: string, exchange: RawExchange): Buffer {
 
 interface Parsed { status: number; headers: Map<string, string>; text: string; body: unknown }
 
-/** A complete HTTP/1.1 answer in the bytes so far, or null. */
-export function parseAnswer(received: Buffer, ended: boolean): Parsed | null {
+/** A complete HTTP/1.1 answer in the bytes so far, or null. An answer to HEAD has no body, whatever its Content-Length says. */
+export function parseAnswer(received: Buffer, ended: boolean, toHead = false): Parsed | null {
   const headEnd = received.indexOf('\r\n\r\n')
   if (headEnd < 0) return null
   const [statusLine, ...lines] = received.subarray(0, headEnd).toString('latin1').split('\r\n')
   const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(statusLine)?.[1])
   // An interim answer (100 Continue to `expect: 100-continue`) precedes the real one.
-  if (status >= 100 && status < 200) return parseAnswer(received.subarray(headEnd + 4), ended)
+  if (status >= 100 && status < 200) return parseAnswer(received.subarray(headEnd + 4), ended, toHead)
   const headers = new Map<string, string>()
   for (const line of lines) {
     const colon = line.indexOf(':')
     if (colon > 0) headers.set(line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim())
   }
-  const length = Number(headers.get('content-length') ?? NaN)
+  const length = toHead ? 0 : Number(headers.get('content-length') ?? NaN)
   const rest = received.subarray(headEnd + 4)
   if (Number.isInteger(length) ? rest.length < length : !ended && status !== 204) return null
   const text = (Number.isInteger(length) ? rest.subarray(0, length) : rest).toString('utf8')
@@ -90,13 +90,15 @@ export async function rawExchange(baseUrl: string, exchange: RawExchange): Promi
   let answered: () => void = () => {}
   const answer = new Promise<void>((resolve) => { answered = resolve })
   let parsed: Parsed | null = null
+  // The service takes methods case-insensitively (uWS lower-cases them), so `head` gets no body either.
+  const toHead = exchange.method.toUpperCase() === 'HEAD'
   socket.on('data', (chunk) => {
     chunks.push(chunk)
     firstByte()
-    parsed = parseAnswer(Buffer.concat(chunks), false)
+    parsed = parseAnswer(Buffer.concat(chunks), false, toHead)
     if (parsed !== null) answered()
   })
-  socket.on('end', () => { ended = true; parsed ??= parseAnswer(Buffer.concat(chunks), true); answered() })
+  socket.on('end', () => { ended = true; parsed ??= parseAnswer(Buffer.concat(chunks), true, toHead); answered() })
   socket.on('close', () => { ended = true; answered() })
   socket.on('error', (error) => { errorText = error.message; answered() })
   const deadline = sleep(exchange.timeoutMs).then(() => 'timeout' as const)

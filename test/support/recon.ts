@@ -91,7 +91,7 @@ async function dataOf(baseUrl: string, key: string, route: string): Promise<any[
 }
 
 export async function historyOf(baseUrl: string, key: string, id: string): Promise<any[]> {
-  return dataOf(baseUrl, key, `/v2/reconciliations/${id}/history`)
+  return dataOf(baseUrl, key, `/v2/reconciliations/${id}/history?limit=1000`)
 }
 
 export async function linesOf(baseUrl: string, key: string, id: string, status?: 'matched' | 'unmatched'): Promise<any[]> {

@@ -1,0 +1,71 @@
+/** @module The admin API's route table (not under /v2): workspaces and API keys, behind ADMIN_TOKEN, never rate limited. */
+
+import { randomBytes } from 'node:crypto'
+import { limitsDefault, type Limits, type Scope } from '../ledger/system.js'
+import { canonicalTimeZone } from '../ledger/time-zone-name.js'
+import { hashSecret } from './auth.js'
+import { adminRoute, type AdminRoute } from './route.js'
+import { keyCreate, workspaceCreate, workspaceUpdate } from './schemas/ledger.js'
+import { createdApiKey, workspace } from './schemas/responses.js'
+import { validator } from './schemas/validate.js'
+
+const workspaceCreateBody = validator(workspaceCreate)
+const workspaceUpdateBody = validator(workspaceUpdate)
+const keyCreateBody = validator(keyCreate)
+
+/** Random lower-case base-36 text with at least `bits` bits of entropy. */
+export function randomText(bits: number): string {
+  const bytes = randomBytes(Math.ceil(bits / 8) + 2)
+  let text = ''
+  for (const byte of bytes) text += (byte % 36).toString(36)
+  return text.slice(0, Math.ceil(bits / Math.log2(36)))
+}
+
+export function newKeySecret(): string {
+  return `tu_${randomBytes(32).toString('base64url')}`
+}
+
+export function createKeyCommand(atMs: number, workspace: string, scopes: readonly Scope[], accounts: readonly string[] | null, name: string | null, secret: string) {
+  return { type: 'key.create' as const, at_ms: atMs, id: `key_${randomText(96)}`, workspace, scopes: [...new Set(scopes)], accounts, name, secret_hash: hashSecret(secret) }
+}
+
+export const adminRoutes: readonly AdminRoute[] = [
+  adminRoute({
+    method: 'POST', pattern: '/admin/workspaces', body: { validate: workspaceCreateBody }, summary: 'Create a workspace',
+    errors: ['request_invalid', 'workspace_exists'], response: { status: 201, description: 'The workspace', schema: workspace },
+    handle: ({ body, atMs }) => ({
+      type: 'workspace.create', at_ms: atMs, id: body.id, time_zone: canonicalTimeZone(body.timezone) ?? body.timezone, tag: randomText(40),
+      limits: body.limits === undefined ? limitsDefault : { writes_per_minute: body.limits.writes_per_minute, reads_per_minute: body.limits.reads_per_minute },
+    }),
+  }),
+  adminRoute({
+    method: 'PATCH', pattern: '/admin/workspaces/:id', body: { validate: workspaceUpdateBody }, summary: 'Change a workspace\'s timezone or limits (apply at once)',
+    errors: ['request_invalid', 'not_found'], response: { status: 200, description: 'The workspace', schema: workspace },
+    handle: ({ params, body, atMs }) => ({
+      type: 'workspace.update', at_ms: atMs, id: params.id, limits: knownLimits(body.limits),
+      time_zone: body.timezone === undefined ? undefined : canonicalTimeZone(body.timezone) ?? body.timezone,
+    }),
+  }),
+  adminRoute({
+    method: 'POST', pattern: '/admin/keys', body: { validate: keyCreateBody }, summary: 'Create an API key (its secret is shown once)',
+    errors: ['request_invalid', 'not_found'], response: { status: 201, description: 'The key with its secret', schema: createdApiKey },
+    handle: ({ body, atMs }) => {
+      const secret = newKeySecret()
+      return { command: createKeyCommand(atMs, body.workspace, body.scopes, body.accounts ?? null, body.name ?? null, secret), extra: { secret } }
+    },
+  }),
+  adminRoute({
+    method: 'DELETE', pattern: '/admin/keys/:id', summary: 'Revoke an API key at once',
+    errors: ['not_found'], response: { status: 204, description: 'Revoked' },
+    handle: ({ params, atMs }) => ({ type: 'key.revoke', at_ms: atMs, id: params.id }),
+  }),
+]
+
+/** Only the limits the service knows: the schema lets unknown fields through, the state must not keep them. */
+function knownLimits(limits: Partial<Limits> | undefined): Partial<Limits> | undefined {
+  if (limits === undefined) return undefined
+  const known: { -readonly [K in keyof Limits]?: Limits[K] } = {}
+  if (limits.writes_per_minute !== undefined) known.writes_per_minute = limits.writes_per_minute
+  if (limits.reads_per_minute !== undefined) known.reads_per_minute = limits.reads_per_minute
+  return known
+}

@@ -1,0 +1,124 @@
+/** @module What a route declares (method, path, scope, body, query, errors, answer) and what its handler receives and builds. */
+
+import type { TSchema } from 'typebox'
+import type { WorkspaceActor } from '../actor/workspace-actor.js'
+import type { ErrorCode, Rejection } from '../errors.js'
+import type { CommandEnvelope, WorkspaceCommand } from '../ledger/commands.js'
+import type { Outcome } from '../ledger/outcome.js'
+import type { WorkspaceState } from '../ledger/state.js'
+import type { KeyRecord, Scope, SystemCommand, WorkspaceRecord } from '../ledger/system.js'
+import type { QueryParam } from './query.js'
+import type { Validator } from './schemas/validate.js'
+
+export interface RouteContext<B = unknown> {
+  readonly params: Readonly<Record<string, string>>
+  readonly query: URLSearchParams
+  /** The validated body (undefined for routes without one). */
+  readonly body: B
+  readonly key: KeyRecord
+  readonly workspace: WorkspaceRecord
+  /** For reads beside the state (a subscription's deliveries); commands and queries go back to the lifecycle. */
+  readonly actor: WorkspaceActor
+  /** The clock, read once for this request. */
+  readonly atMs: number
+  readonly envelope: CommandEnvelope
+}
+
+/** A read: run by the actor against its current state; its answer waits for the same barrier as a write's. */
+export type Query = (state: WorkspaceState) => Outcome
+
+/** What a /v2 handler builds: a command for the actor, a query, or a refusal of the request's own shape. */
+export type Built = WorkspaceCommand | Query | Rejection
+
+export type BodyParser = (bytes: Buffer, contentType: string) => { ok: true; value: unknown } | Rejection
+
+/** What every route kind has: metrics and request logs label by these, the OpenAPI document keys paths by them. */
+export interface LabeledRoute {
+  readonly method: string
+  /** `/v2/accounts/:id/balance`: a `:name` segment is a path parameter. */
+  readonly pattern: string
+}
+
+/** The success answer of a route, for the OpenAPI document; the outcome carries the real status. */
+export interface RouteResponse {
+  readonly status: number
+  readonly description: string
+  /** The body's schema (src/api/schemas/responses.ts); absent for 204. */
+  readonly schema?: TSchema
+}
+
+/** A route outside /v2 and /admin that the server answers itself: health, the OpenAPI document, metrics. */
+export interface PlainRoute extends LabeledRoute {
+  readonly summary: string
+  /** none: open to anyone; metricsToken: a bearer token when the operator set METRICS_TOKEN. */
+  readonly security: 'none' | 'metricsToken'
+  readonly response: RouteResponse & { readonly mediaType: string }
+  /** Beyond 503 unavailable (shutting down), which every route can answer. */
+  readonly errors: readonly ErrorCode[]
+}
+
+export interface RouteBody<B> {
+  readonly validate: Validator<B>
+  /** 'import': the statement import limit (Config.importBodyBytesMax); else the JSON body limit (Config.bodyBytesMax). */
+  readonly limit?: 'import'
+  /** Overrides JSON parsing (the CSV import); returns the value to validate. */
+  readonly parse?: BodyParser
+  /** The media type `parse` reads and its format, for the OpenAPI document. */
+  readonly parseFormat?: { readonly mediaType: string; readonly description: string }
+}
+
+/** What the lifecycle needs of any route (v2 or admin). */
+export interface LifecycleRoute extends LabeledRoute {
+  /** Absent on admin routes: the admin token holds every right. */
+  readonly scope?: Scope
+  readonly body?: RouteBody<unknown>
+}
+
+export interface V2Route<B = unknown> extends LifecycleRoute {
+  readonly method: 'GET' | 'POST' | 'PATCH' | 'DELETE'
+  readonly scope: Scope
+  /** Present on routes that take a body. */
+  readonly body?: RouteBody<B>
+  /**
+   * The query parameters the handler reads, each through its own `parse`: the handler and the
+   * OpenAPI document share these declarations.
+   */
+  readonly query?: readonly QueryParam[]
+  /**
+   * The operation's own error codes. The OpenAPI generator adds the lifecycle's by itself
+   * (401, 403, 404 for path ids, 409 idempotency_conflict, 413, 400, 429, 503).
+   */
+  readonly errors?: readonly ErrorCode[]
+  readonly response?: RouteResponse
+  /** Method syntax on purpose: a route of a typed body is a V2Route (the table is a list of them). */
+  handle(context: RouteContext<B>): Built
+  readonly summary: string
+}
+
+/** A /v2 route whose handler sees its body as its schema's type (Static<typeof schema>), not unknown. */
+// Validators go in module constants: TypeScript does not infer B from a generic call written inline beside the handler.
+export function v2Route<B>(route: V2Route<B>): V2Route {
+  return route as V2Route
+}
+
+export interface AdminContext<B = unknown> {
+  readonly params: Readonly<Record<string, string>>
+  readonly body: B
+  readonly atMs: number
+}
+
+/** What an admin handler builds: a system command (with fields its answer adds, e.g. a key's secret) or a refusal. */
+export type AdminBuilt = SystemCommand | { readonly command: SystemCommand; readonly extra: Readonly<Record<string, unknown>> } | Rejection
+
+export interface AdminRoute<B = unknown> extends LifecycleRoute {
+  readonly summary: string
+  readonly body?: RouteBody<B>
+  /** The operation's own error codes; the generator adds 401, 413, 400 and 503 by itself. */
+  readonly errors: readonly ErrorCode[]
+  readonly response: RouteResponse
+  handle(context: AdminContext<B>): AdminBuilt
+}
+
+export function adminRoute<B>(route: AdminRoute<B>): AdminRoute {
+  return route as AdminRoute
+}

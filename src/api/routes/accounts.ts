@@ -1,0 +1,71 @@
+/** @module /v2/accounts routes: create, list, read, rename or re-tag, and balance at a time. */
+
+import { reject } from '../../errors.js'
+import { accountView, findAccount, listAccounts } from '../../ledger/accounts.js'
+import { balanceAt } from '../../ledger/balances.js'
+import { accept } from '../../ledger/outcome.js'
+import { v2Route, type V2Route } from '../route.js'
+import { cursorQuery, limitQuery, timestampQuery } from '../query.js'
+import { accountCreate, accountUpdate } from '../schemas/ledger.js'
+import { account, accountPage, balance } from '../schemas/responses.js'
+import { validator } from '../schemas/validate.js'
+
+const accountCreateBody = validator(accountCreate)
+const accountUpdateBody = validator(accountUpdate)
+
+const accountCursor = cursorQuery(256)
+const atQuery = timestampQuery('at', 'The instant of the balance; default now')
+
+export const accountRoutes: V2Route[] = [
+  v2Route({
+    method: 'POST', pattern: '/v2/accounts', scope: 'accounts:write', summary: 'Create an account',
+    body: { validate: accountCreateBody },
+    errors: ['request_invalid', 'scope_missing', 'account_exists'],
+    response: { status: 201, description: 'The account', schema: account },
+    handle: ({ envelope, body }) => {
+      return { ...envelope, type: 'account.create', name: body.name, tags: body.tags ?? [] }
+    },
+  }),
+  v2Route({
+    method: 'GET', pattern: '/v2/accounts', scope: 'accounts:read', summary: 'List accounts',
+    query: [limitQuery, accountCursor],
+    errors: ['request_invalid'],
+    response: { status: 200, description: 'A page of accounts, in creation order', schema: accountPage },
+    handle: ({ query, key }) => {
+      const limit = limitQuery.parse(query)
+      if (!limit.ok) return limit
+      const cursor = accountCursor.parse(query)
+      if (!cursor.ok) return cursor
+      return (state) => listAccounts(state, { limit: limit.value, cursor: cursor.value }, key.accounts)
+    },
+  }),
+  v2Route({
+    method: 'GET', pattern: '/v2/accounts/:id', scope: 'accounts:read', summary: 'Read an account by id or URL-encoded name',
+    errors: ['not_found'],
+    response: { status: 200, description: 'The account', schema: account },
+    handle: ({ params, key }) => (state) => {
+      const account = findAccount(state, params.id, key.accounts)
+      return account === undefined ? reject('not_found', 'No such account.') : accept(200, accountView(account))
+    },
+  }),
+  v2Route({
+    method: 'PATCH', pattern: '/v2/accounts/:id', scope: 'accounts:write', summary: 'Rename or re-tag an account',
+    body: { validate: accountUpdateBody },
+    errors: ['not_found', 'request_invalid', 'scope_missing', 'account_exists'],
+    response: { status: 200, description: 'The account', schema: account },
+    handle: ({ envelope, body, params }) => {
+      return { ...envelope, type: 'account.update', account: params.id, name: body.name, tags: body.tags }
+    },
+  }),
+  v2Route({
+    method: 'GET', pattern: '/v2/accounts/:id/balance', scope: 'accounts:read', summary: 'Balance at an optional time',
+    query: [atQuery],
+    errors: ['request_invalid', 'not_found'],
+    response: { status: 200, description: 'The sum of every entry line on the account with effective_at ≤ at', schema: balance },
+    handle: ({ params, key, query, atMs }) => {
+      const at = atQuery.parse(query)
+      if (!at.ok) return at
+      return (state) => balanceAt(state, params.id, at.value ?? atMs, key.accounts)
+    },
+  }),
+]

@@ -1,0 +1,71 @@
+/** @module /v2/entries routes: post a balanced entry, read one, list with filters. No PATCH or DELETE. */
+
+import { reject } from '../../errors.js'
+import { parseTimestampMs } from '../../ledger/calendar.js'
+import { entryRulesVersion } from '../../ledger/commands.js'
+import { getEntry } from '../../ledger/entries.js'
+import { listEntries } from '../../ledger/entry-list.js'
+import { zeroAmountRejection } from '../../ledger/money.js'
+import { v2Route, type V2Route } from '../route.js'
+import { cursorQuery, limitQuery, textQuery, timestampQuery } from '../query.js'
+import { entryPost } from '../schemas/ledger.js'
+import { entry, entryPage } from '../schemas/responses.js'
+import { validator } from '../schemas/validate.js'
+
+const entryPostBody = validator(entryPost)
+
+const listQuery = {
+  account: textQuery('account', 'Entries with a line on this account (name or id)'),
+  reconciliation: textQuery('reconciliation', 'Entries effective in this window\'s period that touch its accounts (rec_…)'),
+  cursor: cursorQuery(1024),
+  from: timestampQuery('from', 'effective_at at or after this instant'),
+  to: timestampQuery('to', 'effective_at before this instant'),
+}
+
+export const entryRoutes: V2Route[] = [
+  v2Route({
+    method: 'POST', pattern: '/v2/entries', scope: 'entries:write', summary: 'Post a balanced entry',
+    body: { validate: entryPostBody },
+    errors: ['request_invalid', 'account_unknown', 'entry_unbalanced', 'amount_out_of_range'],
+    response: { status: 201, description: 'The entry', schema: entry },
+    handle: ({ envelope, body }) => {
+      const zero = zeroAmountRejection(body.lines, 'Entry line')
+      if (zero !== null) return zero
+      let effectiveAtMs: number | null = null
+      if (body.effective_at !== undefined) {
+        effectiveAtMs = parseTimestampMs(body.effective_at)
+        if (effectiveAtMs === null) return reject('request_invalid', 'effective_at must be an RFC 3339 timestamp.', [{ path: '/effective_at', message: 'must be an RFC 3339 timestamp' }])
+      }
+      return {
+        ...envelope, type: 'entry.post', lines: body.lines.map(({ account, amount }) => ({ account, amount })),
+        effective_at_ms: effectiveAtMs, description: body.description ?? null, rules: entryRulesVersion,
+        // The schema bounds metadata keys through propertyNames, which Static renders as object: the values are strings.
+        metadata: (body.metadata ?? null) as Readonly<Record<string, string>> | null,
+      }
+    },
+  }),
+  v2Route({
+    method: 'GET', pattern: '/v2/entries/:id', scope: 'entries:read', summary: 'Read one entry',
+    errors: ['not_found'],
+    response: { status: 200, description: 'The entry', schema: entry },
+    handle: ({ params, key }) => (state) => getEntry(state, params.id, key.accounts),
+  }),
+  v2Route({
+    method: 'GET', pattern: '/v2/entries', scope: 'entries:read', summary: 'List entries, ordered by effective_at then id',
+    query: [limitQuery, listQuery.account, listQuery.reconciliation, listQuery.cursor, listQuery.from, listQuery.to],
+    errors: ['request_invalid', 'account_unknown', 'not_found'],
+    response: { status: 200, description: 'A page of entries', schema: entryPage },
+    handle: ({ key, query }) => {
+      const limit = limitQuery.parse(query)
+      if (!limit.ok) return limit
+      const parsed = [listQuery.account.parse(query), listQuery.reconciliation.parse(query), listQuery.cursor.parse(query)] as const
+      for (const param of parsed) if (!param.ok) return param
+      const from = listQuery.from.parse(query)
+      if (!from.ok) return from
+      const to = listQuery.to.parse(query)
+      if (!to.ok) return to
+      const [account, reconciliation, cursor] = parsed.map((param) => (param.ok ? param.value : null))
+      return (state) => listEntries(state, { account, reconciliation, fromMs: from.value, toMs: to.value, limit: limit.value, cursor }, key.accounts)
+    },
+  }),
+]

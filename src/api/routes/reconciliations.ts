@@ -1,0 +1,149 @@
+/** @module /v2/reconciliations routes: windows, statement lines (JSON or CSV), matches, transitions, history. */
+
+import { reject } from '../../errors.js'
+import type { StatementLineInput } from '../../ledger/commands.js'
+import { listMatches } from '../../ledger/matches.js'
+import { zeroAmountRejection } from '../../ledger/money.js'
+import { canonicalTimeZone } from '../../ledger/time-zone-name.js'
+import { getWindow, listLines, listWindows, windowHistory } from '../../ledger/windows.js'
+import { v2Route, type V2Route } from '../route.js'
+import { cursorQuery, enumQuery, limitQuery, textQuery } from '../query.js'
+import { linesAdd, matchCreate, windowOpen, windowTransition } from '../schemas/ledger.js'
+import { history, linesAdded, linePage, match, matchPage, reconciliationWindow, windowPage, windowStates } from '../schemas/responses.js'
+import { validator } from '../schemas/validate.js'
+import { parseStatementCsv } from '../statement-csv.js'
+
+const windowOpenBody = validator(windowOpen)
+const windowTransitionBody = validator(windowTransition)
+const linesAddBody = validator(linesAdd)
+const matchCreateBody = validator(matchCreate)
+
+const cursor = cursorQuery(1024)
+const stateQuery = enumQuery('state', windowStates, 'Only windows in this state')
+const accountQuery = textQuery('account', 'Only windows that cover this account (name or id)')
+const statusQuery = enumQuery('status', ['matched', 'unmatched'] as const, 'Only lines that are (not) part of an active match')
+const windowAnswer = { status: 200, description: 'The window with live figures', schema: reconciliationWindow }
+const csvFormat = {
+  mediaType: 'text/csv',
+  description: 'A header row naming date, amount, reference, description (any order, case-insensitive; reference and description optional), then one line per row: date YYYY-MM-DD, amount an integer in minor units; an empty reference or description is null.',
+}
+
+export const reconciliationRoutes: V2Route[] = [
+  v2Route({
+    method: 'POST', pattern: '/v2/reconciliations', scope: 'recon:write', summary: 'Open a window',
+    body: { validate: windowOpenBody },
+    errors: ['request_invalid', 'window_invalid', 'account_unknown', 'window_overlap', 'amount_out_of_range'],
+    response: { ...windowAnswer, status: 201 },
+    handle: ({ envelope, body, workspace }) => {
+      return {
+        ...envelope, type: 'window.open', label: body.label, accounts: body.accounts, from: body.window.from, to: body.window.to,
+        claimed_movement: body.claimed_movement, statement_ref: body.statement_ref ?? null, tolerance: body.tolerance ?? 0, time_zone: canonicalTimeZone(workspace.timeZone) ?? workspace.timeZone,
+      }
+    },
+  }),
+  v2Route({
+    method: 'GET', pattern: '/v2/reconciliations', scope: 'recon:read', summary: 'List windows',
+    query: [limitQuery, stateQuery, accountQuery, cursor],
+    errors: ['request_invalid', 'account_unknown'],
+    response: { status: 200, description: 'A page of windows, in creation order', schema: windowPage },
+    handle: ({ key, query }) => {
+      const limit = limitQuery.parse(query)
+      if (!limit.ok) return limit
+      const state = stateQuery.parse(query)
+      if (!state.ok) return state
+      const account = accountQuery.parse(query)
+      if (!account.ok) return account
+      const after = cursor.parse(query)
+      if (!after.ok) return after
+      return (workspace) => listWindows(workspace, { state: state.value, account: account.value, limit: limit.value, cursor: after.value }, key.accounts)
+    },
+  }),
+  v2Route({
+    method: 'GET', pattern: '/v2/reconciliations/:id', scope: 'recon:read', summary: 'Read a window with live figures',
+    errors: ['not_found'],
+    response: windowAnswer,
+    handle: ({ key, params }) => (state) => getWindow(state, params.id, key.accounts),
+  }),
+  v2Route({
+    method: 'PATCH', pattern: '/v2/reconciliations/:id', scope: 'recon:write', summary: 'Close or abandon a window',
+    body: { validate: windowTransitionBody },
+    errors: ['request_invalid', 'not_found', 'recon_state_invalid'],
+    response: { status: 200, description: 'The window, closed or abandoned', schema: reconciliationWindow },
+    handle: ({ envelope, body, params }) => {
+      // A missing abandon reason is a schema failure (CONTRACT.md 1), so it answers before the window's state rules.
+      if (body.state === 'abandoned' && (body.reason ?? '') === '') return reject('request_invalid', 'Abandoning a window needs a reason.', [{ path: '/reason', message: 'required when state is abandoned' }])
+      return { ...envelope, type: 'window.transition', window: params.id, state: body.state, reason: body.reason ?? null }
+    },
+  }),
+  v2Route({
+    method: 'POST', pattern: '/v2/reconciliations/:id/lines', scope: 'recon:write', summary: 'Add statement lines (JSON or text/csv)',
+    body: { validate: linesAddBody, limit: 'import', parse: (bytes) => parseStatementCsv(bytes), parseFormat: csvFormat },
+    errors: ['request_invalid', 'not_found', 'recon_state_invalid', 'line_outside_window'],
+    response: { status: 201, description: 'The lines added, with their ids', schema: linesAdded },
+    handle: ({ envelope, body, params }) => {
+      const zero = zeroAmountRejection(body.lines, 'Statement line')
+      if (zero !== null) return zero
+      const lines: StatementLineInput[] = body.lines.map((line) => ({ amount: line.amount, date: line.date, reference: line.reference ?? null, description: line.description ?? null }))
+      return { ...envelope, type: 'window.lines.add', window: params.id, lines }
+    },
+  }),
+  v2Route({
+    method: 'GET', pattern: '/v2/reconciliations/:id/lines', scope: 'recon:read', summary: 'List statement lines',
+    query: [limitQuery, statusQuery, cursor],
+    errors: ['request_invalid', 'not_found'],
+    response: { status: 200, description: 'A page of statement lines, in import order', schema: linePage },
+    handle: ({ key, params, query }) => {
+      const limit = limitQuery.parse(query)
+      if (!limit.ok) return limit
+      const status = statusQuery.parse(query)
+      if (!status.ok) return status
+      const after = cursor.parse(query)
+      if (!after.ok) return after
+      return (state) => listLines(state, params.id, { status: status.value, limit: limit.value, cursor: after.value }, key.accounts)
+    },
+  }),
+  v2Route({
+    method: 'POST', pattern: '/v2/reconciliations/:id/matches', scope: 'recon:write', summary: 'Attach a match',
+    body: { validate: matchCreateBody },
+    errors: [
+      'request_invalid', 'not_found', 'recon_state_invalid', 'line_already_matched', 'entry_already_matched',
+      'entry_outside_window', 'match_amount_mismatch', 'match_date_mismatch', 'amount_out_of_range',
+    ],
+    response: { status: 200, description: 'The match, with the window\'s residual and state after it', schema: match },
+    handle: ({ envelope, body, params }) => {
+      return { ...envelope, type: 'match.create', window: params.id, statement_lines: body.statement_lines, entries: body.entries ?? [], strategy: body.strategy, reason: body.reason ?? null }
+    },
+  }),
+  v2Route({
+    method: 'GET', pattern: '/v2/reconciliations/:id/matches', scope: 'recon:read', summary: 'List matches, active and reversed',
+    query: [limitQuery, cursor],
+    errors: ['request_invalid', 'not_found'],
+    response: { status: 200, description: 'A page of matches, in creation order', schema: matchPage },
+    handle: ({ key, params, query }) => {
+      const limit = limitQuery.parse(query)
+      if (!limit.ok) return limit
+      const after = cursor.parse(query)
+      if (!after.ok) return after
+      return (state) => listMatches(state, params.id, { limit: limit.value, cursor: after.value }, key.accounts)
+    },
+  }),
+  v2Route({
+    method: 'DELETE', pattern: '/v2/reconciliations/:id/matches/:match_id', scope: 'recon:write', summary: 'Reverse a match (unmatch)',
+    errors: ['not_found', 'recon_state_invalid', 'match_already_reversed', 'amount_out_of_range'],
+    response: { status: 200, description: 'The match with reversed_at; residual and state are the window\'s after the reversal', schema: match },
+    handle: ({ envelope, params }) => ({ ...envelope, type: 'match.reverse', window: params.id, match: params.match_id }),
+  }),
+  v2Route({
+    method: 'GET', pattern: '/v2/reconciliations/:id/history', scope: 'recon:read', summary: 'The audit trail of a window',
+    query: [limitQuery, cursor],
+    errors: ['request_invalid', 'not_found'],
+    response: { status: 200, description: 'A page of the window\'s events, oldest first', schema: history },
+    handle: ({ key, params, query }) => {
+      const limit = limitQuery.parse(query)
+      if (!limit.ok) return limit
+      const after = cursor.parse(query)
+      if (!after.ok) return after
+      return (state) => windowHistory(state, params.id, { limit: limit.value, cursor: after.value }, key.accounts)
+    },
+  }),
+]

@@ -1,0 +1,97 @@
+/** @module Request schemas of accounts, entries, reconciliations and the admin API (wire names). */
+
+import { Type } from 'typebox'
+import { webhookEventTypes } from '../../ledger/commands.js'
+import { scopes } from '../../ledger/system.js'
+import { webhookUrlLengthMax } from '../../ledger/webhooks.js'
+import { text, textPattern } from './text.js'
+
+export const amount = Type.Integer({ minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER })
+// Every string a client writes and reads back is `text`: no control characters but tab (text.ts).
+const tags = Type.Array(text({ minLength: 1, maxLength: 100 }), { maxItems: 50 })
+const accountName = text({ minLength: 1, maxLength: 200 })
+
+export const accountCreate = Type.Object({ name: accountName, tags: Type.Optional(tags) })
+export const accountUpdate = Type.Object({ name: Type.Optional(accountName), tags: Type.Optional(tags) })
+
+/**
+ * Up to 50 string values under keys of at most 40 characters. Written with propertyNames, not
+ * Type.Record: a Record's key schema becomes a patternProperties key, so its length bound and
+ * its pattern would only select which values are checked and never refuse a key.
+ */
+const metadata = Type.Object({}, {
+  propertyNames: Type.String({ maxLength: 40, pattern: textPattern }),
+  additionalProperties: text({ maxLength: 500 }),
+  maxProperties: 50,
+})
+
+export const entryPost = Type.Object({
+  lines: Type.Array(Type.Object({ account: accountName, amount }), { minItems: 2, maxItems: 1000 }),
+  effective_at: Type.Optional(Type.String({ maxLength: 64 })),
+  description: Type.Optional(Type.Union([text({ maxLength: 1000 }), Type.Null()])),
+  metadata: Type.Optional(Type.Union([metadata, Type.Null()])),
+})
+
+export const windowOpen = Type.Object({
+  label: text({ maxLength: 200 }),
+  accounts: Type.Array(accountName, { minItems: 1, maxItems: 100 }),
+  window: Type.Object({ from: Type.String({ maxLength: 32 }), to: Type.String({ maxLength: 32 }) }),
+  claimed_movement: amount,
+  statement_ref: Type.Optional(Type.Union([text({ maxLength: 500 }), Type.Null()])),
+  tolerance: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
+})
+
+const nullableText = (maxLength: number) => Type.Optional(Type.Union([text({ maxLength }), Type.Null()]))
+
+export const statementLine = Type.Object({
+  amount,
+  date: Type.String({ maxLength: 32 }),
+  reference: nullableText(500),
+  description: nullableText(1000),
+})
+
+export const linesAdd = Type.Object({ lines: Type.Array(statementLine, { minItems: 1, maxItems: 10_000 }) })
+
+const ids = (minItems: number) => Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { minItems, maxItems: 1000 })
+
+export const matchCreate = Type.Object({
+  statement_lines: ids(1),
+  entries: Type.Optional(ids(0)),
+  strategy: Type.Union([Type.Literal('amount_and_date'), Type.Literal('manual'), Type.Literal('write_off')]),
+  reason: Type.Optional(Type.Union([text({ minLength: 1, maxLength: 500 }), Type.Null()])),
+})
+
+export const windowTransition = Type.Object({
+  state: Type.String({ maxLength: 32 }),
+  reason: Type.Optional(Type.Union([text({ maxLength: 500 }), Type.Null()])),
+})
+
+const limits = Type.Object({
+  writes_per_minute: Type.Integer({ minimum: 1, maximum: 100_000_000 }),
+  reads_per_minute: Type.Integer({ minimum: 1, maximum: 100_000_000 }),
+})
+
+export const workspaceCreate = Type.Object({
+  id: Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$' }),
+  timezone: Type.String({ minLength: 1, maxLength: 64 }),
+  limits: Type.Optional(limits),
+})
+
+export const workspaceUpdate = Type.Object({
+  timezone: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+  limits: Type.Optional(Type.Partial(limits)),
+})
+
+export const keyCreate = Type.Object({
+  workspace: Type.String({ minLength: 1, maxLength: 64 }),
+  scopes: Type.Array(Type.Union(scopes.map((scope) => Type.Literal(scope))), { maxItems: scopes.length * 2 }),
+  accounts: Type.Optional(Type.Union([Type.Array(text({ minLength: 1, maxLength: 201 }), { maxItems: 1000 }), Type.Null()])),
+  name: Type.Optional(Type.Union([text({ maxLength: 200 }), Type.Null()])),
+})
+
+export const webhookEventType = Type.Union(webhookEventTypes.map((type) => Type.Literal(type)))
+
+export const webhookCreate = Type.Object({
+  url: text({ minLength: 1, maxLength: webhookUrlLengthMax, description: 'Absolute http or https URL the events are POSTed to' }),
+  events: Type.Array(webhookEventType, { minItems: 1, maxItems: webhookEventTypes.length, uniqueItems: true }),
+})

@@ -1,0 +1,230 @@
+/** @module Response schemas (typebox, so JSON Schema): the objects the API answers, for the OpenAPI document and the embedded API's types. */
+
+import { Type, type Static, type TSchema } from 'typebox'
+import { errorCatalogue } from '../../errors.js'
+import { scopes } from '../../ledger/system.js'
+import { accountCreate, accountUpdate, entryPost, keyCreate, linesAdd, matchCreate, statementLine, webhookCreate, webhookEventType, windowOpen, windowTransition, workspaceCreate, workspaceUpdate } from './ledger.js'
+
+const timestamp = Type.String({ format: 'date-time', description: 'RFC 3339 in UTC with milliseconds, e.g. 2026-11-22T10:00:00.000Z' })
+const nullableTimestamp = Type.Union([timestamp, Type.Null()])
+const date = Type.String({ format: 'date', description: 'YYYY-MM-DD' })
+const amount = Type.Integer({ minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER, description: 'Integer in minor units' })
+const nullableText = Type.Union([Type.String(), Type.Null()])
+
+export const account = Type.Object({
+  id: Type.String({ description: 'acc_…' }),
+  name: Type.String({ description: 'Segments joined by ":", e.g. assets:bank:eur' }),
+  tags: Type.Array(Type.String()),
+  created_at: timestamp,
+})
+
+export const entryLine = Type.Object({
+  account: Type.String({ description: 'The account\'s current name' }),
+  account_id: Type.String(),
+  amount,
+})
+
+export const entry = Type.Object({
+  id: Type.String({ description: 'ent_…' }),
+  lines: Type.Array(entryLine),
+  effective_at: timestamp,
+  posted_at: timestamp,
+  description: nullableText,
+  metadata: Type.Union([Type.Record(Type.String(), Type.String()), Type.Null()]),
+})
+
+export const balance = Type.Object({
+  account: Type.String({ description: 'acc_…' }),
+  name: Type.String(),
+  balance: amount,
+  at: timestamp,
+})
+
+export const windowStates = ['open', 'balanced', 'closed', 'abandoned'] as const
+const windowState = Type.Union(windowStates.map((state) => Type.Literal(state)))
+
+export const reconciliationWindow = Type.Object({
+  id: Type.String({ description: 'rec_…' }),
+  label: Type.String(),
+  accounts: Type.Array(Type.String(), { description: 'Current account names' }),
+  window: Type.Object({ from: date, to: date }),
+  claimed_movement: amount,
+  derived_movement: amount,
+  residual: amount,
+  matched_count: Type.Integer({ minimum: 0, description: 'Active matches' }),
+  tolerance: Type.Integer({ minimum: 0 }),
+  statement_ref: nullableText,
+  state: windowState,
+  opened_at: timestamp,
+  lines_count: Type.Integer({ minimum: 0 }),
+  unmatched_lines_count: Type.Integer({ minimum: 0 }),
+  closed_at: nullableTimestamp,
+  closed_by: Type.Union([Type.String({ description: 'key_… of the closing key' }), Type.Null()]),
+  close_reason: nullableText,
+  abandoned_at: nullableTimestamp,
+  abandon_reason: nullableText,
+})
+
+export const addedStatementLine = Type.Object({
+  id: Type.String({ description: 'l1, l2, … per window' }),
+  amount,
+  date,
+  reference: nullableText,
+  description: nullableText,
+})
+
+export const listedStatementLine = Type.Object({
+  ...addedStatementLine.properties,
+  match: Type.Union([Type.String({ description: 'mat_… of its active match' }), Type.Null()]),
+})
+
+export const linesAdded = Type.Object({
+  lines: Type.Array(addedStatementLine),
+  lines_count: Type.Integer({ minimum: 0, description: 'Lines of the window after this import' }),
+})
+
+export const match = Type.Object({
+  id: Type.String({ description: 'mat_…' }),
+  reconciliation: Type.String({ description: 'rec_…' }),
+  strategy: Type.Union([Type.Literal('amount_and_date'), Type.Literal('manual'), Type.Literal('write_off')]),
+  statement_lines: Type.Array(Type.String()),
+  entries: Type.Array(Type.String()),
+  matched_amount: amount,
+  reason: nullableText,
+  residual: Type.Integer({ description: 'The window\'s residual now' }),
+  state: windowState,
+  created_at: timestamp,
+  reversed_at: nullableTimestamp,
+})
+
+/** An audit-trail event; besides these fields each type carries its own details (match, reason, entry, …). */
+export const historyEvent = Type.Object({
+  type: Type.String({ description: 'opened, lines_added, matched, unmatched, entry_posted, balanced, open, closed, abandoned' }),
+  at: timestamp,
+  key_id: Type.String(),
+  state: windowState,
+  residual: amount,
+}, { additionalProperties: true })
+
+
+/** The list envelope: `{data, next_cursor}`. */
+export function page<T extends TSchema>(item: T) {
+  return Type.Object({
+    data: Type.Array(item),
+    next_cursor: Type.Union([Type.String({ description: 'Pass as `cursor` for the next page' }), Type.Null()]),
+  })
+}
+
+export const accountPage = page(account)
+export const entryPage = page(entry)
+export const windowPage = page(reconciliationWindow)
+export const linePage = page(listedStatementLine)
+export const matchPage = page(match)
+export const history = page(historyEvent)
+
+export const workspace = Type.Object({
+  id: Type.String(),
+  timezone: Type.String({ description: 'IANA time zone' }),
+  limits: Type.Object({ writes_per_minute: Type.Integer({ minimum: 1 }), reads_per_minute: Type.Integer({ minimum: 1 }) }),
+  created_at: timestamp,
+})
+
+const scope = Type.Union(scopes.map((name) => Type.Literal(name)))
+
+export const apiKey = Type.Object({
+  id: Type.String({ description: 'key_…' }),
+  workspace: Type.String(),
+  scopes: Type.Array(scope),
+  accounts: Type.Union([Type.Array(Type.String()), Type.Null()]),
+  name: nullableText,
+  created_at: timestamp,
+  revoked_at: nullableTimestamp,
+})
+
+export const createdApiKey = Type.Object({
+  ...apiKey.properties,
+  secret: Type.String({ description: 'tu_…; shown once, only its SHA-256 is stored' }),
+})
+
+export const webhook = Type.Object({
+  id: Type.String({ description: 'wh_…' }),
+  url: Type.String(),
+  events: Type.Array(webhookEventType),
+  created_at: timestamp,
+})
+
+export const createdWebhook = Type.Object({
+  ...webhook.properties,
+  secret: Type.String({ description: 'whsec_<base64>: the HMAC-SHA256 key of every delivery\'s signature (the base64-decoded part after whsec_); shown only here' }),
+})
+
+export const webhookPage = page(webhook)
+
+export const webhookDelivery = Type.Object({
+  event_id: Type.String({ description: 'msg_…: the webhook-id header, the same on every attempt' }),
+  event_type: webhookEventType,
+  status: Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed')]),
+  attempts: Type.Integer({ minimum: 0 }),
+  created_at: timestamp,
+  last_attempt_at: nullableTimestamp,
+  last_status_code: Type.Union([Type.Integer(), Type.Null()], { description: 'HTTP status of the last attempt; null when it got no answer' }),
+  last_error: nullableText,
+  next_attempt_at: Type.Union([timestamp, Type.Null()], { description: 'When a pending delivery is tried next; null once done' }),
+})
+
+export const webhookDeliveryPage = page(webhookDelivery)
+
+export const health = Type.Object({ status: Type.Literal('ok') })
+
+const errorCodes = Object.keys(errorCatalogue) as (keyof typeof errorCatalogue)[]
+
+export const errorEnvelope = Type.Object({
+  error: Type.Object({
+    code: Type.Union(errorCodes.map((code) => Type.Literal(code))),
+    message: Type.String(),
+    details: Type.Optional(Type.Array(Type.Object({
+      path: Type.String({ description: 'JSON pointer into the request (body, query or header)' }),
+      message: Type.String(),
+    }))),
+  }),
+})
+
+/**
+ * The component names of the OpenAPI document. The generator puts a `$ref` wherever one of these
+ * very objects appears, so a schema is written once and the validators keep the plain objects.
+ */
+export const namedSchemas: readonly (readonly [string, TSchema])[] = [
+  ['Account', account], ['AccountCreate', accountCreate], ['AccountUpdate', accountUpdate], ['AccountPage', accountPage],
+  ['Balance', balance],
+  ['EntryLine', entryLine], ['Entry', entry], ['EntryPost', entryPost], ['EntryPage', entryPage],
+  ['Reconciliation', reconciliationWindow], ['ReconciliationOpen', windowOpen], ['ReconciliationTransition', windowTransition], ['ReconciliationPage', windowPage],
+  ['StatementLineInput', statementLine], ['StatementLinesAdd', linesAdd], ['StatementLine', addedStatementLine], ['StatementLinesAdded', linesAdded],
+  ['ListedStatementLine', listedStatementLine], ['StatementLinePage', linePage],
+  ['Match', match], ['MatchCreate', matchCreate], ['MatchPage', matchPage],
+  ['HistoryEvent', historyEvent], ['History', history],
+  ['Workspace', workspace], ['WorkspaceCreate', workspaceCreate], ['WorkspaceUpdate', workspaceUpdate],
+  ['Webhook', webhook], ['WebhookCreate', webhookCreate], ['CreatedWebhook', createdWebhook], ['WebhookPage', webhookPage],
+  ['WebhookDelivery', webhookDelivery], ['WebhookDeliveryPage', webhookDeliveryPage],
+  ['ApiKey', apiKey], ['ApiKeyCreate', keyCreate], ['CreatedApiKey', createdApiKey],
+  ['Health', health], ['Error', errorEnvelope],
+]
+
+export type Account = Static<typeof account>
+export type Entry = Static<typeof entry>
+export type Balance = Static<typeof balance>
+export type ReconciliationWindow = Static<typeof reconciliationWindow>
+export type StatementLine = Static<typeof addedStatementLine>
+export type ListedStatementLine = Static<typeof listedStatementLine>
+export type LinesAdded = Static<typeof linesAdded>
+export type Match = Static<typeof match>
+export type HistoryEvent = Static<typeof historyEvent>
+export type Workspace = Static<typeof workspace>
+export type ApiKey = Static<typeof apiKey>
+export type CreatedApiKey = Static<typeof createdApiKey>
+export type Webhook = Static<typeof webhook>
+export type CreatedWebhook = Static<typeof createdWebhook>
+export type WebhookDelivery = Static<typeof webhookDelivery>
+export interface Page<T> {
+  readonly data: T[]
+  readonly next_cursor: string | null
+}

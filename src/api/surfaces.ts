@@ -1,0 +1,74 @@
+/** @module The two route kinds the lifecycle serves: /v2 (API keys, workspace actors) and admin (the admin token, the system). */
+
+import type { Submitted } from '../actor/completion.js'
+import type { Runtime } from '../actor/runtime.js'
+import type { WorkspaceActor } from '../actor/workspace-actor.js'
+import { reject, type Rejection } from '../errors.js'
+import type { CommandEnvelope, WorkspaceCommand } from '../ledger/commands.js'
+import type { SystemCommand } from '../ledger/system.js'
+import { adminRoutes } from './admin-routes.js'
+import { authenticate, isAdmin } from './auth.js'
+import type { Caller, Flow, LifecycleOptions } from './lifecycle.js'
+import type { AdminBuilt, AdminRoute, Built, Query, V2Route } from './route.js'
+import { v2Routes } from './route-table.js'
+
+type Surface = Pick<LifecycleOptions, 'routes' | 'handler' | 'authenticate' | 'unauthenticated'>
+
+function actorOf(runtime: Runtime, flow: Flow): WorkspaceActor {
+  flow.actor ??= runtime.actor(flow.caller!.workspace!.id)
+  return flow.actor
+}
+
+function envelopeOf(flow: Flow): CommandEnvelope {
+  const key = flow.caller!.key!
+  const idempotency = flow.idempotency
+  if (idempotency === undefined) return { at_ms: flow.atMs, key_id: key.id, visibility: key.accounts }
+  return { at_ms: flow.atMs, key_id: key.id, visibility: key.accounts, idempotency }
+}
+
+/** /v2: a key by the hash of its secret, its workspace's actor, handlers that build workspace commands and queries. */
+export function v2Surface(runtime: Runtime): Surface {
+  return {
+    routes: v2Routes,
+    authenticate: (authorization) => {
+      const key = authenticate(runtime.system, authorization)
+      if (key === null) return null
+      const workspace = runtime.system.workspaces.get(key.workspace)
+      return workspace === undefined ? null : { key, workspace }
+    },
+    handler: {
+      actorOf: (flow) => actorOf(runtime, flow),
+      build: (flow) => {
+        const { key, workspace } = flow.caller as Required<{ [K in keyof Caller]: NonNullable<Caller[K]> }>
+        const context = { params: flow.params, query: new URLSearchParams(flow.request.query), body: flow.body, key, workspace, actor: actorOf(runtime, flow), atMs: flow.atMs, envelope: envelopeOf(flow) }
+        return (flow.route as V2Route).handle(context)
+      },
+      execute: (flow, built): Submitted => {
+        const actor = actorOf(runtime, flow)
+        const what = built as Built
+        if (typeof what === 'function') return actor.query(what as Query)
+        if ('ok' in what) return actor.answer(what)
+        return actor.submit(what as WorkspaceCommand)
+      },
+    },
+  }
+}
+
+/** Admin: the admin token in constant time; handlers build system commands. */
+export function adminSurface(runtime: Runtime, adminToken: string | null): Surface {
+  const admin: Caller = { key: null, workspace: null }
+  return {
+    routes: adminRoutes,
+    authenticate: (authorization) => (adminToken !== null && isAdmin(adminToken, authorization) ? admin : null),
+    unauthenticated: reject('unauthenticated', 'The admin token is required: Authorization: Bearer <ADMIN_TOKEN>.'),
+    handler: {
+      build: (flow) => (flow.route as AdminRoute).handle({ params: flow.params, body: flow.body, atMs: flow.atMs }),
+      execute: (_flow, built): Submitted => {
+        const what = built as AdminBuilt
+        if ('ok' in what) return runtime.answerSystem(what as Rejection)
+        if ('command' in what) return runtime.submitSystem(what.command).withFields(what.extra)
+        return runtime.submitSystem(what as SystemCommand)
+      },
+    },
+  }
+}

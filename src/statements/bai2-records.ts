@@ -1,0 +1,82 @@
+/** @module BAI2 records: physical lines split into fields, funds types and the 03 record's balances. */
+import { minorUnitsOfDigits } from './decimal.ts'
+import { dateOfYymmdd, quoted } from './text.ts'
+import { FileProblem } from './types.ts'
+
+export interface Bai2Record {
+  readonly code: string
+  /** Everything after `NN,`, the trailing `/` still on. */
+  readonly body: string
+  readonly line: number
+}
+
+/** One record a line; blank lines (and the padding some banks add to fixed-length records) are not records. */
+export function recordsOf(text: string): Bai2Record[] {
+  const records: Bai2Record[] = []
+  text.split(/\r?\n/).forEach((raw, index) => {
+    const content = raw.trimEnd()
+    if (content === '') return
+    const match = /^(\d\d),(.*)$/.exec(content)
+    if (match === null) throw new FileProblem(`line ${index + 1}`, `not a BAI2 record: ${quoted(content)}`)
+    records.push({ code: match[1], body: match[2], line: index + 1 })
+  })
+  return records
+}
+
+/** The fields of a record without free text: split on commas, the `/` that ends the record removed. */
+export function fieldsOf(record: Bai2Record): string[] {
+  return record.body.replace(/\/$/, '').split(',')
+}
+
+/** How many fields the funds type at `fields[index]` spends, itself included (BAI2 spec, "Funds Type"). */
+export function fundsTypeWidth(fields: readonly string[], index: number, record: Bai2Record): number {
+  const fundsType = fields[index] ?? ''
+  if (['', '0', '1', '2', 'Z'].includes(fundsType)) return 1
+  if (fundsType === 'V') return 3
+  if (fundsType === 'S') return 4
+  if (fundsType === 'D') {
+    const count = Number(fields[index + 1])
+    if (!Number.isInteger(count) || count < 0) throw new FileProblem(`line ${record.line}`, `funds type D needs a distribution count, not ${quoted(fields[index + 1])}`)
+    return 2 + 2 * count
+  }
+  throw new FileProblem(`line ${record.line}`, `unknown funds type ${quoted(fundsType)}`)
+}
+
+export function amountField(text: string, record: Bai2Record, what: string): number {
+  const minor = minorUnitsOfDigits(text)
+  if (!minor.ok) throw new FileProblem(`line ${record.line}`, `${what}: ${minor.message}`)
+  return minor.minor
+}
+
+export function dateField(text: string | undefined, record: Bai2Record, what: string): string {
+  const date = dateOfYymmdd(text ?? '')
+  if (date === null) throw new FileProblem(`line ${record.line}`, `${what} ${quoted(text ?? '')} is not a YYMMDD date`)
+  return date
+}
+
+export interface AccountSummary {
+  readonly account: string
+  readonly currency: string | null
+  /** Type code to amount, for status (0xx) and summary codes; an empty amount is absent. */
+  readonly amounts: ReadonlyMap<string, number>
+  /** The algebraic sum of every amount in the record, for the 49 record's control total. */
+  readonly controlTotal: bigint
+}
+
+/** `03,account,currency,(type code,amount,item count,funds type…)*` with its 88 continuations' fields. */
+export function accountSummaryOf(fields: readonly string[], record: Bai2Record): AccountSummary {
+  const amounts = new Map<string, number>()
+  let controlTotal = 0n
+  let index = 2
+  while (index < fields.length && !(index === fields.length - 1 && fields[index] === '')) {
+    const [typeCode, amountText] = [fields[index], fields[index + 1] ?? '']
+    if (!/^\d{3}$/.test(typeCode)) throw new FileProblem(`line ${record.line}`, `03 type code ${quoted(typeCode)} is not 3 digits`)
+    if (amountText !== '') {
+      const amount = amountField(amountText, record, `03 amount of type ${typeCode}`)
+      amounts.set(typeCode, amount)
+      controlTotal += BigInt(amount)
+    }
+    index += 3 + fundsTypeWidth(fields, index + 3, record)
+  }
+  return { account: fields[0], currency: fields[1] === '' ? null : fields[1], amounts, controlTotal }
+}

@@ -1,0 +1,15 @@
+/** @module The one place a reader's result becomes an outcome: statements, or statement_invalid saying where. */
+import { reject } from '../errors.ts'
+import { FileProblem, type ReadResult, type Statement } from './types.ts'
+
+/** Runs a reader body; a FileProblem it throws becomes statement_invalid, any other error is a bug and passes. */
+export function readGuarded(formatName: string, read: () => Statement[]): ReadResult {
+  try {
+    const statements = read()
+    if (statements.length === 0) return reject('statement_invalid', `The ${formatName} file holds no statement.`, [{ path: '/', message: 'no statement' }])
+    return { ok: true, statements }
+  } catch (error) {
+    if (!(error instanceof FileProblem)) throw error
+    return reject('statement_invalid', `The ${formatName} file cannot be read: ${error.message}`, [error.detail])
+  }
+}

@@ -1,0 +1,76 @@
+/** src/api/lifecycle.ts with a transport of its own (as a WebSocket one would be): neutral input, (status, body, headers) out, stages skipped by name. */
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import t from 'tap'
+import { Runtime } from '../../src/actor/runtime.ts'
+import { createKeyCommand, newKeySecret } from '../../src/api/admin-routes.ts'
+import { Lifecycle, stageNames, type ApiRequest, type Headers, type RateBudgets, type Transport } from '../../src/api/lifecycle.ts'
+import { v2Surface } from '../../src/api/surfaces.ts'
+import { limitsDefault, scopes } from '../../src/ledger/system.ts'
+import { CommandLog } from '../../src/log/command-log.ts'
+
+interface Answer { status: number; body: any; headers: Headers }
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'trueup-lifecycle-unit-'))
+const log = new CommandLog({ path: path.join(dir, 'log'), groupCommitRecordsMax: 64, pendingRecordsMax: 1024 })
+const runtime = new Runtime(log, 1_000_000)
+runtime.replay(() => Date.now())
+t.teardown(async () => {
+  await log.close()
+  fs.rmSync(dir, { recursive: true, force: true })
+})
+runtime.submitSystem({ type: 'workspace.create', at_ms: Date.now(), id: 'w', time_zone: 'UTC', limits: limitsDefault, tag: 'unittag' })
+const secret = newKeySecret()
+runtime.submitSystem(createKeyCommand(Date.now(), 'w', scopes, null, 'k', secret))
+
+/** A transport whose bodies arrive later, as a socket's would; answers are collected per request. */
+const pendingBodies: (() => void)[] = []
+const transport: Transport<(answer: Answer) => void> = {
+  respond: (done, status, body, headers) => done({ status, body: body === '' ? null : JSON.parse(body), headers }),
+  readBody: (_done, _bytesMax, deliver) => { pendingBodies.push(() => deliver(Buffer.from(bodies.shift()!))) },
+}
+const bodies: string[] = []
+const options = { ...v2Surface(runtime), clock: () => Date.now(), bodyBytesMax: 1 << 20, importBodyBytesMax: 1 << 24, onLogFailure: (error: Error) => { throw error } }
+
+function send(lifecycle: Lifecycle<(answer: Answer) => void>, request: Omit<ApiRequest, 'headers' | 'query'> & { headers?: Record<string, string> }): Promise<Answer> {
+  const headers = new Map(Object.entries({ authorization: `Bearer ${secret}`, ...request.headers }))
+  return new Promise((resolve) => lifecycle.run({ query: '', ...request, headers }, resolve))
+}
+
+t.test('a streamed body: the stages before `body` run at once, the rest when it is complete', async (t) => {
+  const lifecycle = new Lifecycle({ ...options, skip: [] }, transport)
+  t.same(lifecycle.stageNames, stageNames, 'every stage')
+  bodies.push(JSON.stringify({ name: 'assets:bank' }))
+  const answered = send(lifecycle, { method: 'POST', path: '/v2/accounts' })
+  t.equal(pendingBodies.length, 1, 'waiting for the body')
+  pendingBodies.shift()!()
+  const created = await answered
+  t.equal(created.status, 201)
+  t.equal(created.body.name, 'assets:bank')
+  const balance = await send(lifecycle, { method: 'GET', path: '/v2/accounts/assets%3Abank/balance' })
+  t.equal(balance.status, 200)
+  t.equal(balance.body.balance, 0)
+  t.equal((await send(lifecycle, { method: 'GET', path: '/v2/nowhere' })).status, 404)
+  t.equal((await send(lifecycle, { method: 'GET', path: '/v2/accounts', headers: { authorization: 'Bearer nope' } })).status, 401)
+})
+
+t.test('a body given as a value, rate buckets, and stages skipped by name', async (t) => {
+  let taken = 0
+  const bucket = { limitPerMinute: 60, remaining: () => 7, tryTake: () => { taken++; return true }, retryAfterSeconds: () => 1 }
+  const buckets: RateBudgets = { of: () => ({ reads: bucket, writes: bucket }) }
+  const rated = new Lifecycle({ ...options, skip: [], buckets }, transport)
+  const answer = await send(rated, { method: 'POST', path: '/v2/accounts', body: { value: { name: 'assets:cash' } } })
+  t.equal(answer.status, 201)
+  t.same(answer.headers, [['X-RateLimit-Limit', '60'], ['X-RateLimit-Remaining', '7']], 'the bucket\'s headers')
+  t.equal(taken, 1, 'one token')
+  const unrated = new Lifecycle({ ...options, skip: ['rate'], buckets }, transport)
+  t.notOk(unrated.stageNames.includes('rate'))
+  await send(unrated, { method: 'GET', path: '/v2/accounts' })
+  t.equal(taken, 1, 'a skipped rate stage takes nothing')
+  const trusted = new Lifecycle({ ...options, skip: ['auth', 'scope', 'recheck', 'rate'] }, transport)
+  const key = runtime.system.keys.values().next().value!
+  const listed = await send(trusted, { method: 'GET', path: '/v2/accounts', headers: { authorization: 'none' }, caller: { key: { ...key, scopes: [] }, workspace: runtime.system.workspaces.get('w')! } })
+  t.equal(listed.status, 200, 'no auth and no scope check: the caller given is trusted')
+  t.equal(listed.body.data.length, 2)
+})
