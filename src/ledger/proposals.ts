@@ -5,6 +5,9 @@
  */
 
 import assert from 'node:assert/strict'
+import { reject } from '../errors.js'
+import { accept, type Outcome } from './outcome.js'
+import { collectPage, cursorSeq, invalidCursor, listScope, seqKeys } from './pages.js'
 import { orderChosen, type Chosen, type ProposalSettings } from './proposal-chosen.js'
 import { proposeGroups } from './proposal-groups.js'
 import { collectItems } from './proposal-items.js'
@@ -13,7 +16,7 @@ import type { ProposalReason } from './proposal-score.js'
 import { WorkMeter } from './proposal-work.js'
 import type { WorkspaceState } from './state.js'
 import type { Visibility } from './visibility.js'
-import { isTerminal } from './window-effects.js'
+import { findWindow, isTerminal } from './window-effects.js'
 import type { ReconciliationWindow } from './windows-state.js'
 
 export type { ProposalSettings } from './proposal-chosen.js'
@@ -78,4 +81,27 @@ function proposalView(chosen: Chosen, settings: ProposalSettings): Proposal {
     score: chosen.scored.score,
     reasons: chosen.scored.reasons,
   }
+}
+
+export interface ProposalQuery {
+  readonly dateToleranceDays: number
+  readonly maxGroup: number
+  readonly limit: number
+  readonly cursor: string | null
+}
+
+/**
+ * GET /v2/reconciliations/:id/proposals as a run of slices that returns the answer: a page of the whole
+ * answer, which is computed each time (it must be, to be disjoint), so a cursor is a position in it and
+ * the pages of one state fit together.
+ */
+export function* proposalsAnswer(state: WorkspaceState, windowId: string, query: ProposalQuery, visibility: Visibility): Generator<undefined, Outcome, undefined> {
+  const window = findWindow(state, windowId, visibility)
+  if (window === undefined) return reject('not_found', 'No such reconciliation.')
+  const scope = listScope('proposals', window.id, query.dateToleranceDays, query.maxGroup)
+  const startSeq = cursorSeq(scope, query.cursor)
+  if (startSeq === null) return invalidCursor()
+  const settings = { ...proposalDefaults, dateToleranceDays: query.dateToleranceDays, maxGroup: query.maxGroup }
+  const proposals = yield* proposalRun(state, window, visibility, settings)
+  return accept(200, collectPage(scope, seqKeys(startSeq, proposals.length), query.limit, (key) => proposals[key.seq - 1]))
 }
