@@ -7,6 +7,7 @@ import fc from 'fast-check'
 import t from 'tap'
 import { startOfLocalDayMs } from '../../src/ledger/calendar.js'
 import type { WorkspaceCommand } from '../../src/ledger/commands.js'
+import { whatIfMatch } from '../../src/ledger/match-batch.js'
 import type { Outcome } from '../../src/ledger/outcome.js'
 import { scoreWeights } from '../../src/ledger/proposal-score.js'
 import { proposalDefaults, proposalRun, runToEnd, type Proposal, type ProposalSettings } from '../../src/ledger/proposals.js'
@@ -69,9 +70,18 @@ function propose(ctx: Ctx, settings: Partial<ProposalSettings> = {}): Proposal[]
   return runToEnd(proposalRun(ctx.state, window, ctx.visibility, { ...proposalDefaults, ...settings }))
 }
 
+function matchBody(ctx: Ctx, proposal: Proposal): CommandBody & { type: 'match.create' } {
+  return { type: 'match.create', window: ctx.window, statement_lines: [...proposal.statement_lines], entries: [...proposal.entries], strategy: proposal.strategy, reason: null, date_tolerance_days: proposal.date_tolerance_days }
+}
+
 /** Accepts a proposal as given, through the ledger's own match command. */
 function accept(ctx: Ctx, proposal: Proposal): Outcome {
-  return run(ctx, { type: 'match.create', window: ctx.window, statement_lines: [...proposal.statement_lines], entries: [...proposal.entries], strategy: proposal.strategy, reason: null, date_tolerance_days: proposal.date_tolerance_days })
+  return run(ctx, matchBody(ctx, proposal))
+}
+
+/** What the proposal's dry run predicts: the figures the real call will answer. */
+function predict(ctx: Ctx, proposal: Proposal): Body {
+  return ok(whatIfMatch(ctx.state, { at_ms: nowMs, key_id: 'key_test', visibility: ctx.visibility, ...matchBody(ctx, proposal) }))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -169,9 +179,13 @@ function acceptAll(ctx: Ctx, proposals: readonly Proposal[]): Set<string> {
       usedEntries.add(id)
     }
     const before = ok(getWindow(ctx.state, ctx.window, null)).residual
+    const predicted = predict(ctx, proposal)
     const body = ok(accept(ctx, proposal))
     if (body.matched_amount !== proposal.matched_amount) throw new Error(`matched ${body.matched_amount}, proposed ${proposal.matched_amount}`)
-    if (body.residual !== before - proposal.matched_amount) throw new Error(`residual ${body.residual}, predicted ${before - proposal.matched_amount}`)
+    if (body.residual !== before - proposal.matched_amount) throw new Error(`residual ${body.residual}, expected ${before - proposal.matched_amount}`)
+    for (const field of ['matched_amount', 'residual', 'state']) {
+      if (body[field] !== predicted[field]) throw new Error(`${field} ${body[field]}, the dry run predicted ${predicted[field]}`)
+    }
   }
   const window = ok(getWindow(ctx.state, ctx.window, null))
   if (window.residual !== startResidual) throw new Error(`residual ${window.residual} after all, predicted ${startResidual}`)
