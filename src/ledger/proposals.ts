@@ -30,8 +30,8 @@ export const proposalDefaults: ProposalSettings = {
   maxGroup: 4,
   /** Enough for a 4-item group in a pool of a few hundred same-sign items (bench/proposals.ts). */
   candidateBudget: 20_000,
-  /** About a millisecond of work on the bench machine (bench/proposals.ts measures the longest slice). */
-  sliceSteps: 20_000,
+  /** About half a millisecond of work on the bench machine (bench/proposals.ts measures the slices). */
+  sliceSteps: 10_000,
 }
 
 export interface Proposal {
