@@ -8,6 +8,7 @@ import { reject } from '../errors.js'
 import type { Logger } from '../logger.js'
 import { adminRoutes, handleAdmin } from './admin.js'
 import { bearerMatches } from './auth.js'
+import { consoleAnswerer, isConsolePath, loadConsoleAssets } from './console.js'
 import { Drain, type DrainReport } from './drain.js'
 import { openExchange, readHeaders, send, type Exchange } from './http.js'
 import { abortedStatus, type Metrics } from './metrics.js'
@@ -122,6 +123,7 @@ export function startServer(options: ServerOptions): Promise<RunningServer> {
   const admin = { runtime: options.runtime, adminToken: options.adminToken, clock: options.clock, bodyBytesMax: options.bodyBytesMax, onLogFailure: options.onLogFailure }
   const plainByPath = new Map(plainRoutes.map((route) => [route.pattern, route]))
   const answerPlain = plainAnswerer(options)
+  const answerConsole = consoleAnswerer(loadConsoleAssets())
   const observe = requestObserver(options)
   const drain = new Drain()
   const onSettled = (exchange: Exchange) => {
@@ -146,6 +148,7 @@ export function startServer(options: ServerOptions): Promise<RunningServer> {
     try {
       const plain = routedMethod === 'GET' ? plainByPath.get(path) : undefined
       if (plain !== undefined) return answerPlain(plain, exchange, headers.get('authorization'))
+      if (isConsolePath(path)) return answerConsole(exchange, routedMethod, path)
       if (path.startsWith('/admin/')) return handleAdmin(admin, exchange, routedMethod, path, headers.get('authorization'))
       handleV2(v2, exchange, { method: routedMethod, path, query, headers })
     } catch (error) {
