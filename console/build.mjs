@@ -11,7 +11,7 @@ fs.rmSync(outDir, { recursive: true, force: true })
 const result = await build({
   entryPoints: { app: path.join(root, 'console', 'src', 'main.js') },
   bundle: true,
-  minify: true,
+  minify: process.env.CONSOLE_MINIFY !== "0",
   format: 'esm',
   target: ['es2022'],
   outdir: outDir,

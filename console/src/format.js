@@ -5,7 +5,7 @@ const timezoneStorageName = 'trueup.timezone'
 
 /** The currency's exponent as Intl knows it (ISO 4217: USD 2, JPY 0, BHD 3). */
 export function exponentOf(currency) {
-  return new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits
+  return new Intl.NumberFormat('en', { style: 'currency', currency: currency ?? fallbackCurrency }).resolvedOptions().maximumFractionDigits
 }
 
 /** Minor units → an exact decimal string (no float division: 2^53−1 cents stay exact). */
@@ -59,7 +59,9 @@ export const timezone = {
 
 export function formatTimestamp(iso, zone = timezone.get()) {
   if (!iso) return '—'
-  return new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium', timeZone: zone, timeZoneName: 'short' }).format(new Date(iso))
+  // dateStyle/timeStyle cannot be combined with timeZoneName: the fields are named one by one.
+  const fields = { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit', timeZone: zone, timeZoneName: 'short' }
+  return new Intl.DateTimeFormat(undefined, fields).format(new Date(iso))
 }
 
 export function formatDate(isoDate) {

@@ -3,7 +3,7 @@
 import 'uplot/dist/uPlot.min.css'
 import './style.css'
 import { render } from 'preact'
-import { useEffect, useRef, useState } from 'preact/hooks'
+import { useEffect, useErrorBoundary, useRef, useState } from 'preact/hooks'
 import { html } from './html.js'
 import { session } from './api.js'
 import { readCapabilities } from './capabilities.js'
@@ -47,6 +47,13 @@ function Header({ route, onSignOut, onZone }) {
   </header>`
 }
 
+/** A page that throws while rendering shows what went wrong instead of going blank. */
+function Guarded({ children }) {
+  const [error, reset] = useErrorBoundary()
+  if (error) return html`<div class="alert" role="alert">This page failed to show (${error.message}). <button type="button" class="secondary" onClick=${reset}>Try again</button></div>`
+  return children
+}
+
 function App() {
   const [signedIn, setSignedIn] = useState(session.key() !== null)
   const [capabilities, setCapabilities] = useState(null)
@@ -64,7 +71,9 @@ function App() {
   if (route.page === 'accounts') page = html`<${AccountsPage} ...${props} accountId=${route.id} />`
   else if (route.page === 'windows' && route.id !== null) page = html`<${WindowPage} ...${props} windowId=${route.id} />`
   else page = html`<${WindowsPage} ...${props} />`
-  return html`<${Header} route=${route} onSignOut=${signOut} onZone=${setZone} /><main ref=${main}>${page}</main>`
+  return html`<${Header} route=${route} onSignOut=${signOut} onZone=${setZone} /><main ref=${main}><${Guarded}>${page}<//></main>`
 }
 
-render(html`<${App} />`, document.getElementById('app'))
+const container = document.getElementById('app')
+container.textContent = ''
+render(html`<${App} />`, container)

@@ -23,21 +23,30 @@ export function Matches({ window, data, act, zone, writable }) {
 }
 
 const commonFields = new Set(['type', 'at', 'key_id', 'state', 'residual'])
+const amountFields = /(^amount|_amount|_movement|_drift)$/
 
-function detailsOf(event) {
-  return Object.entries(event).filter(([name, value]) => !commonFields.has(name) && value !== null && value !== undefined)
-    .map(([name, value]) => `${name.replaceAll('_', ' ')}: ${Array.isArray(value) ? value.join(', ') : typeof value === 'object' ? JSON.stringify(value) : value}`)
-    .join(' · ')
+function detailValue(name, value, currency) {
+  if (typeof value === 'number' && amountFields.test(name)) return formatAmount(value, currency)
+  if (Array.isArray(value)) return value.join(', ')
+  return typeof value === 'object' ? JSON.stringify(value) : String(value)
+}
+
+/** The event's own fields, and for a match event the reason the match carries (a write-off's, say). */
+function detailsOf(event, window, reasons) {
+  const parts = Object.entries(event).filter(([name, value]) => !commonFields.has(name) && value !== null && value !== undefined)
+    .map(([name, value]) => `${name.replaceAll('_', ' ')}: ${detailValue(name, value, window.currency)}`)
+  if (event.type === 'matched' && reasons.has(event.match)) parts.push(`reason: ${reasons.get(event.match)}`)
+  return parts.join(' · ')
 }
 
 export function History({ window, data, zone }) {
+  const reasons = new Map(data.matches.filter((match) => match.reason).map((match) => [match.id, match.reason]))
   return html`<section aria-labelledby="history-heading">
     <h2 id="history-heading">History</h2>
     ${data.history.length === 0 ? html`<${Empty}>No event yet.<//>` : html`<ol class="history">
       ${data.history.map((event) => html`<li>
-        <time datetime=${event.at}>${formatTimestamp(event.at, zone)}</time> <strong>${event.type.replaceAll('_', ' ')}</strong>
-        by ${event.key_id} → <${StateBadge} state=${event.state} />, residual <${Amount} minor=${event.residual} currency=${window.currency} />
-        ${detailsOf(event) && html`<div class="details">${detailsOf(event)}</div>`}
+        <time datetime=${event.at}>${formatTimestamp(event.at, zone)}</time> <strong>${event.type.replaceAll('_', ' ')}</strong>${' '}by ${event.key_id} → <${StateBadge} state=${event.state} />, residual <${Amount} minor=${event.residual} currency=${window.currency} />
+        <div class="details">${detailsOf(event, window, reasons)}</div>
       </li>`)}
     </ol>`}
   </section>`

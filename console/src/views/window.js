@@ -37,14 +37,17 @@ function Figures({ window }) {
   </dl>`
 }
 
+/** CONTRACT.md 14 names post_close_entries without fixing its shape: a list of entries or a count. */
+const laterEntries = (value) => Array.isArray(value) ? value.length : Number(value ?? 0)
+
 function Summary({ window, zone }) {
   return html`<p class="meta">
-    ${window.accounts.join(', ')} · ${formatDate(window.window.from)} – ${formatDate(window.window.to)} ·
-    ${window.lines_count} lines, ${window.unmatched_lines_count} unmatched · ${window.matched_count} active matches ·
+    ${window.accounts.join(', ')} · ${formatDate(window.window.from)} – ${formatDate(window.window.to)} · ${window.lines_count} lines, ${window.unmatched_lines_count} unmatched · ${window.matched_count} active matches ·
     tolerance <${Amount} minor=${window.tolerance} currency=${window.currency} /> · opened ${formatTimestamp(window.opened_at, zone)}
     ${window.closed_at ? html` · closed ${formatTimestamp(window.closed_at, zone)} by ${window.closed_by}${window.close_reason ? ` (${window.close_reason})` : ''}` : ''}
     ${window.abandoned_at ? html` · abandoned ${formatTimestamp(window.abandoned_at, zone)}: ${window.abandon_reason}` : ''}
     ${window.seal ? html` · seal <code>${window.seal}</code>` : ''}
+    ${typeof window.post_close_drift === 'number' && window.post_close_drift !== 0 ? html` · <strong>drift since the close <${Amount} minor=${window.post_close_drift} currency=${window.currency} /></strong> (${laterEntries(window.post_close_entries)} entries posted into the period since)` : ''}
   </p>`
 }
 
@@ -67,8 +70,9 @@ export function WindowPage({ windowId, capabilities }) {
     setStatus(null)
     const result = await attempt(setError, call)
     if (result !== undefined) {
-      setStatus(description(result))
+      // The window is re-read first, so the message appears with the figures it speaks of.
       await refresh()
+      setStatus(description(result))
     }
     return result
   }
