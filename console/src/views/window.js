@@ -2,7 +2,7 @@
 // close and abandon, history, exports. Live through /v2/stream when the server has it; otherwise the
 // window is re-read after each action the console makes and on Refresh.
 
-import { useCallback, useEffect, useState } from 'preact/hooks'
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks'
 import { html } from '../html.js'
 import { api, enc, listAll } from '../api.js'
 import { formatDate, formatTimestamp, timezone } from '../format.js'
@@ -62,7 +62,13 @@ export function WindowPage({ windowId, capabilities }) {
   const [error, setError] = useState(null)
   const [status, setStatus] = useState(null)
   const [live, setLive] = useState('connecting')
-  const refresh = useCallback(() => attempt(setError, () => loadWindow(windowId)).then((loaded) => loaded && setData(loaded)), [windowId])
+  // Reads can overlap (a live update during an action's re-read): only the latest one started is shown.
+  const latestRead = useRef(0)
+  const refresh = useCallback(async () => {
+    const read = ++latestRead.current
+    const loaded = await attempt(setError, () => loadWindow(windowId))
+    if (loaded && read === latestRead.current) setData(loaded)
+  }, [windowId])
   useEffect(() => { refresh() }, [refresh])
   useEffect(() => watchWindow(windowId, { onStatus: setLive, onWindow: () => refresh() }), [windowId, refresh])
   /** Every write goes through here: the API's message on failure, a re-read of the window on success. */
