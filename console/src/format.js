@@ -30,16 +30,6 @@ export function formatAmount(minor, currency) {
   return formatter.format(minorToDecimal(minor, exponentOf(code)))
 }
 
-/** A major-unit amount typed by a person → minor units, exactly; null when it is not a valid amount. */
-export function decimalToMinor(text, currency) {
-  const exponent = exponentOf(currency ?? fallbackCurrency)
-  const match = /^\s*(-?)(\d+)(?:\.(\d*))?\s*$/.exec(text)
-  if (match === null || (match[3] ?? '').length > exponent) return null
-  const minor = Number(`${match[2]}${(match[3] ?? '').padEnd(exponent, '0')}`)
-  if (!Number.isSafeInteger(minor)) return null
-  return match[1] === '-' ? -minor : minor
-}
-
 /**
  * The workspace timezone. The API gives a key no way to read its workspace, so a window's own
  * `timezone` wins when the API sends one; otherwise the zone chosen in the header (default UTC).

@@ -91,9 +91,11 @@ async function scenario(page: Page, test: TestService, openapi: { paths: Record<
   t.equal((await residualOf(page).textContent())?.trim(), '$1.65', 'exact matches leave the residual')
 
   // Write off the fee with a reason: its −0.35 is accounted for, the deposit's 2.00 is what remains.
-  await page.getByRole('checkbox', { name: /^Select line l4,/ }).check()
+  // By keyboard: Space ticks the focused checkbox, Enter in the reason field submits the write-off.
+  await page.getByRole('checkbox', { name: /^Select line l4,/ }).focus()
+  await page.keyboard.press('Space')
   await page.getByLabel('Write-off reason').fill('Monthly account fee')
-  await page.getByRole('button', { name: 'Write off selected lines' }).click()
+  await page.keyboard.press('Enter')
   await waitForText(residualOf(page), '$2.00')
   await waitForText(page.getByRole('table', { name: 'Matches' }), 'Monthly account fee')
 
@@ -124,6 +126,13 @@ async function scenario(page: Page, test: TestService, openapi: { paths: Record<
   t.equal(stored.state, 'closed', 'the close went through the API')
   t.equal(stored.matched_count, 4)
   await screenshot(page, 'window-closed')
+  // Timestamps follow the workspace timezone chosen in the header.
+  const opened = page.getByRole('heading', { name: 'History' }).locator('xpath=..').locator('time').first()
+  t.match(await opened.textContent(), /UTC$/)
+  await page.getByLabel('Workspace timezone').fill('Asia/Tokyo')
+  await page.keyboard.press('Enter')
+  await waitForText(opened, 'GMT+9')
+  t.equal(await opened.getAttribute('datetime'), stored.opened_at, 'the machine-readable time stays UTC')
 
   await checkBalanceChart(page, t)
 }
