@@ -17,7 +17,7 @@ const notFound = { status: 404, json: { error: { code: 'not_found', message: 'No
 /** The server's OpenAPI document plus the pending routes, and dry_run in the match body. */
 async function withPendingRoutes(route: Route) {
   const document = await (await route.fetch()).json()
-  for (const [path, method] of [['/v2/statements', 'post'], ['/v2/reconciliations/{id}/proposals', 'get'], ['/v2/reconciliations/{id}/export', 'get']]) {
+  for (const [path, method] of [['/v2/statements', 'post'], ['/v2/reconciliations/{id}/proposals', 'get'], ['/v2/reconciliations/{id}/matches/batch', 'post'], ['/v2/reconciliations/{id}/export', 'get']]) {
     document.paths[path] = { ...document.paths[path], [method]: { summary: 'pending' } }
   }
   document.components.schemas.MatchCreate.properties.dry_run = { type: 'boolean' }
@@ -40,7 +40,14 @@ async function checkLive(t: Test, test: TestService, page: Page, sockets: Socket
 
 async function checkProposalsAndWhatIf(t: Test, page: Page, windowId: string, entryIds: string[]) {
   const proposal = { statement_lines: ['l1'], entries: [entryIds[0]], strategy: 'amount_and_date', date_tolerance_days: 3, matched_amount: 0, score: 0.97, reasons: ['amount', 'same_date'] }
-  await page.route(`**/v2/reconciliations/${windowId}/proposals*`, (route) => route.fulfill({ json: { data: [proposal], next_cursor: null } }))
+  const second = { ...proposal, statement_lines: ['l3'], entries: [entryIds[2]], score: 0.9 }
+  let proposalReads = 0
+  await page.route(`**/v2/reconciliations/${windowId}/proposals*`, (route) => route.fulfill({ json: { data: proposalReads++ === 0 ? [proposal, second] : [proposal], next_cursor: null } }))
+  const batches: any[] = []
+  await page.route(`**/v2/reconciliations/${windowId}/matches/batch`, (route) => {
+    batches.push(route.request().postDataJSON())
+    return route.fulfill(notFound)
+  })
   const matchBodies: any[] = []
   await page.route(`**/v2/reconciliations/${windowId}/matches`, async (route) => {
     const body = route.request().postDataJSON()
@@ -50,6 +57,9 @@ async function checkProposalsAndWhatIf(t: Test, page: Page, windowId: string, en
   })
   // The page read the proposals when it opened (the real server: 404, hidden): read them again, now answered.
   await page.reload()
+  await page.getByRole('button', { name: 'Accept all 2 proposals' }).click()
+  await page.getByRole('button', { name: 'Accept all 2 proposals' }).waitFor({ state: 'detached', timeout: waitMs })
+  t.same(batches, [{ matches: [proposal, second].map(({ statement_lines, entries, strategy, date_tolerance_days }) => ({ statement_lines, entries, strategy, date_tolerance_days })) }], 'accept all is one POST …/matches/batch of the proposals as given; its 404 hides the button')
   await page.getByRole('button', { name: 'Accept proposal: lines l1' }).click()
   await waitForText(page.getByRole('status').filter({ hasText: 'Accepted' }), 'Accepted the proposal')
   t.same(matchBodies[0], { statement_lines: ['l1'], entries: [entryIds[0]], strategy: 'amount_and_date', date_tolerance_days: 3 }, 'accept posts the proposal as given')

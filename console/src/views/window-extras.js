@@ -8,10 +8,11 @@ import { Alert, Empty } from '../ui.js'
 
 const routeMissing = (error) => error instanceof ApiError && error.status === 404 && error.code === 'not_found'
 
-export function Proposals({ window, data, act }) {
+export function Proposals({ window, data, act, capabilities }) {
   const [proposals, setProposals] = useState(null)
   const [error, setError] = useState(null)
   const [missing, setMissing] = useState(false)
+  const [batchMissing, setBatchMissing] = useState(false)
   useEffect(() => {
     api('GET', `/v2/reconciliations/${enc(window.id)}/proposals`).then((page) => setProposals(page.data), (failure) => {
       if (routeMissing(failure)) setMissing(true)
@@ -19,16 +20,26 @@ export function Proposals({ window, data, act }) {
     })
   }, [data])
   if (missing) return null
-  const accept = (proposal) => act((answer) => `Accepted the proposal as ${answer.id}.`, () => api('POST', `/v2/reconciliations/${enc(window.id)}/matches`, {
-    body: { statement_lines: proposal.statement_lines, entries: proposal.entries, strategy: proposal.strategy, date_tolerance_days: proposal.date_tolerance_days },
-  }))
+  const bodyOf = (proposal) => ({ statement_lines: proposal.statement_lines, entries: proposal.entries, strategy: proposal.strategy, date_tolerance_days: proposal.date_tolerance_days })
+  const accept = (proposal) => act((answer) => `Accepted the proposal as ${answer.id}.`, () => api('POST', `/v2/reconciliations/${enc(window.id)}/matches`, { body: bodyOf(proposal) }))
+  // All or nothing, one log record (CONTRACT.md 11), when the server has the batch route.
+  const acceptAll = () => act((answer) => `Accepted ${answer.data.length} proposals.`, async () => {
+    try {
+      return await api('POST', `/v2/reconciliations/${enc(window.id)}/matches/batch`, { body: { matches: proposals.map(bodyOf) } })
+    } catch (failure) {
+      if (!routeMissing(failure)) throw failure
+      setBatchMissing(true)
+      return undefined
+    }
+  })
   return html`<section aria-labelledby="proposals-heading">
     <h2 id="proposals-heading">Proposals</h2><${Alert} message=${error} />
     ${proposals === null ? html`<p>Loading…</p>` : proposals.length === 0 ? html`<${Empty}>No proposal: nothing unmatched nets to zero.<//>` : html`<ul class="proposals">
       ${proposals.map((proposal) => html`<li>
         lines ${proposal.statement_lines.join(', ')} ↔ entries ${proposal.entries.join(', ')} · score ${proposal.score.toFixed(2)} · ${proposal.reasons.join(', ')}
         <button type="button" onClick=${() => accept(proposal)} aria-label=${`Accept proposal: lines ${proposal.statement_lines.join(', ')}`}>Accept</button>
-      </li>`)}</ul>`}
+      </li>`)}</ul>
+      ${capabilities.batch && !batchMissing && proposals.length > 1 && html`<button type="button" onClick=${acceptAll}>Accept all ${proposals.length} proposals</button>`}`}
   </section>`
 }
 
