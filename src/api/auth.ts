@@ -30,14 +30,21 @@ export function hasScope(key: KeyRecord, scope: Scope): boolean {
   return key.scopes.includes(scope)
 }
 
-/** Constant-time comparison of a bearer token with the expected one (both sides hashed to equal length first). */
-export function bearerMatches(expected: string, authorization: string | undefined): boolean {
+/** How bearer tokens are compared: the constant-time comparison of node:crypto (a test checks it is that one). */
+export type TokenComparison = (a: NodeJS.ArrayBufferView, b: NodeJS.ArrayBufferView) => boolean
+export const tokenComparisonDefault: TokenComparison = timingSafeEqual
+
+/**
+ * Constant-time comparison of a bearer token with the expected one (both sides hashed to equal length
+ * first). `compare` is injectable so a test can watch the calls without mocking node:crypto.
+ */
+export function bearerMatches(expected: string, authorization: string | undefined, compare: TokenComparison = tokenComparisonDefault): boolean {
   const presented = bearerOf(authorization)
   if (presented === null) return false
-  return timingSafeEqual(createHash('sha256').update(presented).digest(), createHash('sha256').update(expected).digest())
+  return compare(createHash('sha256').update(presented).digest(), createHash('sha256').update(expected).digest())
 }
 
 /** The admin token (ADMIN_TOKEN) in constant time. */
-export function isAdmin(adminToken: string, authorization: string | undefined): boolean {
-  return bearerMatches(adminToken, authorization)
+export function isAdmin(adminToken: string, authorization: string | undefined, compare: TokenComparison = tokenComparisonDefault): boolean {
+  return bearerMatches(adminToken, authorization, compare)
 }
