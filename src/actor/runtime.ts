@@ -12,6 +12,7 @@ import {
   loadSnapshots, loadSystemSnapshot, writeSnapshot, writeSystemSnapshot, type LoadedSnapshot, type SnapshotWriteFailed, type SystemSnapshotRead,
   type UnusableSnapshot,
 } from '../log/snapshot.js'
+import { sha256Hex } from '../exports/seal-hash.js'
 import { Submitted } from './completion.js'
 import { SnapshotRetries } from './snapshot-retries.js'
 import { WorkspaceActor } from './workspace-actor.js'
@@ -73,7 +74,7 @@ export class Runtime {
    */
   replay(nowMs: () => number): ReplayReport {
     const startedMs = nowMs()
-    const loaded = loadSnapshots(this.log.root)
+    const loaded = loadSnapshots(this.log.root, sha256Hex)
     const snapshots = loaded.workspaces
     const system = loadSystemSnapshot(this.log.root)
     const unusable = system === undefined || system.ok ? loaded.unusable : [...loaded.unusable, system.unusable]

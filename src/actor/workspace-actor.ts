@@ -9,6 +9,7 @@ import type { Page } from '../ledger/pages.js'
 import { createWorkspaceState, type WorkspaceState } from '../ledger/state.js'
 import type { Visibility } from '../ledger/visibility.js'
 import { executeWorkspace } from '../ledger/workspace.js'
+import { sha256Hex } from '../exports/seal-hash.js'
 import type { CommandLog, SideWrites } from '../log/command-log.js'
 import { listDeliveries, outboxWrites } from '../webhooks/outbox.js'
 import { Submitted } from './completion.js'
@@ -27,7 +28,7 @@ export class WorkspaceActor {
 
   constructor(id: string, tag: string, log: CommandLog, state?: WorkspaceState) {
     this.id = id
-    this.state = state ?? createWorkspaceState(id, tag)
+    this.state = state ?? createWorkspaceState(id, tag, sha256Hex)
     this.#log = log
   }
 

@@ -15,6 +15,7 @@ import { isJsonBody, parseBody, type ParsedBody } from './body.js'
 import { fingerprint, isIdempotencyKey } from './idempotency.js'
 import type { LabeledRoute, LifecycleRoute } from './route.js'
 import { Router } from './router.js'
+import { pullFrom, StreamedAnswer, type Pull } from './streamed-answer.js'
 
 /** The stages, in the order they run; CONTRACT.md 1 fixes the order in which their errors answer. */
 export const stageNames = ['route', 'auth', 'scope', 'body', 'recheck', 'idempotency', 'rate', 'size', 'parse', 'schema', 'command', 'actor', 'reply'] as const
@@ -51,6 +52,11 @@ export interface Transport<T> {
   routed?(target: T, route: LabeledRoute): void
   /** Reads a body that is not in hand, up to bytesMax; null when it was longer (the rest is drained). */
   readBody?(target: T, bytesMax: number, done: (bytes: Buffer | null) => void): void
+  /**
+   * Writes a streamed answer (streamed-answer.ts): status and headers, then each chunk `pull` gives, the
+   * next pulled only once the client took the last. Absent: the chunks are gathered and `respond` answers.
+   */
+  stream?(target: T, status: number, headers: Headers, pull: Pull, close: () => void): void
 }
 
 /** A rate bucket as the `rate` stage uses it (edge/rate-limit.ts's TokenBucket). */
@@ -225,6 +231,32 @@ export class Lifecycle<T> {
     }
     this.transport.respond(flow.target as T, status, body, headers)
   }
+
+  /** A streamed answer (an export): its content type and headers after the rate headers, then its chunks. */
+  stream(flow: Flow, status: number, answer: StreamedAnswer): void {
+    const bucket = flow.bucket
+    const rate: [string, string][] = bucket === null ? [] : [['X-RateLimit-Limit', String(bucket.limitPerMinute)], ['X-RateLimit-Remaining', String(bucket.remaining(flow.atMs))]]
+    const headers: Headers = [...rate, ['content-type', answer.contentType], ...answer.headers]
+    const pull = pullFrom(answer.source, this.options.onLogFailure)
+    const close = () => answer.source.close()
+    if (this.transport.stream !== undefined) return this.transport.stream(flow.target as T, status, headers, pull, close)
+    gather(pull, (text, error) => {
+      close()
+      if (error !== null) return this.answer(flow, 503, errorBody(reject('unavailable', 'The export could not be completed.')), null)
+      this.transport.respond(flow.target as T, status, text, headers)
+    })
+  }
+}
+
+/** Every chunk of a streamed answer as one text, for transports that answer in one piece (the embedded Ledger). */
+function gather(pull: Pull, done: (text: string, error: Error | null) => void): void {
+  const chunks: Buffer[] = []
+  const step = (): void => pull((chunk, error) => {
+    if (error !== null || chunk === null) return done(Buffer.concat(chunks).toString('utf8'), error)
+    chunks.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk)
+    setImmediate(step)
+  })
+  step()
 }
 
 /** The body limit a route reads under. */
@@ -383,6 +415,7 @@ function replyStage(flow: Flow, lifecycle: Lifecycle<unknown>): Step {
     if (replayed !== null) return lifecycle.answer(flow, replayed.status, replayed.status === 204 ? '' : replayed.body, ['Replayed', 'true'])
     const { outcome } = completion
     if (!outcome.ok) return lifecycle.answer(flow, statusOf(outcome.code), errorBody(outcome), null)
+    if (outcome.body instanceof StreamedAnswer) return lifecycle.stream(flow, outcome.status, outcome.body)
     lifecycle.answer(flow, outcome.status, outcome.status === 204 ? '' : JSON.stringify(outcome.body), null)
   })
   return halted

@@ -3,8 +3,10 @@
 import type { V2Route } from './route.js'
 import { accountRoutes } from './routes/accounts.js'
 import { entryRoutes } from './routes/entries.js'
+import { exportRoutes } from './routes/exports.js'
 import { matchingRoutes } from './routes/matching.js'
 import { reconciliationRoutes } from './routes/reconciliations.js'
 import { webhookRoutes } from './routes/webhooks.js'
 
-export const v2Routes: readonly V2Route[] = [...accountRoutes, ...entryRoutes, ...reconciliationRoutes, ...matchingRoutes, ...webhookRoutes]
+// The exports come before the entry routes: /v2/entries/export must not be read as /v2/entries/:id.
+export const v2Routes: readonly V2Route[] = [...accountRoutes, ...exportRoutes, ...entryRoutes, ...reconciliationRoutes, ...matchingRoutes, ...webhookRoutes]

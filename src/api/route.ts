@@ -53,6 +53,8 @@ export interface RouteResponse {
   readonly description: string
   /** The body's schema (src/api/schemas/responses.ts); absent for 204. */
   readonly schema?: TSchema
+  /** When not application/json (the exports). */
+  readonly mediaType?: string
 }
 
 /** A route outside /v2 and /admin that the server answers itself: health, the OpenAPI document, metrics. */

@@ -2,6 +2,7 @@
 
 import type { HttpRequest, HttpResponse } from 'uWebSockets.js'
 import type { LabeledRoute } from '../api/route.js'
+import type { Pull } from '../api/streamed-answer.js'
 
 export interface Exchange {
   readonly res: HttpResponse
@@ -16,6 +17,8 @@ export interface Exchange {
   answered: boolean
   /** The answer's status; 0 until answered (and after an abort). */
   status: number
+  /** A streamed answer is under way: it settles when its last chunk is written, or when the client goes away. */
+  streaming: boolean
   /** Called once, when the exchange is answered or the client went away. */
   readonly onSettled: (exchange: Exchange) => void
   /** The server's state: while it shuts down, every answer asks the client to close the connection. */
@@ -38,10 +41,12 @@ const statusText: Record<number, string> = {
 }
 
 export function openExchange(res: HttpResponse, method: string, requestId: string, startedMs: number, onSettled: (exchange: Exchange) => void, server: ServerState): Exchange {
-  const exchange: Exchange = { res, method, requestId, startedMs, route: null, aborted: false, answered: false, status: 0, onSettled, server }
+  const exchange: Exchange = { res, method, requestId, startedMs, route: null, aborted: false, answered: false, status: 0, streaming: false, onSettled, server }
   // uWS frees the response when the client goes away; touching it after that would crash the process.
   res.onAborted(() => {
     exchange.aborted = true
+    // A stream cut short counts as a client gone (499), not as the status its headers said.
+    if (exchange.streaming) exchange.answered = false
     if (!exchange.answered) onSettled(exchange)
   })
   return exchange
@@ -107,6 +112,52 @@ export function send(exchange: Exchange, status: number, body: string, headers: 
     if (exchange.method === 'HEAD') return endHead(exchange.res, body)
     exchange.res.end(body, closeConnection)
   })
+}
+
+/**
+ * A streamed answer (the exports): status and headers at once, then each chunk `pull` gives, written
+ * corked; when uWS could not send a chunk whole (the client reads slower than we write), the next is
+ * pulled only once onWritable says the socket drained, so memory holds at most a chunk or two. The body
+ * goes chunked (no Content-Length is known beforehand). A failure after the headers can only cut the
+ * connection: the client sees a truncated body, never a complete-looking one.
+ */
+export function sendStream(exchange: Exchange, status: number, headers: readonly (readonly [string, string])[], pull: Pull, close: () => void): void {
+  if (exchange.aborted || exchange.answered) return close()
+  exchange.answered = true
+  exchange.streaming = true
+  exchange.status = status
+  const res = exchange.res
+  const settle = (): void => {
+    exchange.streaming = false
+    close()
+    exchange.onSettled(exchange)
+  }
+  res.cork(() => {
+    res.writeStatus(`${status} ${statusText[status] ?? 'Unknown'}`)
+    res.writeHeader('Request-Id', exchange.requestId)
+    for (const [name, value] of headers) res.writeHeader(name, value)
+    if (exchange.method === 'HEAD') res.endWithoutBody()
+  })
+  if (exchange.method === 'HEAD') return settle()
+  const pump = (): void => pull((chunk, error) => {
+    if (exchange.aborted) return close()
+    if (error !== null) {
+      res.close()
+      return settle()
+    }
+    if (chunk === null) {
+      res.cork(() => res.end(undefined, exchange.server.closing))
+      return settle()
+    }
+    let sent = true
+    res.cork(() => { sent = res.write(chunk) })
+    if (sent) return void setImmediate(pump)
+    res.onWritable(() => {
+      pump()
+      return true
+    })
+  })
+  pump()
 }
 
 /**

@@ -142,7 +142,8 @@ function errorResponse(operation: Operation, status: number, codes: readonly Err
 function responsesOf(operation: Operation, refs: ReadonlyMap<unknown, string>): Json {
   const { response } = operation
   const success: Json = { description: response.description, headers: successHeaders(operation) }
-  if (response.schema !== undefined) success.content = { [response.mediaType ?? 'application/json']: { schema: jsonSchema(response.schema, refs) } }
+  // A route may answer several media types (the exports: "application/json, text/csv, application/pdf").
+  if (response.schema !== undefined) success.content = Object.fromEntries((response.mediaType ?? 'application/json').split(', ').map((type) => [type, { schema: jsonSchema(response.schema!, refs) }]))
   const responses: Json = { [String(response.status)]: success }
   const byStatus = new Map<number, ErrorCode[]>()
   for (const code of operation.errors) {

@@ -4,7 +4,7 @@ import type { Runtime } from '../actor/runtime.js'
 import { Lifecycle, type Transport } from '../api/lifecycle.js'
 import { adminSurface, v2Surface } from '../api/surfaces.js'
 import { errorBody, statusOf, type Rejection } from '../errors.js'
-import { readBody, send, type Exchange } from './http.js'
+import { readBody, send, sendStream, type Exchange } from './http.js'
 import type { RateBuckets } from './rate-buckets.js'
 
 export interface HttpLifecycleOptions {
@@ -28,6 +28,7 @@ const httpTransport: Transport<Exchange> = {
   respond: send,
   routed: (exchange, route) => { exchange.route = route },
   readBody: (exchange, bytesMax, done) => readBody(exchange, bytesMax, (body) => done(body.bytes)),
+  stream: sendStream,
 }
 
 /** /v2 runs every stage; admin has no scope, idempotency or rate budget (CONTRACT.md 2). */

@@ -106,9 +106,9 @@ export interface WindowTransition extends CommandEnvelope {
   readonly reason: string | null
 }
 
-/** The seven event types a subscription can name (CONTRACT.md 8). */
+/** The event types a subscription can name (CONTRACT.md 8; reconciliation.drifted: CONTRACT.md 14). */
 export const webhookEventTypes = [
-  'entry.posted', 'reconciliation.opened', 'reconciliation.balanced', 'reconciliation.closed', 'reconciliation.abandoned', 'match.created', 'match.reversed',
+  'entry.posted', 'reconciliation.opened', 'reconciliation.balanced', 'reconciliation.closed', 'reconciliation.abandoned', 'reconciliation.drifted', 'match.created', 'match.reversed',
 ] as const
 export type WebhookEventType = (typeof webhookEventTypes)[number]
 

@@ -10,6 +10,7 @@ import { addSafe } from './money.js'
 import { accept, type Outcome } from './outcome.js'
 import type { Account, Entry, EntryLine, WorkspaceState } from './state.js'
 import { isVisible, type Visibility } from './visibility.js'
+import { applyEntryToClosedWindows } from './closed-windows.js'
 import { applyEntryToWindows, checkEntryAgainstWindows } from './window-effects.js'
 
 export function postEntry(state: WorkspaceState, command: EntryPost): Outcome {
@@ -67,6 +68,7 @@ export function postEntry(state: WorkspaceState, command: EntryPost): Outcome {
   insertEntryPoints(state, entry, perAccount)
   state.entries.push(entry)
   applyEntryToWindows(state, entry, perAccount, command)
+  applyEntryToClosedWindows(state.windows, entry, perAccount)
   return accept(201, entryView(state, entry))
 }
 

@@ -1,6 +1,7 @@
 /** @module The events an accepted command emits (webhooks): derived from the command, its answer and the state after it. */
 
 import { formatTimestamp } from './calendar.js'
+import { closedWindowsAt } from './closed-windows.js'
 import type { WebhookEventType, WorkspaceCommand } from './commands.js'
 import type { LedgerEvent } from './ledger-event.js'
 import { liveWindowAt } from './live-windows.js'
@@ -12,7 +13,7 @@ import { windowView } from './windows.js'
 
 /**
  * The events of an accepted command, in the order they happened: the command's own event, then each
- * window it turned balanced. Flips are read from the window history the command just wrote, so there
+ * window it turned balanced, then each closed window whose period it posted into (drifted). Flips are read from the window history the command just wrote, so there
  * is one source of truth for "this command balanced that window".
  */
 export function eventsOf(state: WorkspaceState, command: WorkspaceCommand, outcome: Accepted): LedgerEvent[] {
@@ -25,7 +26,13 @@ export function eventsOf(state: WorkspaceState, command: WorkspaceCommand, outco
       const accountSeqs = [...new Set(entry.lines.map((line) => line.accountSeq))]
       const posted = event('entry.posted', outcome.body, accountSeqs.map((seq) => state.accounts[seq - 1].name))
       const balanced = windowsBalancedBy(state, accountSeqs, entry.effectiveAtMs, (detail) => detail.cause === 'entry_posted' && detail.entry === entry.id)
-      return [posted, ...balanced.map((window) => event('reconciliation.balanced', windowView(state, window), accountNamesOf(state, window)))]
+      // A back-dated entry into a closed period: the window (its post_close_drift and post_close_entries as they now stand).
+      const drifted = closedWindowsAt(state.windows, accountSeqs, entry.effectiveAtMs)
+      return [
+        posted,
+        ...balanced.map((window) => event('reconciliation.balanced', windowView(state, window), accountNamesOf(state, window))),
+        ...drifted.map((window) => event('reconciliation.drifted', windowView(state, window), accountNamesOf(state, window))),
+      ]
     }
     case 'window.open':
       return [event('reconciliation.opened', outcome.body, accountNamesOf(state, windowOf(state, body.id)))]

@@ -8,7 +8,9 @@
 import assert from 'node:assert/strict'
 import { buildBalanceIndexes } from './balances.js'
 import { storeIdempotency } from './idempotency.js'
-import { createWorkspaceState, type Account, type Entry, type IdempotencyRecord, type WorkspaceState } from './state.js'
+import { addClosedWindow } from './closed-windows.js'
+import { sealOf } from './seal.js'
+import { createWorkspaceState, type Account, type Entry, type IdempotencyRecord, type SealHasher, type WorkspaceState } from './state.js'
 import type { KeyRecord, SystemState, WorkspaceRecord } from './system.js'
 import { isTerminal } from './window-effects.js'
 import type { WebhookSubscription } from './webhooks-state.js'
@@ -64,8 +66,8 @@ export function factsOf(state: WorkspaceState): WorkspaceFacts {
 }
 
 /** The state these facts stand for, indexes included: what applying the commands that made them left behind. */
-export function restoreWorkspace(facts: WorkspaceFacts): WorkspaceState {
-  const empty = createWorkspaceState(facts.workspaceId, facts.tag)
+export function restoreWorkspace(facts: WorkspaceFacts, sealHasher: SealHasher | null = null): WorkspaceState {
+  const empty = createWorkspaceState(facts.workspaceId, facts.tag, sealHasher)
   const indexes = buildBalanceIndexes(facts.entries, facts.accounts.length, empty.treeArena)
   const state: WorkspaceState = { ...empty, entries: facts.entries, entryOrder: indexes.entryOrder }
   for (const { id, seq, name, tags, createdAtMs } of facts.accounts) {
@@ -77,19 +79,41 @@ export function restoreWorkspace(facts: WorkspaceFacts): WorkspaceState {
   }
   for (const record of facts.idempotency) storeIdempotency(state, record)
   for (const stored of facts.windows) {
-    const window: ReconciliationWindow = { ...stored, matchedEntries: new Map(stored.matchedEntries) }
+    // Snapshots written before the sealed close lack seal and postCloseEntryCount: filled below.
+    const legacy = stored as Partial<Pick<ReconciliationWindow, 'seal' | 'postCloseEntryCount'>>
+    const window: ReconciliationWindow = { ...stored, matchedEntries: new Map(stored.matchedEntries), seal: legacy.seal ?? null, postCloseEntryCount: legacy.postCloseEntryCount ?? -1 }
     assert.equal(window.seq, state.windows.windows.length + 1, 'window seqs are dense from 1')
     state.windows.windows.push(window)
     if (!isTerminal(window.state)) addLiveWindow(state.windows, window)
+    if (window.state === 'closed') addClosedWindow(state.windows, window)
   }
   for (const match of facts.matches) state.windows.matches.push(match)
   // Snapshots written before matches kept their figures after creation get them from the window history.
   fillMatchFigures(state.windows)
+  fillSeals(state)
   if (facts.webhooks !== undefined) {
     state.webhooks.lastSeq = facts.webhooks.lastSeq
     for (const subscription of facts.webhooks.subscriptions) state.webhooks.subscriptions.set(subscription.id, subscription)
   }
   return state
+}
+
+/**
+ * Windows closed before the sealed close existed: sealed now from their frozen facts (the same function
+ * a close runs), and their post-close entries counted by posting time, the only trace such a snapshot keeps.
+ */
+function fillSeals(state: WorkspaceState): void {
+  for (const window of state.windows.windows) {
+    if (window.state === 'closed' && window.seal === null) window.seal = sealOf(state, window)
+    if (window.postCloseEntryCount >= 0) continue
+    window.postCloseEntryCount = 0
+    if (window.state !== 'closed') continue
+    const accountSeqs = new Set(window.accountSeqs)
+    for (const entry of state.entries) {
+      if (entry.postedAtMs <= window.closedAtMs! || entry.effectiveAtMs < window.startMs || entry.effectiveAtMs >= window.endMs) continue
+      if (entry.lines.some((line) => accountSeqs.has(line.accountSeq))) window.postCloseEntryCount++
+    }
+  }
 }
 
 /** What the system is: its workspaces and API keys; the tag set and the key-by-hash index are derived. */

@@ -65,9 +65,18 @@ export interface WorkspaceState {
   idempotencyOrderHead: number
   readonly windows: WindowsState
   readonly webhooks: WebhooksState
+  /** Seals closed windows (seal.ts); null only in bare ledger tests, whose closed windows then carry no seal. */
+  readonly sealHasher: SealHasher | null
 }
 
-export function createWorkspaceState(workspaceId: string, tag: string): WorkspaceState {
+/**
+ * SHA-256 over the concatenation of the chunks, lowercase hex. node:crypto's, handed in by whoever makes
+ * the state (src/exports/sha256.ts): the core imports nothing beyond itself (test/ledger/purity.test.ts),
+ * and a hash is deterministic, so replay and restore seal alike.
+ */
+export type SealHasher = (chunks: Iterable<string>) => string
+
+export function createWorkspaceState(workspaceId: string, tag: string, sealHasher: SealHasher | null = null): WorkspaceState {
   const treeArena = new DoublesArena()
   return {
     workspaceId,
@@ -82,5 +91,6 @@ export function createWorkspaceState(workspaceId: string, tag: string): Workspac
     idempotencyOrderHead: 0,
     windows: createWindowsState(),
     webhooks: createWebhooksState(),
+    sealHasher,
   }
 }

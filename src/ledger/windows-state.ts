@@ -78,6 +78,10 @@ export interface ReconciliationWindow {
   abandonedAtMs: number | null
   abandonReason: string | null
   readonly history: HistoryEvent[]
+  /** Set at close: the lowercase hex SHA-256 of the canonical frozen content (seal.ts); null before and for abandoned windows. */
+  seal: string | null
+  /** Entries posted into the period after the close (they change no frozen figure): counted as they land. */
+  postCloseEntryCount: number
 }
 
 export interface WindowsState {
@@ -90,8 +94,20 @@ export interface WindowsState {
    * posting finds its window by binary search (live-windows.ts).
    */
   readonly liveWindowsByAccount: Map<number, number[]>
+  /**
+   * account seq → its closed windows (closed-windows.ts), so a posting into a closed period is noticed
+   * (post_close_entries, reconciliation.drifted). Closed windows may overlap (a period reopened), so
+   * this is not the live index.
+   */
+  readonly closedWindowsByAccount: Map<number, ClosedWindows>
+}
+
+/** One account's closed windows by period start, and the latest end among them (a posting at or after it meets none). */
+export interface ClosedWindows {
+  readonly seqs: number[]
+  endMsMax: number
 }
 
 export function createWindowsState(): WindowsState {
-  return { windows: [], matches: [], liveWindowsByAccount: new Map() }
+  return { windows: [], matches: [], liveWindowsByAccount: new Map(), closedWindowsByAccount: new Map() }
 }

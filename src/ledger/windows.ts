@@ -7,12 +7,16 @@ import { movementOver } from './balances.js'
 import { formatTimestamp, isValidTimeZone, localDateOf, parseDate, periodBoundsMs } from './calendar.js'
 import type { WindowLinesAdd, WindowOpen, WindowTransition } from './commands.js'
 import { makeId } from './ids.js'
+import { addSafe } from './money.js'
+import { addClosedWindow } from './closed-windows.js'
 import { addLiveWindow, liveWindowMeeting, removeLiveWindow } from './live-windows.js'
 import { accept, type Outcome } from './outcome.js'
 import { collectPage, cursorSeq, invalidCursor, listScope, seqKeys } from './pages.js'
 import type { Account, WorkspaceState } from './state.js'
+import { sealOf } from './seal.js'
 import type { Visibility } from './visibility.js'
 import { derivedOf, findWindow, isTerminal, residualFrom, residualOf } from './window-effects.js'
+import { historyView } from './history-view.js'
 import { type HistoryEvent, type ReconciliationWindow, type StatementLine, type WindowStateName } from './windows-state.js'
 
 /** A window holds at most this many statement lines, so every scan of its lines is bounded. */
@@ -65,6 +69,8 @@ export function openWindow(state: WorkspaceState, command: WindowOpen): Outcome 
     abandonedAtMs: null,
     abandonReason: null,
     history: [],
+    seal: null,
+    postCloseEntryCount: 0,
   }
   const derived = movementOver(state, window.accountSeqs, window.startMs, window.endMs)
   const residual = derived === null ? null : residualFrom(window, derived, 0)
@@ -196,6 +202,9 @@ function closeWindow(state: WorkspaceState, window: ReconciliationWindow, comman
   window.closeReason = reason
   const writeOff = from === 'open' && reason !== null ? { write_off: { amount: residual, reason } } : {}
   pushHistory(window, command, 'closed', residual, { from, reason, ...writeOff })
+  // Sealed last: the seal covers the history up to and including the close.
+  window.seal = sealOf(state, window)
+  addClosedWindow(state.windows, window)
   return accept(200, windowView(state, window))
 }
 
@@ -232,6 +241,8 @@ function pushHistory(window: ReconciliationWindow, command: { readonly at_ms: nu
 // ---------------------------------------------------------------------------------------------
 // Read side
 
+export { historyView }
+
 const timestampOrNull = (atMs: number | null): string | null => (atMs === null ? null : formatTimestamp(atMs))
 
 export function windowView(state: WorkspaceState, window: ReconciliationWindow): object {
@@ -260,7 +271,21 @@ export function windowView(state: WorkspaceState, window: ReconciliationWindow):
     close_reason: window.closeReason,
     abandoned_at: timestampOrNull(window.abandonedAtMs),
     abandon_reason: window.abandonReason,
+    ...postCloseFigures(state, window),
   }
+}
+
+/**
+ * The sealed close (CONTRACT.md 14): the seal, and what the ledger did to the period since: the derived
+ * movement now minus the frozen one (null when that sum would leave the safe range), and how many
+ * entries were posted into the period after the close. null on a window that is not closed.
+ */
+function postCloseFigures(state: WorkspaceState, window: ReconciliationWindow): { seal: string | null; post_close_drift: number | null; post_close_entries: number | null } {
+  if (window.state !== 'closed') return { seal: null, post_close_drift: null, post_close_entries: null }
+  assert(window.frozenDerived !== null)
+  const now = movementOver(state, window.accountSeqs, window.startMs, window.endMs)
+  const drift = now === null ? null : addSafe(now, -window.frozenDerived)
+  return { seal: window.seal, post_close_drift: drift, post_close_entries: window.postCloseEntryCount }
 }
 
 export function getWindow(state: WorkspaceState, id: string, visibility: Visibility): Outcome {
@@ -336,8 +361,4 @@ export function windowHistory(state: WorkspaceState, windowId: string, query: Hi
   if (startIndex === null) return invalidCursor()
   // The cursor counts positions in this window's history (1-based).
   return accept(200, collectPage(scope, seqKeys(startIndex, window.history.length), query.limit, (key) => historyView(window.history[key.seq - 1])))
-}
-
-export function historyView(event: HistoryEvent): object {
-  return { type: event.type, at: formatTimestamp(event.atMs), key_id: event.keyId, state: event.state, residual: event.residual, ...event.detail }
 }

@@ -9,7 +9,7 @@ import type { Database, RootDatabase } from 'lmdb'
 import { Packr, Unpackr } from 'msgpackr'
 import { makeId } from '../ledger/ids.js'
 import { factsOf, restoreWorkspace, type AccountFacts, type SystemFacts, type WindowFacts, type WorkspaceFacts } from '../ledger/restore.js'
-import type { Entry, EntryLine, IdempotencyRecord, WorkspaceState } from '../ledger/state.js'
+import type { Entry, EntryLine, IdempotencyRecord, SealHasher, WorkspaceState } from '../ledger/state.js'
 import type { Match } from '../ledger/windows-state.js'
 import type { WebhookSubscription } from '../ledger/webhooks-state.js'
 import type { KeyRecord, SystemState, WorkspaceRecord } from '../ledger/system.js'
@@ -352,13 +352,13 @@ function checkedEntriesV1(entries: Entry[], accountsCount: number): Entry[] {
 }
 
 /** The state of a snapshot of either version; its entries are read from their chunks for version 2. */
-function fromBody(db: Database<Buffer, string>, body: SnapshotBodyV1 | SnapshotHead): WorkspaceState {
+function fromBody(db: Database<Buffer, string>, body: SnapshotBodyV1 | SnapshotHead, sealHasher: SealHasher | null): WorkspaceState {
   assert.ok(body.v === 1 || body.v === snapshotVersion, `unknown snapshot version ${String(body.v)}`)
   const accountsCount = body.accounts.length
   // readEntries checks seqs and accounts as it builds the entries; a version 1 body holds them ready-made.
   const entries = body.v === 1 ? checkedEntriesV1((body as SnapshotBodyV1).entries, accountsCount) : readEntries(db, body as SnapshotHead)
   const { workspaceId, tag, accounts, idempotency, windows, matches, webhooks } = body
-  return restoreWorkspace({ workspaceId, tag, accounts, entries, idempotency, windows, matches, webhooks })
+  return restoreWorkspace({ workspaceId, tag, accounts, entries, idempotency, windows, matches, webhooks }, sealHasher)
 }
 
 export interface LoadedSnapshots {
@@ -371,7 +371,8 @@ export interface LoadedSnapshots {
  * any of its chunks) is left out and named in `unusable`; its workspace is rebuilt from the log, which
  * is never truncated.
  */
-export function loadSnapshots(root: RootDatabase): LoadedSnapshots {
+/** sealHasher: what the restored states seal closed windows with (the service's; null in tests of the format alone). */
+export function loadSnapshots(root: RootDatabase, sealHasher: SealHasher | null = null): LoadedSnapshots {
   const workspaces = new Map<string, LoadedSnapshot>()
   const unusable: UnusableSnapshot[] = []
   const db = snapshotsDb(root)
@@ -389,7 +390,7 @@ export function loadSnapshots(root: RootDatabase): LoadedSnapshots {
       const body = read.body as SnapshotBodyV1 | SnapshotHead
       assert.equal(body.workspaceId, key, 'the snapshot names another workspace')
       assert.ok(Number.isSafeInteger(body.seq) && body.seq >= 1, 'the snapshot has no seq')
-      workspaces.set(key, { seq: body.seq, state: fromBody(db, body) })
+      workspaces.set(key, { seq: body.seq, state: fromBody(db, body, sealHasher) })
     } catch (error) {
       // The checksums held, so these bytes are what was written: a bug, not the disk. Replay is still right.
       unusable.push({ name: `workspace ${key}`, reason: `the checksum matches but the body does not rebuild (${messageOf(error)})` })

@@ -48,7 +48,7 @@ async function deliveriesWhen(target: { baseUrl: string }, apiKey: string, hookI
   }
 }
 
-const allEvents = ['entry.posted', 'reconciliation.opened', 'reconciliation.balanced', 'reconciliation.closed', 'reconciliation.abandoned', 'match.created', 'match.reversed']
+const allEvents = ['entry.posted', 'reconciliation.opened', 'reconciliation.balanced', 'reconciliation.closed', 'reconciliation.abandoned', 'reconciliation.drifted', 'match.created', 'match.reversed']
 
 await createAccount(baseUrl, key, 'assets:bank')
 await createAccount(baseUrl, key, 'assets:cash')

@@ -122,7 +122,9 @@ t.test('every write to a closed window is 409 recon_state_invalid and changes no
   const before = await readWindow(baseUrl, key, id)
   const entry = await sale(7, '2026-03-11T09:00:00Z')
   const after201 = await readWindow(baseUrl, key, id)
-  t.same(after201, before, 'a posting into a closed period is accepted and changes nothing on the window')
+  // Only the post-close figures move (CONTRACT.md 14): the frozen content, and so the seal, stays.
+  const drifted = { ...before, window: { ...before.window, post_close_drift: before.window.post_close_drift + 7, post_close_entries: before.window.post_close_entries + 1 } }
+  t.same(after201, drifted, 'a posting into a closed period is accepted and changes nothing on the window but its drift')
   t.equal(after201.window.derived_movement, 320, 'derived_movement frozen')
   t.equal(after201.window.residual, 0, 'residual frozen')
   const attempts = [
@@ -138,7 +140,7 @@ t.test('every write to a closed window is 409 recon_state_invalid and changes no
     await patchWindow(baseUrl, key, id, { state: 'open' }),
   ]
   attempts.forEach((reply, index) => assertError(t, reply, 409, 'recon_state_invalid', `write ${index} to a closed window`))
-  t.same(await readWindow(baseUrl, key, id), before, 'window, lines, matches and history unchanged')
+  t.same(await readWindow(baseUrl, key, id), after201, 'window, lines, matches and history unchanged')
 })
 
 t.test('after close, a new window over the same dates can be opened', async (t) => {

@@ -145,6 +145,9 @@ t.test('open: the window object, derived movement from existing entries, history
     close_reason: null,
     abandoned_at: null,
     abandon_reason: null,
+    seal: null,
+    post_close_drift: null,
+    post_close_entries: null,
   })
   t.same(view(ctx, body.id), body, 'a read returns the same object')
   const history = ok(windowHistory(ctx.state, body.id, { limit: 1000, cursor: null }, null)).data
@@ -379,7 +382,9 @@ t.test('closed windows: immutable, frozen figures', async (t) => {
   const before = snapshot(ctx, id)
   post(ctx, '2026-11-15T00:00:00.000Z', 999)
   post(ctx, '2026-11-01T00:00:00.000Z', -5)
-  t.equal(snapshot(ctx, id).replace(/"entries":\d+/, ''), before.replace(/"entries":\d+/, ''), 'later postings into a closed period change nothing')
+  // Only the post-close figures move (CONTRACT.md 14: 999 − 5 posted into the period, by two entries).
+  const drifted = before.replace('"post_close_drift":0,"post_close_entries":0', '"post_close_drift":994,"post_close_entries":2')
+  t.equal(snapshot(ctx, id).replace(/"entries":\d+/, ''), drifted.replace(/"entries":\d+/, ''), 'later postings into a closed period change nothing but the drift')
   t.same([view(ctx, id).derived_movement, view(ctx, id).residual], [100, 0])
   const terminalWrites: CommandBody[] = [
     { type: 'window.transition', window: id, state: 'closed', reason: null },

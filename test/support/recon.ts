@@ -2,11 +2,11 @@
 
 import { call, type Reply } from './service.ts'
 
-/** Every field of the window object, CONTRACT.md 4. */
+/** Every field of the window object, CONTRACT.md 4 and 14 (the sealed close). */
 export const windowFields = [
   'id', 'label', 'accounts', 'window', 'claimed_movement', 'derived_movement', 'residual', 'matched_count', 'tolerance',
   'statement_ref', 'state', 'opened_at', 'lines_count', 'unmatched_lines_count', 'closed_at', 'closed_by', 'close_reason',
-  'abandoned_at', 'abandon_reason',
+  'abandoned_at', 'abandon_reason', 'seal', 'post_close_drift', 'post_close_entries',
 ] as const
 
 export interface WindowInput {

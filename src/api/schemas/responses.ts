@@ -63,6 +63,9 @@ export const reconciliationWindow = Type.Object({
   close_reason: nullableText,
   abandoned_at: nullableTimestamp,
   abandon_reason: nullableText,
+  seal: Type.Union([Type.String({ pattern: '^[0-9a-f]{64}$', description: 'Closed windows: the lowercase hex SHA-256 of the canonical frozen content (docs/API.md, "The seal")' }), Type.Null()]),
+  post_close_drift: Type.Union([Type.Integer({ description: 'Closed windows: the period\'s derived movement now minus the frozen one (null when that leaves the safe range)' }), Type.Null()]),
+  post_close_entries: Type.Union([Type.Integer({ minimum: 0, description: 'Closed windows: how many entries were posted into the period after the close' }), Type.Null()]),
 })
 
 export const addedStatementLine = Type.Object({

@@ -1,0 +1,81 @@
+/** @module Export routes (CONTRACT.md 14): a window's audit pack as JSON, CSV or PDF, and the entries as CSV, both streamed in pages. */
+
+import { Type } from 'typebox'
+import { reject } from '../../errors.js'
+import { EntriesCsvSource } from '../../exports/entries-csv.js'
+import { CsvPackWriter } from '../../exports/pack-csv.js'
+import { JsonPackWriter } from '../../exports/pack-json.js'
+import { PdfPackWriter } from '../../exports/pack-pdf.js'
+import { PackSource, type PackWriter } from '../../exports/pack.js'
+import { listEntries } from '../../ledger/entry-list.js'
+import { accept } from '../../ledger/outcome.js'
+import { pageLimitMax } from '../../ledger/pages.js'
+import { findWindow } from '../../ledger/window-effects.js'
+import { enumQuery, textQuery, timestampQuery } from '../query.js'
+import { v2Route, type V2Route } from '../route.js'
+import { StreamedAnswer } from '../streamed-answer.js'
+
+const packFormats = ['json', 'csv', 'pdf'] as const
+type PackFormat = (typeof packFormats)[number]
+const packFormatQuery = enumQuery('format', packFormats, 'json (default), csv or pdf')
+const entriesFormatQuery = enumQuery('format', ['csv'] as const, 'csv (the default and only format)')
+
+const mediaTypes: Record<PackFormat, string> = { json: 'application/json', csv: 'text/csv; charset=utf-8', pdf: 'application/pdf' }
+const writers: Record<PackFormat, () => PackWriter> = { json: () => new JsonPackWriter(), csv: () => new CsvPackWriter(), pdf: () => new PdfPackWriter() }
+
+/** Ids are `rec_` and base 36; anything else never reaches a filename, so no quoting is needed. */
+function disposition(name: string, format: string): readonly [string, string] {
+  return ['Content-Disposition', `attachment; filename="${name.replace(/[^A-Za-z0-9_.-]/g, '_')}.${format}"`]
+}
+
+const entriesQuery = {
+  account: textQuery('account', 'Entries with a line on this account (name or id)'),
+  from: timestampQuery('from', 'effective_at at or after this instant'),
+  to: timestampQuery('to', 'effective_at before this instant'),
+}
+
+export const exportRoutes: V2Route[] = [
+  v2Route({
+    method: 'GET', pattern: '/v2/reconciliations/:id/export', scope: 'recon:read', summary: 'The audit pack of a window: JSON, CSV or PDF, streamed',
+    query: [packFormatQuery],
+    errors: ['request_invalid', 'not_found'],
+    response: { status: 200, description: 'The pack as an attachment named <id>.<format> (docs/API.md, "Exports")', schema: Type.String(), mediaType: 'application/json, text/csv, application/pdf' },
+    handle: ({ key, params, query, actor, atMs }) => {
+      const format = packFormatQuery.parse(query)
+      if (!format.ok) return format
+      const chosen = format.value ?? 'json'
+      return (state) => {
+        const window = findWindow(state, params.id, key.accounts)
+        if (window === undefined) return reject('not_found', 'No such reconciliation.')
+        const source = new PackSource(actor, window, writers[chosen](), atMs)
+        return accept(200, new StreamedAnswer(mediaTypes[chosen], [disposition(window.id, chosen)], source))
+      }
+    },
+  }),
+  v2Route({
+    method: 'GET', pattern: '/v2/entries/export', scope: 'entries:read', summary: 'Entries as CSV, one row per entry line, streamed in pages',
+    query: [entriesFormatQuery, entriesQuery.account, entriesQuery.from, entriesQuery.to],
+    errors: ['request_invalid', 'account_unknown'],
+    response: { status: 200, description: 'CSV (RFC 4180, UTF-8) as an attachment named entries.csv, in the order of GET /v2/entries', schema: Type.String(), mediaType: 'text/csv' },
+    handle: ({ key, query, actor }) => {
+      const format = entriesFormatQuery.parse(query)
+      if (!format.ok) return format
+      const account = entriesQuery.account.parse(query)
+      if (!account.ok) return account
+      const from = entriesQuery.from.parse(query)
+      if (!from.ok) return from
+      const to = entriesQuery.to.parse(query)
+      if (!to.ok) return to
+      const list = { account: account.value, reconciliation: null, fromMs: from.value, toMs: to.value, limit: pageLimitMax, cursor: null }
+      return (state) => {
+        // The first page answers the query's own errors (an unknown account) before anything is streamed.
+        const first = listEntries(state, list, key.accounts)
+        if (!first.ok) return first
+        const source = new EntriesCsvSource(actor, list, key.accounts, first.body as EntriesPage)
+        return accept(200, new StreamedAnswer(mediaTypes.csv, [disposition('entries', 'csv')], source))
+      }
+    },
+  }),
+]
+
+type EntriesPage = ConstructorParameters<typeof EntriesCsvSource>[3]

@@ -1,0 +1,25 @@
+/**
+ * @module CSV as spreadsheets read it safely: RFC 4180 through csv-stringify (quotes, CRLF), UTF-8 with a
+ * byte order mark (without it Excel reads UTF-8 as a legacy code page), and the CSV-injection guard: a
+ * text cell starting with =, +, -, @, tab or CR is prefixed with ' so no spreadsheet runs it as a
+ * formula (OWASP, "CSV Injection"). Numbers stay numbers: a negative amount is a number, not text.
+ */
+
+import { stringify } from 'csv-stringify/sync'
+
+const formulaStart = /^[=+\-@\t\r]/
+
+export function guardText(value: string): string {
+  return formulaStart.test(value) ? `'${value}` : value
+}
+
+export const byteOrderMark = '\uFEFF'
+
+/** The rows as CSV text (a header row first when given), every text cell guarded. */
+export function csvRows(rows: readonly (readonly (string | number | null)[])[], header: readonly string[] | null): string {
+  const records = header === null ? rows : [header, ...rows]
+  return stringify(records as (string | number | null)[][], {
+    record_delimiter: 'windows',
+    cast: { string: (value) => guardText(value), number: (value) => String(value) },
+  })
+}
