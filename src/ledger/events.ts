@@ -29,6 +29,8 @@ export function eventsOf(state: WorkspaceState, command: WorkspaceCommand, outco
     }
     case 'window.open':
       return [event('reconciliation.opened', outcome.body, accountNamesOf(state, windowOf(state, body.id)))]
+    case 'statements.import':
+      return (outcome.body as { data: { id: string }[] }).data.map((view) => event('reconciliation.opened', view, accountNamesOf(state, windowOf(state, view.id))))
     case 'window.transition':
       return [event(body.state === 'closed' ? 'reconciliation.closed' : 'reconciliation.abandoned', outcome.body, accountNamesOf(state, windowOf(state, body.id)))]
     case 'match.create':

@@ -9,6 +9,7 @@ import { answerAccountSeqs, expireIdempotency, storeIdempotency } from './idempo
 import { createMatch, reverseMatch } from './matches.js'
 import type { Outcome } from './outcome.js'
 import type { WorkspaceState } from './state.js'
+import { importStatements } from './statement-import.js'
 import { createWebhook, deleteWebhook } from './webhooks.js'
 import { addStatementLines, openWindow, transitionWindow } from './windows.js'
 
@@ -19,7 +20,8 @@ import { addStatementLines, openWindow, transitionWindow } from './windows.js'
  */
 export function executeWorkspace(state: WorkspaceState, command: WorkspaceCommand): Outcome {
   const outcome = dispatch(state, command)
-  if (!outcome.ok) return outcome
+  // A replayed answer changed nothing; it is not logged, so it must not expire or store anything either.
+  if (!outcome.ok || outcome.replayed === true) return outcome
   expireIdempotency(state, command.at_ms)
   if (command.idempotency !== undefined) {
     assert(outcome.status >= 200 && outcome.status < 300)
@@ -46,6 +48,7 @@ function dispatch(state: WorkspaceState, command: WorkspaceCommand): Outcome {
     case 'entry.post': return postEntry(state, command)
     case 'window.open': return openWindow(state, command)
     case 'window.lines.add': return addStatementLines(state, command)
+    case 'statements.import': return importStatements(state, command)
     case 'match.create': return createMatch(state, command)
     case 'match.reverse': return reverseMatch(state, command)
     case 'window.transition': return transitionWindow(state, command)
