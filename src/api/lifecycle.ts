@@ -282,7 +282,7 @@ function idempotencyStage(flow: Flow, lifecycle: Lifecycle<unknown>): Step {
     return undefined
   }
   // Only a JSON body is parsed for its fingerprint; any other is fingerprinted by its bytes (a statement file is not read twice).
-  const parsed = flow.hasValue || isJsonBody(flow.route!, flow.contentType, flow.bytes ?? null) ? flow.parsed() : null
+  const parsed = flow.hasValue || isJsonBody(flow.route!, flow.contentType, flow.bytes ?? null, request.query) ? flow.parsed() : null
   const print = parsed !== null && parsed.ok
     ? fingerprint(request.method, request.path, { json: parsed.value })
     : fingerprint(request.method, request.path, { bytes: flow.bytes ?? Buffer.from('\u0000too-large') })

@@ -74,6 +74,8 @@ export interface RouteBody<B> {
   readonly parse?: BodyParser
   /** Every body goes to `parse`, whatever its Content-Type: a statement file is never JSON. */
   readonly parsesEvery?: true
+  /** Besides a text/csv body, the bodies `parse` reads (a statement file's Content-Type or `?format=`). */
+  readonly reads?: (contentType: string, query: URLSearchParams) => boolean
   /** The media types `parse` reads and their format, for the OpenAPI document. */
   readonly parseFormat?: ParseFormat | readonly ParseFormat[]
 }

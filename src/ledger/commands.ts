@@ -80,6 +80,8 @@ export interface WindowLinesAdd extends CommandEnvelope {
   readonly lines: readonly StatementLineInput[]
   /** Lines of a bank statement file: one booked outside the period is kept and flagged, not refused (CONTRACT.md 10). */
   readonly keep_outside?: boolean
+  /** The statements of that file: each one's account (its external_id) must be one of the window's, in its currency. */
+  readonly statements?: readonly { readonly account: string; readonly currency: string }[]
 }
 
 /** One statement of a file, as the edge read and checked it (balanced, amounts in its currency's minor unit). */

@@ -2,7 +2,7 @@
 
 import assert from 'node:assert/strict'
 import { reject, type ErrorDetail, type Rejection } from '../errors.js'
-import { findAccount } from './accounts.js'
+import { findAccount, findAccountByExternalId } from './accounts.js'
 import { movementOver } from './balances.js'
 import { formatTimestamp, isValidTimeZone, localDateOf, parseDate, periodBoundsMs } from './calendar.js'
 import type { StatementLineInput, WindowLinesAdd, WindowOpen, WindowTransition } from './commands.js'
@@ -178,7 +178,7 @@ export function addStatementLines(state: WorkspaceState, command: WindowLinesAdd
   const window = findWindow(state, command.window, command.visibility)
   if (window === undefined) return reject('not_found', 'No such reconciliation.')
   if (isTerminal(window.state)) return terminalRejection(window)
-  const rejection = checkLines(window, command)
+  const rejection = checkStatementAccounts(state, window, command) ?? checkLines(window, command)
   if (rejection !== null) return rejection
   const added = appendLines(window, command.lines)
   pushHistory(window, command, 'lines_added', residualOf(state, window), { count: added.length, first: added[0].id, last: added[added.length - 1].id })
@@ -197,6 +197,25 @@ export function appendLines(window: ReconciliationWindow, inputs: readonly State
   for (const line of added) window.lines.push(line)
   window.unmatchedLineCount += added.length
   return added
+}
+
+/** Lines from a statement file: its accounts must be the window's, and the statement in its account's currency. */
+function checkStatementAccounts(state: WorkspaceState, window: ReconciliationWindow, command: WindowLinesAdd): Rejection | null {
+  const statements = command.statements ?? []
+  const accounts: Account[] = []
+  for (const [index, statement] of statements.entries()) {
+    const account = findAccountByExternalId(state, statement.account, command.visibility)
+    if (account === undefined) return reject('account_unknown', `No account has the statement's account identifier ${statement.account} as its external_id.`, [{ path: `/statements/${index}/account`, message: `no account has external_id ${statement.account}` }])
+    accounts.push(account)
+  }
+  for (const [index, account] of accounts.entries()) {
+    if (!window.accountSeqs.includes(account.seq)) return reject('request_invalid', `The statement's account ${account.name} is not one of this window's.`, [{ path: `/statements/${index}/account`, message: 'not an account of this window' }])
+  }
+  for (const [index, account] of accounts.entries()) {
+    const currency = statements[index].currency
+    if (currency !== account.currency) return reject('currency_mismatch', `The statement is in ${currency}, account ${account.name} in ${account.currency}.`, [{ path: `/statements/${index}/currency`, message: `${currency}, not ${account.currency}` }])
+  }
+  return null
 }
 
 function checkLines(window: ReconciliationWindow, command: WindowLinesAdd): Rejection | null {

@@ -58,6 +58,8 @@ export const statementLine = Type.Object({
   date: Type.String({ maxLength: 32 }),
   reference: nullableText(500),
   description: nullableText(1000),
+  value_date: Type.Optional(Type.Union([Type.String({ maxLength: 32 }), Type.Null()])),
+  counterparty: Type.Optional(Type.Union([Type.Object({ name: nullableText(500), account: nullableText(100) }), Type.Null()])),
 })
 
 export const linesAdd = Type.Object({ lines: Type.Array(statementLine, { minItems: 1, maxItems: 10_000 }) })
