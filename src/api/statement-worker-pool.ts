@@ -17,10 +17,14 @@ let worker: Worker | null = null
 let nextId = 1
 const pending = new Map<number, Pending>()
 
-/** Under tsx (tests, benches) the sources are .ts; built, .js. The worker inherits the loader through execArgv. */
-function workerUrl(): URL {
-  const extension = import.meta.url.endsWith('.ts') ? '.ts' : '.js'
-  return new URL(`./statement-worker${extension}`, import.meta.url)
+/**
+ * Built, the worker is statement-worker.js. Run from the sources under tsx (tests, benches), it is the .ts
+ * file, and a worker does not inherit tsx's module hooks: it registers them itself before importing it.
+ */
+function createWorker(): Worker {
+  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./statement-worker.js', import.meta.url))
+  const source = new URL('./statement-worker.ts', import.meta.url).href
+  return new Worker(`import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(source)}) })`, { eval: true })
 }
 
 function failAll(error: Error): void {
@@ -33,7 +37,7 @@ function failAll(error: Error): void {
 
 function started(): Worker {
   if (worker !== null) return worker
-  const created = new Worker(workerUrl())
+  const created = createWorker()
   created.unref()
   created.on('message', (message: { id: number; result?: ReadResult; error?: string }) => {
     const waiting = pending.get(message.id)
