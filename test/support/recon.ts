@@ -2,9 +2,9 @@
 
 import { call, type Reply } from './service.ts'
 
-/** Every field of the window object, CONTRACT.md 4. */
+/** Every field of the window object, CONTRACT.md 4 (and its currency, CONTRACT.md 9). */
 export const windowFields = [
-  'id', 'label', 'accounts', 'window', 'claimed_movement', 'derived_movement', 'residual', 'matched_count', 'tolerance',
+  'id', 'label', 'accounts', 'currency', 'window', 'claimed_movement', 'derived_movement', 'residual', 'matched_count', 'tolerance',
   'statement_ref', 'state', 'opened_at', 'lines_count', 'unmatched_lines_count', 'closed_at', 'closed_by', 'close_reason',
   'abandoned_at', 'abandon_reason',
 ] as const
