@@ -51,7 +51,7 @@ interface Row {
 }
 
 async function post(baseUrl: string, route: string, key: string, body: string | Buffer, contentType: string): Promise<{ status: number; json: any }> {
-  const response = await fetch(baseUrl + route, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': contentType }, body })
+  const response = await fetch(baseUrl + route, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': contentType }, body: body as BodyInit })
   return { status: response.status, json: await response.json() }
 }
 

@@ -4,6 +4,8 @@
  * describing what the server really answers (bodies checked against the published schemas).
  */
 import { Validator } from '@seriousme/openapi-schema-validator'
+import fs from 'node:fs'
+import path from 'node:path'
 import t, { type Test } from 'tap'
 import { Compile } from 'typebox/compile'
 import { adminRoutes } from '../../src/api/admin-routes.ts'
@@ -256,6 +258,13 @@ t.test('a tour of every route: success and error answers are as documented', asy
   await visit('GET', '/v2/webhooks/:id/deliveries', '/v2/webhooks/wh_nope/deliveries')
   await visit('DELETE', '/v2/webhooks/:id', `/v2/webhooks/${hook.id}`)
   await visit('DELETE', '/v2/webhooks/:id', `/v2/webhooks/${hook.id}`)
+  const statementFile = fs.readFileSync(path.resolve(import.meta.dirname, '../../docs/examples/november.camt053.xml'))
+  await visit('PATCH', '/v2/accounts/:id', `/v2/accounts/${bank.id}`, { body: { external_id: 'US-EXAMPLE-0001' } })
+  await visit('PATCH', '/v2/accounts/:id', `/v2/accounts/${bank.id}`, { body: { currency: 'EUR' } })
+  const imported = (await visit('POST', '/v2/statements', '/v2/statements', { raw: statementFile, headers: { 'content-type': 'application/xml' } })).body
+  await visit('POST', '/v2/statements', '/v2/statements', { raw: statementFile, headers: { 'content-type': 'application/xml' } })
+  await visit('POST', '/v2/statements', '/v2/statements', { raw: '<Document/>', headers: { 'content-type': 'application/xml' } })
+  await visit('GET', '/v2/reconciliations/:id/lines', `/v2/reconciliations/${imported.data[0].id}/lines`)
   const admin = { key: adminToken }
   await visit('POST', '/admin/workspaces', '/admin/workspaces', { ...admin, body: { id: 'tour', timezone: 'Europe/Berlin' } })
   await visit('POST', '/admin/workspaces', '/admin/workspaces', { ...admin, body: { id: 'tour', timezone: 'Europe/Berlin' } })

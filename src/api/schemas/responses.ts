@@ -233,6 +233,7 @@ export type ReconciliationWindow = Static<typeof reconciliationWindow>
 export type StatementLine = Static<typeof addedStatementLine>
 export type ListedStatementLine = Static<typeof listedStatementLine>
 export type LinesAdded = Static<typeof linesAdded>
+export type StatementImport = Static<typeof statementImported>
 export type Match = Static<typeof match>
 export type HistoryEvent = Static<typeof historyEvent>
 export type Workspace = Static<typeof workspace>
