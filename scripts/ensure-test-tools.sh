@@ -1,22 +1,25 @@
 #!/usr/bin/env bash
 # npm test's pretest: the tools the tests need besides node. test/readme/walkthrough.test.ts runs README's
-# walk-through as written, with bash, curl and jq. A fresh machine image may lack jq (and curl): as root with
-# apt-get (Debian, Ubuntu, CI here) they are installed; anywhere else this stops with what to install.
+# walk-through as written, with bash, curl and jq; test/console/console.test.ts drives Debian's chromium
+# (playwright-core brings no browser, and no browser download reaches this network). A fresh machine image
+# may lack them: as root with apt-get (Debian, Ubuntu, CI here) they are installed; anywhere else this stops
+# with what to install. CHROMIUM_PATH names another chromium for the console test.
 set -euo pipefail
 
 missing=()
 for tool in curl jq; do
   command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
 done
+[ -x "${CHROMIUM_PATH:-/usr/bin/chromium}" ] || missing+=(chromium)
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-  echo "ensure-test-tools: installing ${missing[*]} with apt-get (README's walk-through test needs them)"
+  echo "ensure-test-tools: installing ${missing[*]} with apt-get (README's walk-through and the console's browser test need them)"
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
   exit 0
 fi
 
-echo "ensure-test-tools: npm test needs ${missing[*]}: test/readme/walkthrough.test.ts runs README's curl walk-through." >&2
+echo "ensure-test-tools: npm test needs ${missing[*]}: test/readme/walkthrough.test.ts runs README's curl walk-through, test/console/console.test.ts drives chromium." >&2
 echo "Install it (e.g. sudo apt-get install ${missing[*]}, or brew install ${missing[*]}) and run npm test again." >&2
 exit 1

@@ -66,6 +66,21 @@ export class WorkspaceActor {
     return new Submitted(run(this.state), this.lastAppliedSeq, this.#log)
   }
 
+  /**
+   * Runs a read in slices, one per turn of the event loop (setImmediate), so requests that arrive
+   * meanwhile are served between them; `done` gets the completion, its barrier the last seq applied
+   * when the read ends (it may rest on anything applied while it ran).
+   */
+  querySliced(start: (state: WorkspaceState) => Generator<undefined, Outcome, undefined>, done: (completion: Submitted) => void): void {
+    const run = start(this.state)
+    const step = (): void => {
+      const next = run.next()
+      if (next.done === true) return done(new Submitted(next.value, this.lastAppliedSeq, this.#log))
+      setImmediate(step)
+    }
+    step()
+  }
+
   /** An outcome decided outside the state machine (a refusal of the request's shape): it waits like a query's. */
   answer(outcome: Outcome): Submitted {
     return new Submitted(outcome, this.lastAppliedSeq, this.#log)

@@ -57,7 +57,7 @@ export interface Transport<T> {
 export interface Bucket {
   readonly limitPerMinute: number
   remaining(nowMs: number): number
-  tryTake(nowMs: number): boolean
+  tryTake(nowMs: number, tokens?: number): boolean
   retryAfterSeconds(nowMs: number): number
 }
 
@@ -65,12 +65,15 @@ export interface RateBudgets {
   of(workspace: WorkspaceRecord, nowMs: number): { readonly reads: Bucket; readonly writes: Bucket }
 }
 
+/** A completion that comes later (a read the actor runs in slices): called with it once it is there. */
+export type Deferred = (done: (completion: Submitted) => void) => void
+
 /** What differs between the route kinds: how the handler is called and who executes what it built. */
 export interface Handler {
   /** The `command` stage: the handler's context and call; a Rejection is a refusal of the request's shape. */
   build(flow: Flow): unknown
-  /** The `actor` stage: what was built, executed (or a refusal answered) at the actor's barrier. */
-  execute(flow: Flow, built: unknown): Submitted
+  /** The `actor` stage: what was built, executed (or a refusal answered) at the actor's barrier; a read in slices completes later. */
+  execute(flow: Flow, built: unknown): Submitted | Deferred
   /** The actor that keeps the caller's idempotency records (the `idempotency` stage). */
   actorOf?(flow: Flow): WorkspaceActor
 }
@@ -104,6 +107,8 @@ export class Flow {
   params: Readonly<Record<string, string>> = {}
   caller: Caller | null
   bucket: Bucket | null = null
+  /** Both budgets of the caller's workspace: the `rate` stage picks one once the body says whether it is a read. */
+  buckets: { readonly reads: Bucket; readonly writes: Bucket } | null = null
   /** undefined until in hand; null when over the route's limit. */
   bytes: Buffer | null | undefined
   #parsed: ParsedBody | undefined
@@ -129,6 +134,21 @@ export class Flow {
   /** The body came as a parsed value (no bytes to measure or parse). */
   get hasValue(): boolean {
     return this.request.body !== undefined && !Buffer.isBuffer(this.request.body)
+  }
+
+  /** A GET, or a request its route calls a read from its body (a dry run): reads budget, no Idempotency-Key. */
+  get isRead(): boolean {
+    if (this.request.method === 'GET') return true
+    const isRead = this.route?.isRead
+    const parsed = isRead === undefined ? null : this.parsed()
+    return parsed !== null && parsed.ok && isRead!(parsed.value)
+  }
+
+  /** Write tokens the request takes (one, or one per match of a batch). */
+  get writeTokens(): number {
+    const writeTokens = this.route?.writeTokens
+    const parsed = writeTokens === undefined ? null : this.parsed()
+    return parsed !== null && parsed.ok ? writeTokens!(parsed.value) : 1
   }
 
   get contentType(): string {
@@ -231,6 +251,7 @@ function authStage(flow: Flow, lifecycle: Lifecycle<unknown>): Step {
   flow.caller = caller
   if (buckets !== undefined && caller.workspace !== null) {
     const both = buckets.of(caller.workspace, clock())
+    flow.buckets = both
     flow.bucket = flow.request.method === 'GET' ? both.reads : both.writes
   }
   return undefined
@@ -274,7 +295,7 @@ function recheckStage(flow: Flow, lifecycle: Lifecycle<unknown>): Step {
 
 function idempotencyStage(flow: Flow, lifecycle: Lifecycle<unknown>): Step {
   const { request } = flow
-  const idempotencyKey = request.method === 'GET' ? undefined : request.headers.get('idempotency-key')
+  const idempotencyKey = flow.isRead ? undefined : request.headers.get('idempotency-key')
   if (idempotencyKey === undefined) return undefined
   // A malformed key is a header schema failure: it answers at the schema step, after rate, size and JSON.
   if (!isIdempotencyKey(idempotencyKey)) {
@@ -300,10 +321,11 @@ function idempotencyStage(flow: Flow, lifecycle: Lifecycle<unknown>): Step {
 }
 
 function rateStage(flow: Flow, lifecycle: Lifecycle<unknown>): Step {
+  const isRead = flow.isRead
+  if (flow.buckets !== null) flow.bucket = isRead ? flow.buckets.reads : flow.buckets.writes
   const bucket = flow.bucket
-  if (bucket === null || bucket.tryTake(flow.atMs)) return undefined
-  const method = flow.request.method
-  lifecycle.options.onRateLimited?.(flow.caller!.workspace!.id, method === 'GET' ? 'reads' : 'writes')
+  if (bucket === null || bucket.tryTake(flow.atMs, isRead ? 1 : flow.writeTokens)) return undefined
+  lifecycle.options.onRateLimited?.(flow.caller!.workspace!.id, isRead ? 'reads' : 'writes')
   const retryAfterSeconds = bucket.retryAfterSeconds(flow.atMs)
   lifecycle.answer(flow, 429, errorBody(reject('rate_limited', `Rate budget exhausted; retry after ${retryAfterSeconds} s.`)), ['Retry-After', String(retryAfterSeconds)])
   return halted
@@ -350,8 +372,16 @@ function commandStage(flow: Flow, lifecycle: Lifecycle<unknown>): Step {
 }
 
 function actorStage(flow: Flow, lifecycle: Lifecycle<unknown>): Step {
-  flow.completion = lifecycle.options.handler.execute(flow, flow.built)
-  return undefined
+  const executed = lifecycle.options.handler.execute(flow, flow.built)
+  if (typeof executed !== 'function') {
+    flow.completion = executed
+    return undefined
+  }
+  executed((completion) => {
+    flow.completion = completion
+    lifecycle.resume(flow, flow.next)
+  })
+  return halted
 }
 
 /** Nothing leaves before the log is durable up to what the answer rests on; the actor's completion says when. */

@@ -27,6 +27,14 @@ export function timestampParam(query: URLSearchParams, name: string): Parsed<num
   return { ok: true, value }
 }
 
+export function integerParam(query: URLSearchParams, name: string, min: number, max: number, fallback: number): Parsed<number> {
+  const text = query.get(name)
+  if (text === null) return { ok: true, value: fallback }
+  const value = Number(text)
+  if (!/^\d{1,16}$/.test(text) || value < min || value > max) return invalid(name, `must be an integer from ${min} to ${max}`)
+  return { ok: true, value }
+}
+
 export function textParam(query: URLSearchParams, name: string, lengthMax = 256): Parsed<string | null> {
   const text = query.get(name)
   if (text === null) return { ok: true, value: null }
@@ -71,4 +79,8 @@ export function textQuery(name: string, description: string, lengthMax = 256): Q
 
 export function enumQuery<T extends string>(name: string, values: readonly T[], description: string): QueryParam<T | null> {
   return { name, schema: Type.Enum([...values]), description, parse: (query) => enumParam(query, name, values) }
+}
+
+export function integerQuery(name: string, min: number, max: number, fallback: number, description: string): QueryParam<number> {
+  return { name, schema: Type.Integer({ minimum: min, maximum: max, default: fallback }), description, parse: (query) => integerParam(query, name, min, max, fallback) }
 }

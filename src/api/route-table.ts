@@ -3,8 +3,9 @@
 import type { V2Route } from './route.js'
 import { accountRoutes } from './routes/accounts.js'
 import { entryRoutes } from './routes/entries.js'
+import { matchingRoutes } from './routes/matching.js'
 import { reconciliationRoutes } from './routes/reconciliations.js'
 import { statementRoutes } from './routes/statements.js'
 import { webhookRoutes } from './routes/webhooks.js'
 
-export const v2Routes: readonly V2Route[] = [...accountRoutes, ...entryRoutes, ...reconciliationRoutes, ...statementRoutes, ...webhookRoutes]
+export const v2Routes: readonly V2Route[] = [...accountRoutes, ...entryRoutes, ...reconciliationRoutes, ...matchingRoutes, ...statementRoutes, ...webhookRoutes]

@@ -27,8 +27,16 @@ export interface RouteContext<B = unknown> {
 /** A read: run by the actor against its current state; its answer waits for the same barrier as a write's. */
 export type Query = (state: WorkspaceState) => Outcome
 
-/** What a /v2 handler builds: a command for the actor, a query, or a refusal of the request's own shape. */
-export type Built = WorkspaceCommand | Query | Rejection
+/**
+ * A read done in slices (proposals): the actor runs one slice per turn of the event loop and serves
+ * other requests between them, so a long read never holds it for more than a slice.
+ */
+export interface SlicedQuery {
+  readonly slices: (state: WorkspaceState) => Generator<undefined, Outcome, undefined>
+}
+
+/** What a /v2 handler builds: a command for the actor, a query (whole or in slices), or a refusal of the request's own shape. */
+export type Built = WorkspaceCommand | Query | SlicedQuery | Rejection
 
 /** A handler that works off the event loop first (reading a large statement file in a worker) builds later. */
 export type BuiltLater = Built | Promise<Built>
@@ -85,6 +93,13 @@ export interface LifecycleRoute extends LabeledRoute {
   /** Absent on admin routes: the admin token holds every right. */
   readonly scope?: Scope
   readonly body?: RouteBody<unknown>
+  /**
+   * True for a request of this route that is a read although its method is not GET (a dry run): it
+   * draws on the reads budget and ignores Idempotency-Key. Sees the parsed body before its schema check.
+   */
+  readonly isRead?: (body: unknown) => boolean
+  /** Write tokens a request takes (a batch: one per match); 1 when absent. Sees the parsed body before its schema check. */
+  readonly writeTokens?: (body: unknown) => number
 }
 
 export interface V2Route<B = unknown> extends LifecycleRoute {

@@ -8,7 +8,7 @@ import type { CommandEnvelope, WorkspaceCommand } from '../ledger/commands.js'
 import type { SystemCommand } from '../ledger/system.js'
 import { adminRoutes } from './admin-routes.js'
 import { authenticate, isAdmin } from './auth.js'
-import type { Caller, Flow, LifecycleOptions } from './lifecycle.js'
+import type { Caller, Deferred, Flow, LifecycleOptions } from './lifecycle.js'
 import type { AdminBuilt, AdminRoute, Built, Query, V2Route } from './route.js'
 import { v2Routes } from './route-table.js'
 
@@ -43,10 +43,11 @@ export function v2Surface(runtime: Runtime): Surface {
         const context = { params: flow.params, query: new URLSearchParams(flow.request.query), body: flow.body, key, workspace, actor: actorOf(runtime, flow), atMs: flow.atMs, envelope: envelopeOf(flow) }
         return (flow.route as V2Route).handle(context)
       },
-      execute: (flow, built): Submitted => {
+      execute: (flow, built): Submitted | Deferred => {
         const actor = actorOf(runtime, flow)
         const what = built as Built
         if (typeof what === 'function') return actor.query(what as Query)
+        if ('slices' in what) return (done) => actor.querySliced(what.slices, done)
         if ('ok' in what) return actor.answer(what)
         return actor.submit(what as WorkspaceCommand)
       },

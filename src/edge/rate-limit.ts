@@ -9,6 +9,8 @@ const unitsPerToken = 60_000
 const capacityRefillMs = 30_000
 /** Refills from empty to full within a minute (30 s; 60 s for the one-token floor of a 1/min limit), so longer gaps count as a minute. */
 const elapsedMsMax = 60_000
+/** The most tokens one request takes (a batch of 1,000 matches); so the deepest debt is 1,000 tokens. */
+const tokensPerTakeMax = 1000
 /** Keeps every count exact: elapsedMsMax * perMinuteMax = 6e13 units, far below 2^53. */
 const perMinuteMax = 1_000_000_000
 
@@ -52,24 +54,31 @@ export class TokenBucket {
     // A clock stepped backwards (NTP) counts as no time passing, and the bucket measures from the new
     // reading on. Keeping the old, later reading instead would freeze the refill until the clock caught up:
     // a step back of an hour would lock the workspace out for an hour.
-    const elapsedMs = Math.min(Math.max(0, nowMs - this.#lastMs), elapsedMsMax)
+    // In debt (a batch took more than the bucket held), filling up may take longer than elapsedMsMax: count that long.
+    const fillMs = Math.ceil((this.#capacityUnits() - this.#units) / this.#perMinute)
+    const elapsedMs = Math.min(Math.max(0, nowMs - this.#lastMs), Math.max(elapsedMsMax, fillMs))
     this.#units = Math.min(this.#capacityUnits(), this.#units + elapsedMs * this.#perMinute)
     this.#lastMs = nowMs
-    assert.ok(Number.isSafeInteger(this.#units) && this.#units >= 0)
+    assert.ok(Number.isSafeInteger(this.#units) && this.#units >= -tokensPerTakeMax * unitsPerToken)
   }
 
-  /** Takes one token if a whole one is there. */
-  tryTake(nowMs: number): boolean {
+  /**
+   * Takes `tokens` (a batch of matches takes one per match) if a whole token is there. More than the
+   * bucket holds leave it in debt, repaid by the refill before the next request passes: a batch larger
+   * than the burst capacity can still run, and the average rate holds.
+   */
+  tryTake(nowMs: number, tokens = 1): boolean {
+    assert.ok(Number.isSafeInteger(tokens) && tokens >= 1 && tokens <= tokensPerTakeMax, `tokens must be 1..${tokensPerTakeMax}, got ${tokens}`)
     this.#refill(nowMs)
     if (this.#units < unitsPerToken) return false
-    this.#units -= unitsPerToken
+    this.#units -= tokens * unitsPerToken
     return true
   }
 
-  /** Whole tokens left (X-RateLimit-Remaining). */
+  /** Whole tokens left (X-RateLimit-Remaining); 0 while in debt. */
   remaining(nowMs: number): number {
     this.#refill(nowMs)
-    return Math.floor(this.#units / unitsPerToken)
+    return Math.max(0, Math.floor(this.#units / unitsPerToken))
   }
 
   /** Whole seconds, at least 1, until a token is there (Retry-After); 1 when one is there already. */

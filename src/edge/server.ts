@@ -9,6 +9,7 @@ import type { Logger } from '../logger.js'
 import { adminRoutes } from '../api/admin-routes.js'
 import { bearerMatches } from '../api/auth.js'
 import { v2Routes } from '../api/route-table.js'
+import { consoleAnswerer, isConsolePath, loadConsoleAssets } from './console.js'
 import { Drain, type DrainReport } from './drain.js'
 import { openExchange, readHeaders, send, type Exchange } from './http.js'
 import { abortedStatus, type Metrics } from './metrics.js'
@@ -116,6 +117,7 @@ export function startServer(options: ServerOptions): Promise<RunningServer> {
   })
   const plainByPath = new Map(plainRoutes.map((route) => [route.pattern, route]))
   const answerPlain = plainAnswerer(options)
+  const answerConsole = consoleAnswerer(loadConsoleAssets())
   const observe = requestObserver(options)
   const drain = new Drain()
   const onSettled = (exchange: Exchange) => {
@@ -140,6 +142,7 @@ export function startServer(options: ServerOptions): Promise<RunningServer> {
     try {
       const plain = routedMethod === 'GET' ? plainByPath.get(path) : undefined
       if (plain !== undefined) return answerPlain(plain, exchange, headers.get('authorization'))
+      if (isConsolePath(path)) return answerConsole(exchange, routedMethod, path)
       const request = { method: routedMethod, path, query, headers }
       if (path.startsWith('/admin/')) return admin.run(request, exchange)
       v2.run(request, exchange)

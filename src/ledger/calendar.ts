@@ -168,6 +168,16 @@ export function localDateOf(atMs: number, timeZone: string): string {
   return formatDate(utcDateOf(wallClockMs(atMs, timeZone)))
 }
 
+/** Days from 1970-01-01 to the instant's local date in the zone: the day localDateOf names, as a number, so dates subtract. */
+export function localDayNumberOf(atMs: number, timeZone: string): number {
+  return Math.floor(wallClockMs(atMs, timeZone) / dayMs)
+}
+
+/** Days from 1970-01-01 to a valid `YYYY-MM-DD` date (negative before it). */
+export function dayNumberOf(date: string): number {
+  return Math.floor(utcMidnightMs(parseDateOrCrash(date)) / dayMs)
+}
+
 /**
  * UTC ms of 00:00 local time on `date` in `timeZone`. When 00:00 happens twice (a fall-back at midnight),
  * the earlier. When it does not happen (a spring-forward gap over midnight), the first instant of that

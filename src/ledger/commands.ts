@@ -116,7 +116,21 @@ export interface MatchCreate extends CommandEnvelope {
   readonly entries: readonly string[]
   readonly strategy: MatchStrategy
   readonly reason: string | null
+  /** 0..31 (absent: 0, as in records logged before it existed): how many days apart a 1:1 amount_and_date line and entry may be. */
+  readonly date_tolerance_days?: number
 }
+
+/** One match of a batch: a match body without its window (the batch names it once). */
+export type MatchItem = Pick<MatchCreate, 'statement_lines' | 'entries' | 'strategy' | 'reason' | 'date_tolerance_days'>
+
+/** Up to matchBatchItemsMax matches in one command and one log record, all or nothing (CONTRACT.md 11). */
+export interface MatchBatch extends CommandEnvelope {
+  readonly type: 'match.batch'
+  readonly window: string
+  readonly matches: readonly MatchItem[]
+}
+
+export const matchBatchItemsMax = 1000
 
 export interface MatchReverse extends CommandEnvelope {
   readonly type: 'match.reverse'
@@ -158,6 +172,7 @@ export type WorkspaceCommand =
   | WindowLinesAdd
   | StatementsImport
   | MatchCreate
+  | MatchBatch
   | MatchReverse
   | WindowTransition
   | WebhookCreate

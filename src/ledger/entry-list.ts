@@ -54,7 +54,8 @@ export function listEntries(state: WorkspaceState, query: EntryListQuery, visibi
   }))
 }
 
-function* takeWhileBefore(keys: Iterator<OrderKey>, endMs: number): Generator<OrderKey> {
+/** Keys before endMs, from keys in ascending order. */
+export function* takeWhileBefore(keys: Iterator<OrderKey>, endMs: number): Generator<OrderKey> {
   for (let next = keys.next(); next.done !== true; next = keys.next()) {
     if (next.value.atMs >= endMs) return
     yield next.value

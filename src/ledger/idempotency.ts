@@ -65,6 +65,7 @@ export function answerAccountSeqs(state: WorkspaceState, command: WorkspaceComma
     case 'window.lines.add':
     case 'window.transition':
     case 'match.create':
+    case 'match.batch':
     case 'match.reverse': return findWindow(state, command.window, null)?.accountSeqs ?? []
     case 'webhook.create':
     case 'webhook.delete': return null

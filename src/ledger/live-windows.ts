@@ -21,7 +21,11 @@ function countStartingBefore(windows: WindowsState, seqs: readonly number[], bou
   return low
 }
 
-/** The account's live window whose period [startMs, endMs) meets [startMs, endMs), if any (at most one can). */
+/**
+ * One of the account's live windows whose period meets [startMs, endMs), if any: the last to start before endMs.
+ * A period can meet several (disjoint) windows; callers ask whether any does (an overlap) or give an instant
+ * (liveWindowAt), which at most one window holds.
+ */
 export function liveWindowMeeting(windows: WindowsState, accountSeq: number, startMs: number, endMs: number): ReconciliationWindow | undefined {
   const seqs = windows.liveWindowsByAccount.get(accountSeq)
   if (seqs === undefined) return undefined

@@ -2,7 +2,7 @@
 
 import assert from 'node:assert/strict'
 import { reject, type ErrorDetail, type Rejection } from '../errors.js'
-import { formatTimestamp, localDateOf } from './calendar.js'
+import { dayNumberOf, formatTimestamp, localDateOf, localDayNumberOf } from './calendar.js'
 import type { MatchCreate, MatchReverse } from './commands.js'
 import { findEntry } from './entries.js'
 import { makeId, parseId } from './ids.js'
@@ -175,9 +175,11 @@ function checkStrategy(window: ReconciliationWindow, command: MatchCreate, lines
     return reject('match_amount_mismatch', `The statement lines net to ${linesNet} and the entries to ${entriesNet} on the window's accounts.`)
   }
   if (lines.length === 1 && entries.length === 1) {
-    const entryDate = localDateOf(entries[0].effectiveAtMs, window.timeZone)
-    if (lines[0].date !== entryDate) {
-      return reject('match_date_mismatch', `Statement line ${lines[0].id} is dated ${lines[0].date}; entry ${entries[0].id} is effective on ${entryDate} (${window.timeZone}).`)
+    const toleranceDays = command.date_tolerance_days ?? 0
+    const distanceDays = Math.abs(dayNumberOf(lines[0].date) - localDayNumberOf(entries[0].effectiveAtMs, window.timeZone))
+    if (distanceDays > toleranceDays) {
+      const entryDate = localDateOf(entries[0].effectiveAtMs, window.timeZone)
+      return reject('match_date_mismatch', `Statement line ${lines[0].id} is dated ${lines[0].date}; entry ${entries[0].id} is effective on ${entryDate} (${window.timeZone}), ${distanceDays} days apart, more than the ${toleranceDays} allowed.`)
     }
   }
   return null

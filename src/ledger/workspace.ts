@@ -6,6 +6,7 @@ import type { WorkspaceCommand } from './commands.js'
 import { postEntry } from './entries.js'
 import { eventsOf } from './events.js'
 import { answerAccountSeqs, expireIdempotency, storeIdempotency } from './idempotency.js'
+import { createMatchBatch } from './match-batch.js'
 import { createMatch, reverseMatch } from './matches.js'
 import type { Outcome } from './outcome.js'
 import type { WorkspaceState } from './state.js'
@@ -50,6 +51,7 @@ function dispatch(state: WorkspaceState, command: WorkspaceCommand): Outcome {
     case 'window.lines.add': return addStatementLines(state, command)
     case 'statements.import': return importStatements(state, command)
     case 'match.create': return createMatch(state, command)
+    case 'match.batch': return createMatchBatch(state, command)
     case 'match.reverse': return reverseMatch(state, command)
     case 'window.transition': return transitionWindow(state, command)
     case 'webhook.create': return createWebhook(state, command)

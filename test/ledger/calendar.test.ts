@@ -7,9 +7,11 @@ import fc from 'fast-check'
 import t, { type Test } from 'tap'
 import { Temporal } from 'temporal-polyfill'
 import {
+  dayNumberOf,
   formatTimestamp,
   isValidTimeZone,
   localDateOf,
+  localDayNumberOf,
   nextDate,
   parseDate,
   parseTimestampMs,
@@ -340,4 +342,17 @@ t.test('zones that Intl resolves to UTC take the arithmetic path, and it agrees 
   // Not every zone with a zero offset is UTC: London keeps summer time, so it must still go through Intl.
   t.equal(localDateOf(Date.parse('2026-07-01T23:30:00Z'), 'Europe/London'), '2026-07-02')
   t.equal(localDateOf(Date.parse('2026-07-01T23:30:00Z'), 'Etc/UTC'), '2026-07-01')
+})
+
+t.test('day numbers: localDayNumberOf counts the day localDateOf names, and dayNumberOf agrees with Temporal', async (t) => {
+  // Local dates of four-digit years: a day away from the ends, a zone's offset cannot reach year 0 or 10000.
+  const instants = fc.integer({ min: Date.parse('0000-01-02T00:00:00Z'), max: Date.parse('9999-12-30T00:00:00Z') })
+  fc.assert(fc.property(instants, fc.constantFrom(...propertyZones), (atMs, timeZone) => {
+    const local = localDateOf(atMs, timeZone)
+    const days = Temporal.PlainDate.from('1970-01-01').until(Temporal.PlainDate.from(local), { largestUnit: 'days' }).days
+    return localDayNumberOf(atMs, timeZone) === dayNumberOf(local) && dayNumberOf(local) === days
+  }), { numRuns: 2_000 })
+  t.equal(dayNumberOf('1970-01-01'), 0)
+  t.equal(dayNumberOf('1969-12-31'), -1)
+  t.equal(dayNumberOf('0050-03-01') - dayNumberOf('0050-02-28'), 1, 'years below 100 are not read as 19xx')
 })

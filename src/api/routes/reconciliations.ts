@@ -10,7 +10,7 @@ import { getWindow, listLines, listWindows, windowHistory } from '../../ledger/w
 import type { Statement } from '../../statements/types.js'
 import { v2Route, type Built, type BuiltLater, type V2Route } from '../route.js'
 import { cursorQuery, enumQuery, limitQuery, textQuery } from '../query.js'
-import { linesAdd, matchCreate, windowOpen, windowTransition } from '../schemas/ledger.js'
+import { linesAdd, windowOpen, windowTransition } from '../schemas/ledger.js'
 import { history, linesAdded, linePage, match, matchPage, reconciliationWindow, windowPage, windowStates } from '../schemas/responses.js'
 import { validator, type Validator } from '../schemas/validate.js'
 import { formatQuery, isStatementFile, lineInputOf, namesStatementFile, readStatementFile, statementAccountsOf, statementFileOf, statementMediaTypes, type StatementFile } from '../statement-file.js'
@@ -24,7 +24,6 @@ const linesAddBody: Validator<Static<typeof linesAdd> | StatementFile> = Object.
   (value: unknown) => (isStatementFile(value) ? { ok: true as const, value } : linesAddJson(value)),
   { schema: linesAdd },
 )
-const matchCreateBody = validator(matchCreate)
 
 const cursor = cursorQuery(1024)
 const stateQuery = enumQuery('state', windowStates, 'Only windows in this state')
@@ -133,18 +132,6 @@ export const reconciliationRoutes: V2Route[] = [
       const after = cursor.parse(query)
       if (!after.ok) return after
       return (state) => listLines(state, params.id, { status: status.value, limit: limit.value, cursor: after.value }, key.accounts)
-    },
-  }),
-  v2Route({
-    method: 'POST', pattern: '/v2/reconciliations/:id/matches', scope: 'recon:write', summary: 'Attach a match',
-    body: { validate: matchCreateBody },
-    errors: [
-      'request_invalid', 'not_found', 'recon_state_invalid', 'line_already_matched', 'entry_already_matched',
-      'entry_outside_window', 'match_amount_mismatch', 'match_date_mismatch', 'amount_out_of_range',
-    ],
-    response: { status: 200, description: 'The match, with the window\'s residual and state after it', schema: match },
-    handle: ({ envelope, body, params }) => {
-      return { ...envelope, type: 'match.create', window: params.id, statement_lines: body.statement_lines, entries: body.entries ?? [], strategy: body.strategy, reason: body.reason ?? null }
     },
   }),
   v2Route({

@@ -66,12 +66,19 @@ export const linesAdd = Type.Object({ lines: Type.Array(statementLine, { minItem
 
 const ids = (minItems: number) => Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { minItems, maxItems: 1000 })
 
-export const matchCreate = Type.Object({
+/** The fields of one match, alone or in a batch. */
+const matchFields = {
   statement_lines: ids(1),
   entries: Type.Optional(ids(0)),
   strategy: Type.Union([Type.Literal('amount_and_date'), Type.Literal('manual'), Type.Literal('write_off')]),
   reason: Type.Optional(Type.Union([text({ minLength: 1, maxLength: 500 }), Type.Null()])),
-})
+  date_tolerance_days: Type.Optional(Type.Integer({ minimum: 0, maximum: 31, description: 'amount_and_date, one line to one entry: how many days apart their dates may be (default 0)' })),
+}
+const dryRun = Type.Optional(Type.Boolean({ description: 'Run every check and answer the figures the call would leave; store and log nothing' }))
+
+export const matchItem = Type.Object(matchFields)
+export const matchCreate = Type.Object({ ...matchFields, dry_run: dryRun })
+export const matchBatch = Type.Object({ matches: Type.Array(matchItem, { minItems: 1, maxItems: 1000 }), dry_run: dryRun })
 
 export const windowTransition = Type.Object({
   state: Type.String({ maxLength: 32 }),

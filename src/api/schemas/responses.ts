@@ -3,7 +3,7 @@
 import { Type, type Static, type TSchema } from 'typebox'
 import { errorCatalogue } from '../../errors.js'
 import { scopes } from '../../ledger/system.js'
-import { accountCreate, accountUpdate, entryPost, keyCreate, linesAdd, matchCreate, statementLine, webhookCreate, webhookEventType, windowOpen, windowTransition, workspaceCreate, workspaceUpdate } from './ledger.js'
+import { accountCreate, accountUpdate, entryPost, keyCreate, linesAdd, matchBatch, matchCreate, matchItem, statementLine, webhookCreate, webhookEventType, windowOpen, windowTransition, workspaceCreate, workspaceUpdate } from './ledger.js'
 
 const timestamp = Type.String({ format: 'date-time', description: 'RFC 3339 in UTC with milliseconds, e.g. 2026-11-22T10:00:00.000Z' })
 const nullableTimestamp = Type.Union([timestamp, Type.Null()])
@@ -112,6 +112,44 @@ export const match = Type.Object({
   reversed_at: nullableTimestamp,
 })
 
+/** What a match would leave (a dry run): its matched_amount, and the window's residual and state after it. */
+export const matchFigures = Type.Object({
+  matched_amount: amount,
+  residual: amount,
+  state: windowState,
+})
+
+export const dryRunMatch = Type.Object({ dry_run: Type.Literal(true), matched_amount: amount, residual: amount, state: windowState })
+
+export const matchBatchDone = Type.Object({
+  data: Type.Array(match, { description: 'The matches, in the order given, each as a single match answers' }),
+  residual: amount,
+  state: windowState,
+})
+
+export const dryRunBatch = Type.Object({
+  dry_run: Type.Literal(true),
+  data: Type.Array(matchFigures, { description: 'What each match would leave, in the order given' }),
+  residual: amount,
+  state: windowState,
+})
+
+export const proposal = Type.Object({
+  statement_lines: Type.Array(Type.String(), { minItems: 1 }),
+  entries: Type.Array(Type.String(), { minItems: 1 }),
+  strategy: Type.Literal('amount_and_date'),
+  date_tolerance_days: Type.Integer({ minimum: 0, maximum: 31 }),
+  matched_amount: Type.Literal(0),
+  score: Type.Number({ minimum: 0, maximum: 1, description: 'docs/API.md gives the formula' }),
+  reasons: Type.Array(Type.Union([Type.Literal('amount'), Type.Literal('same_date'), Type.Literal('near_date'), Type.Literal('reference'), Type.Literal('counterparty')])),
+})
+
+export const windowEntry = Type.Object({
+  ...entry.properties,
+  amount: Type.Union([amount, Type.Null()], { description: 'The sum of its lines on the window\'s accounts (null beyond the safe range)' }),
+  match: Type.Union([Type.String({ description: 'mat_… of the active match covering it' }), Type.Null()]),
+})
+
 /** An audit-trail event; besides these fields each type carries its own details (match, reason, entry, …). */
 export const historyEvent = Type.Object({
   type: Type.String({ description: 'opened, lines_added, matched, unmatched, entry_posted, balanced, open, closed, abandoned' }),
@@ -136,6 +174,8 @@ export const windowPage = page(reconciliationWindow)
 export const linePage = page(listedStatementLine)
 export const matchPage = page(match)
 export const history = page(historyEvent)
+export const proposalPage = page(proposal)
+export const windowEntryPage = page(windowEntry)
 
 export const workspace = Type.Object({
   id: Type.String(),
@@ -217,7 +257,9 @@ export const namedSchemas: readonly (readonly [string, TSchema])[] = [
   ['StatementLineInput', statementLine], ['StatementLinesAdd', linesAdd], ['StatementLine', addedStatementLine], ['StatementLinesAdded', linesAdded],
   ['ListedStatementLine', listedStatementLine], ['StatementLinePage', linePage],
   ['StatementImport', statementImported],
-  ['Match', match], ['MatchCreate', matchCreate], ['MatchPage', matchPage],
+  ['Match', match], ['MatchCreate', matchCreate], ['MatchPage', matchPage], ['MatchItem', matchItem], ['MatchBatch', matchBatch],
+  ['MatchFigures', matchFigures], ['DryRunMatch', dryRunMatch], ['MatchBatchDone', matchBatchDone], ['DryRunBatch', dryRunBatch],
+  ['Proposal', proposal], ['ProposalPage', proposalPage], ['WindowEntry', windowEntry], ['WindowEntryPage', windowEntryPage],
   ['HistoryEvent', historyEvent], ['History', history],
   ['Workspace', workspace], ['WorkspaceCreate', workspaceCreate], ['WorkspaceUpdate', workspaceUpdate],
   ['Webhook', webhook], ['WebhookCreate', webhookCreate], ['CreatedWebhook', createdWebhook], ['WebhookPage', webhookPage],
