@@ -204,6 +204,7 @@ t.test('bad files: each answers its code and nothing is stored', async (t) => {
     ['an XML bomb', `<?xml version="1.0"?>\n<!DOCTYPE Document [\n<!ENTITY lol0 "lol">\n<!ENTITY lol1 "${'&lol0;'.repeat(10)}">\n]>\n<Document>&lol1;</Document>`, 'application/xml', '', 400, 'statement_invalid'],
     ['too many decimals for JPY', jpy.replace('<Amt Ccy="JPY">150000</Amt>', '<Amt Ccy="JPY">150000.5</Amt>'), 'application/xml', '', 400, 'statement_invalid'],
     ['an MT940 without :62F:', latin1('mt940', 'jejik-generic.sta').replace(':62F:C110301EUR80,00\n', ''), 'application/x-mt940', '', 400, 'statement_invalid'],
+    ['the BAI2 specification\'s sample: no 010/015 ledger balances (moov-io fixture)', fixture('bai2', 'moov-bai2-spec-sample.txt'), 'application/x-bai2', '', 400, 'statement_invalid'],
     ['BAI2 record counts that do not match', usd.replace('99,+7287125,2,19/', '99,+7287125,2,18/'), 'application/x-bai2', '', 400, 'statement_invalid'],
     ['not a statement at all', 'just some text\n', undefined, '', 400, 'statement_invalid'],
     ['a second statement that is bad: the first is not stored', jpy.replace('<Amt Ccy="JPY">7600</Amt>', '<Amt Ccy="JPY">7600.5</Amt>'), 'application/xml', '', 400, 'statement_invalid'],
