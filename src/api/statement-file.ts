@@ -5,7 +5,7 @@
  */
 
 import { createHash } from 'node:crypto'
-import type { Rejection } from '../errors.js'
+import { reject, type Rejection } from '../errors.js'
 import type { StatementInput, StatementLineInput } from '../ledger/commands.js'
 import { checkBalances } from '../statements/balance.js'
 import { formatOfContentType } from '../statements/detect.js'
@@ -13,6 +13,7 @@ import { readStatements } from '../statements/read.js'
 import type { ReadResult, Statement, StatementFormat } from '../statements/types.js'
 import { enumQuery, textQuery } from './query.js'
 import type { ParseFormat } from './route.js'
+import { hasControlCharacter, textProblem } from './schemas/text.js'
 import { readInWorker } from './statement-worker-pool.js'
 
 export const formatQuery = enumQuery('format', ['camt053', 'mt940', 'bai2'] as const, 'The file format; overrides Content-Type and the content')
@@ -48,6 +49,8 @@ export function statementFileOf(bytes: Buffer, contentType: string, query: URLSe
   if (!format.ok) return format
   const label = labelQuery.parse(query)
   if (!label.ok) return label
+  // A label is free text like a window's, shown in lists and exports: the same rule (schemas/text.ts).
+  if (label.value !== null && hasControlCharacter(label.value)) return reject('request_invalid', `Query parameter label: ${textProblem}.`, [{ path: '/label', message: textProblem }])
   return { ok: true, value: { kind: 'statement-file', bytes, contentType, format: format.value, label: label.value } }
 }
 

@@ -212,6 +212,7 @@ t.test('bad files: each answers its code and nothing is stored', async (t) => {
     ['an unknown account identifier', bhd.replace(/BH29BMAG00001299654321/g, 'BH00NOBODY'), 'application/x-mt940', '', 404, 'account_unknown'],
     ['a currency other than the account\'s', usd.replace(/000111222/g, '11111111'), 'application/x-bai2', '', 422, 'currency_mismatch'],
     ['an unknown ?format=', jpy, 'application/xml', '?format=ofx', 400, 'request_invalid'],
+    ['a ?label= with a control character', jpy, 'application/xml', '?label=a%0Ab', 400, 'request_invalid'],
     ['a format that is not the file\'s', jpy, 'application/xml', '?format=mt940', 400, 'statement_invalid'],
   ]
   for (const [label, body, contentType, query, status, code] of cases) {
