@@ -6,7 +6,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import t, { type Test } from 'tap'
-import { adminCreateKey, adminCreateWorkspace, assertError, scopesAll } from '../support/api.ts'
+import { adminCreateKey, adminCreateWorkspace, assertError, listAll, scopesAll } from '../support/api.ts'
 import { call, startTestService, type Reply } from '../support/service.ts'
 
 const service = await startTestService()
@@ -288,4 +288,26 @@ t.test('replay after a restart gives the same windows', async (t) => {
   t.same(await read(again.baseUrl), before, 'the same windows and lines after replay')
   const replayed = await call(again.baseUrl, 'POST', '/v2/statements', { key, raw: fixture('bai2', 'usd-two-groups-continuations.bai') })
   t.equal(replayed.headers.get('replayed'), 'true', 'still known after the restart')
+})
+
+t.test('a file over 256 KiB is read in the worker thread, to the same windows', async (t) => {
+  const { writeMt940 } = await import('../support/statement-writers.ts')
+  const key = await workspaceWith([['assets:bank:big', 'EUR', 'DE00BIG']])
+  const entries = Array.from({ length: 4000 }, (_, index) => ({
+    amount: index % 2 === 0 ? 1000 + index : -(500 + index), mark: index % 2 === 0 ? 'credit' as const : 'debit' as const, reversal: false,
+    date: '2026-10-15', value_date: '2026-10-15', reference: `REF-${index}`, description: `Payment number ${index} for invoice ${90_000 + index}`, counterparty: null,
+  }))
+  // Written down from the generator: 2,000 credits 1000 + 2k and 2,000 debits 500 + (2k + 1), k = 0..1999.
+  const sum = 2000 * 1000 - (2000 * 500 + 2000)
+  const file = writeMt940([{
+    format: 'mt940', statement_ref: 'BIG/1', account: 'DE00BIG', currency: 'EUR', opening: { amount: 100, date: '2026-09-30' },
+    closing: { amount: 100 + sum, date: '2026-10-31' }, period: { from: '2026-10-01', to: '2026-10-31' }, entries,
+  }])
+  t.ok(Buffer.byteLength(file) > 256 * 1024, `${Buffer.byteLength(file)} bytes: over the inline limit`)
+  const reply = await importFile(key, file, 'application/x-mt940')
+  t.equal(reply.status, 201)
+  t.match(reply.body.data[0], { claimed_movement: sum, lines_count: 4000 })
+  const lines = (await listAll(baseUrl, key, `/v2/reconciliations/${reply.body.data[0].id}/lines`, 1000)).items
+  t.equal(lines.reduce((total: number, line: any) => total + line.amount, 0), sum, 'the sum of its lines')
+  t.match(lines[3999], { id: 'l4000', reference: 'REF-3999', description: 'Payment number 3999 for invoice 93999' })
 })
