@@ -36,7 +36,7 @@ export class WorkspaceActor {
   submit(command: WorkspaceCommand): Submitted {
     if (!this.#log.canAppend()) return new Submitted(reject('unavailable', 'The log cannot take more writes now.'), 0, this.#log)
     const outcome = executeWorkspace(this.state, command)
-    if (outcome.ok) {
+    if (outcome.ok && outcome.replayed !== true) {
       this.lastAppliedSeq = this.#log.append({ v: 1, workspace: this.id, command }, this.#sideWrites(command, outcome))
       this.commandsSinceSnapshot++
     }

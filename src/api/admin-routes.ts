@@ -1,7 +1,7 @@
 /** @module The admin API's route table (not under /v2): workspaces and API keys, behind ADMIN_TOKEN, never rate limited. */
 
 import { randomBytes } from 'node:crypto'
-import { limitsDefault, type Limits, type Scope } from '../ledger/system.js'
+import { currencyDefault, limitsDefault, type Limits, type Scope } from '../ledger/system.js'
 import { canonicalTimeZone } from '../ledger/time-zone-name.js'
 import { hashSecret } from './auth.js'
 import { adminRoute, type AdminRoute } from './route.js'
@@ -34,15 +34,15 @@ export const adminRoutes: readonly AdminRoute[] = [
     method: 'POST', pattern: '/admin/workspaces', body: { validate: workspaceCreateBody }, summary: 'Create a workspace',
     errors: ['request_invalid', 'workspace_exists'], response: { status: 201, description: 'The workspace', schema: workspace },
     handle: ({ body, atMs }) => ({
-      type: 'workspace.create', at_ms: atMs, id: body.id, time_zone: canonicalTimeZone(body.timezone) ?? body.timezone, tag: randomText(40),
+      type: 'workspace.create', at_ms: atMs, id: body.id, time_zone: canonicalTimeZone(body.timezone) ?? body.timezone, tag: randomText(40), currency: body.currency ?? currencyDefault,
       limits: body.limits === undefined ? limitsDefault : { writes_per_minute: body.limits.writes_per_minute, reads_per_minute: body.limits.reads_per_minute },
     }),
   }),
   adminRoute({
-    method: 'PATCH', pattern: '/admin/workspaces/:id', body: { validate: workspaceUpdateBody }, summary: 'Change a workspace\'s timezone or limits (apply at once)',
+    method: 'PATCH', pattern: '/admin/workspaces/:id', body: { validate: workspaceUpdateBody }, summary: 'Change a workspace\'s timezone, currency or limits (apply at once)',
     errors: ['request_invalid', 'not_found'], response: { status: 200, description: 'The workspace', schema: workspace },
     handle: ({ params, body, atMs }) => ({
-      type: 'workspace.update', at_ms: atMs, id: params.id, limits: knownLimits(body.limits),
+      type: 'workspace.update', at_ms: atMs, id: params.id, limits: knownLimits(body.limits), currency: body.currency,
       time_zone: body.timezone === undefined ? undefined : canonicalTimeZone(body.timezone) ?? body.timezone,
     }),
   }),

@@ -8,12 +8,16 @@ import type { LifecycleRoute } from './route.js'
 export type ParsedBody = { ok: true; value: unknown } | Rejection
 
 /** JSON unless the route has a parser of its own and the body is its format (api/body-format.ts). */
-export function isJsonBody(route: LifecycleRoute, contentType: string, bytes: Buffer | null): boolean {
-  return route.body?.parse === undefined || bodyFormatOf(contentType, bytes) === 'json'
+export function isJsonBody(route: LifecycleRoute, contentType: string, bytes: Buffer | null, query: string): boolean {
+  const body = route.body
+  if (body?.parse === undefined) return true
+  if (body.parsesEvery === true) return false
+  if (body.reads !== undefined && body.reads(contentType, new URLSearchParams(query))) return false
+  return bodyFormatOf(contentType, bytes) === 'json'
 }
 
 /** The body's value to validate; the route must take a body. */
-export function parseBody(route: LifecycleRoute, bytes: Buffer, contentType: string): ParsedBody {
-  if (route.body?.parse !== undefined && !isJsonBody(route, contentType, bytes)) return route.body.parse(bytes, contentType)
+export function parseBody(route: LifecycleRoute, bytes: Buffer, contentType: string, query: string): ParsedBody {
+  if (route.body?.parse !== undefined && !isJsonBody(route, contentType, bytes, query)) return route.body.parse(bytes, contentType, new URLSearchParams(query))
   return parseJson(bytes)
 }

@@ -168,7 +168,7 @@ export class Flow {
     if (this.route?.body === undefined) return null
     if (body !== undefined && !Buffer.isBuffer(body)) return (this.#parsed = { ok: true, value: body.value })
     if (this.bytes === null || this.bytes === undefined) return null
-    return (this.#parsed = parseBody(this.route, this.bytes, this.contentType))
+    return (this.#parsed = parseBody(this.route, this.bytes, this.contentType, this.request.query))
   }
 }
 
@@ -334,8 +334,9 @@ function idempotencyStage(flow: Flow, lifecycle: Lifecycle<unknown>): Step {
     flow.idempotencyKeyInvalid = true
     return undefined
   }
-  const parsed = flow.parsed()
-  const print = parsed !== null && parsed.ok && (flow.hasValue || isJsonBody(flow.route!, flow.contentType, flow.bytes ?? null))
+  // Only a JSON body is parsed for its fingerprint; any other is fingerprinted by its bytes (a statement file is not read twice).
+  const parsed = flow.hasValue || isJsonBody(flow.route!, flow.contentType, flow.bytes ?? null, request.query) ? flow.parsed() : null
+  const print = parsed !== null && parsed.ok
     ? fingerprint(request.method, request.path, { json: parsed.value })
     : fingerprint(request.method, request.path, { bytes: flow.bytes ?? Buffer.from('\u0000too-large') })
   const key = flow.caller!.key
@@ -385,9 +386,21 @@ function schemaStage(flow: Flow): Step {
   return undefined
 }
 
+/** A handler may build later (a large statement file is read in a worker): the flow resumes when it has. */
 function commandStage(flow: Flow, lifecycle: Lifecycle<unknown>): Step {
-  flow.built = lifecycle.options.handler.build(flow)
-  return undefined
+  const built = lifecycle.options.handler.build(flow)
+  if (!(built instanceof Promise)) {
+    flow.built = built
+    return undefined
+  }
+  built.then((value: unknown) => {
+    flow.built = value
+    lifecycle.resume(flow, flow.next)
+  }, (error: unknown) => {
+    flow.built = reject('unavailable', `The request could not be prepared: ${error instanceof Error ? error.message : String(error)}`)
+    lifecycle.resume(flow, flow.next)
+  })
+  return halted
 }
 
 function actorStage(flow: Flow, lifecycle: Lifecycle<unknown>): Step {
@@ -416,7 +429,8 @@ function replyStage(flow: Flow, lifecycle: Lifecycle<unknown>): Step {
     const { outcome } = completion
     if (!outcome.ok) return lifecycle.answer(flow, statusOf(outcome.code), errorBody(outcome), null)
     if (outcome.body instanceof StreamedAnswer) return lifecycle.stream(flow, outcome.status, outcome.body)
-    lifecycle.answer(flow, outcome.status, outcome.status === 204 ? '' : JSON.stringify(outcome.body), null)
+    // A request carried out before, known by its content (a statement imported again): its result, marked as a replay.
+    lifecycle.answer(flow, outcome.status, outcome.status === 204 ? '' : JSON.stringify(outcome.body), outcome.replayed === true ? ['Replayed', 'true'] : null)
   })
   return halted
 }

@@ -6,7 +6,8 @@ import { entryRoutes } from './routes/entries.js'
 import { exportRoutes } from './routes/exports.js'
 import { matchingRoutes } from './routes/matching.js'
 import { reconciliationRoutes } from './routes/reconciliations.js'
+import { statementRoutes } from './routes/statements.js'
 import { webhookRoutes } from './routes/webhooks.js'
 
 // The exports come before the entry routes: /v2/entries/export must not be read as /v2/entries/:id.
-export const v2Routes: readonly V2Route[] = [...accountRoutes, ...exportRoutes, ...entryRoutes, ...reconciliationRoutes, ...matchingRoutes, ...webhookRoutes]
+export const v2Routes: readonly V2Route[] = [...accountRoutes, ...exportRoutes, ...entryRoutes, ...reconciliationRoutes, ...matchingRoutes, ...statementRoutes, ...webhookRoutes]

@@ -38,7 +38,16 @@ export interface SlicedQuery {
 /** What a /v2 handler builds: a command for the actor, a query (whole or in slices), or a refusal of the request's own shape. */
 export type Built = WorkspaceCommand | Query | SlicedQuery | Rejection
 
-export type BodyParser = (bytes: Buffer, contentType: string) => { ok: true; value: unknown } | Rejection
+/** A handler that works off the event loop first (reading a large statement file in a worker) builds later. */
+export type BuiltLater = Built | Promise<Built>
+
+/** The query string comes along: a statement file's format may be named there (`?format=`). */
+export type BodyParser = (bytes: Buffer, contentType: string, query: URLSearchParams) => { ok: true; value: unknown } | Rejection
+
+export interface ParseFormat {
+  readonly mediaType: string
+  readonly description: string
+}
 
 /** What every route kind has: metrics and request logs label by these, the OpenAPI document keys paths by them. */
 export interface LabeledRoute {
@@ -71,10 +80,14 @@ export interface RouteBody<B> {
   readonly validate: Validator<B>
   /** 'import': the statement import limit (Config.importBodyBytesMax); else the JSON body limit (Config.bodyBytesMax). */
   readonly limit?: 'import'
-  /** Overrides JSON parsing (the CSV import); returns the value to validate. */
+  /** Overrides JSON parsing (the CSV import) for its media type; returns the value to validate. */
   readonly parse?: BodyParser
-  /** The media type `parse` reads and its format, for the OpenAPI document. */
-  readonly parseFormat?: { readonly mediaType: string; readonly description: string }
+  /** Every body goes to `parse`, whatever its Content-Type: a statement file is never JSON. */
+  readonly parsesEvery?: true
+  /** Besides a text/csv body, the bodies `parse` reads (a statement file's Content-Type or `?format=`). */
+  readonly reads?: (contentType: string, query: URLSearchParams) => boolean
+  /** The media types `parse` reads and their format, for the OpenAPI document. */
+  readonly parseFormat?: ParseFormat | readonly ParseFormat[]
 }
 
 /** What the lifecycle needs of any route (v2 or admin). */
@@ -108,7 +121,7 @@ export interface V2Route<B = unknown> extends LifecycleRoute {
   readonly errors?: readonly ErrorCode[]
   readonly response?: RouteResponse
   /** Method syntax on purpose: a route of a typed body is a V2Route (the table is a list of them). */
-  handle(context: RouteContext<B>): Built
+  handle(context: RouteContext<B>): BuiltLater
   readonly summary: string
 }
 

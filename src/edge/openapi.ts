@@ -8,7 +8,7 @@ import type { TSchema } from 'typebox'
 import { errorCatalogue, type ErrorCode } from '../errors.js'
 import type { QueryParam } from '../api/query.js'
 import { bytesMaxOf } from '../api/lifecycle.js'
-import type { AdminRoute, LabeledRoute, PlainRoute, RouteResponse, V2Route } from '../api/route.js'
+import type { AdminRoute, LabeledRoute, ParseFormat, PlainRoute, RouteResponse, V2Route } from '../api/route.js'
 import { namedSchemas } from '../api/schemas/responses.js'
 
 export interface RouteTables {
@@ -34,7 +34,7 @@ interface Operation {
   /** OpenAPI security requirements; [] for none. */
   readonly security: readonly Json[]
   readonly query: readonly QueryParam[]
-  readonly body?: { readonly schema: TSchema; readonly bytesMax: number; readonly parseFormat?: { readonly mediaType: string; readonly description: string } }
+  readonly body?: { readonly schema: TSchema; readonly bytesMax: number; readonly parseFormat?: ParseFormat | readonly ParseFormat[]; readonly parsesEvery?: true }
   /** POST, PATCH and DELETE under /v2: Idempotency-Key in, Replayed out. */
   readonly idempotent: boolean
   /** Under /v2: X-RateLimit-* on every answer to an authenticated request. */
@@ -62,7 +62,7 @@ function v2Errors(route: V2Route): ErrorCode[] {
   if (pathParams(route.pattern).length > 0) codes.push('not_found')
   if (route.method !== 'GET') codes.push('idempotency_conflict', 'request_invalid')
   codes.push('rate_limited')
-  if (route.body !== undefined) codes.push('body_too_large', 'json_invalid', 'request_invalid')
+  if (route.body !== undefined) codes.push('body_too_large', ...(route.body.parsesEvery === true ? [] : ['json_invalid' as const]), 'request_invalid')
   if (route.query !== undefined && route.query.length > 0) codes.push('request_invalid')
   codes.push(...(route.errors ?? []), 'unavailable')
   return sortedCodes(codes)
@@ -73,7 +73,7 @@ function v2Operation(route: V2Route, options: OpenApiOptions): Operation {
     route, summary: route.summary, tag: route.pattern.split('/')[2] ?? 'v2',
     security: [{ apiKey: [route.scope] }],
     query: route.query ?? [],
-    body: route.body === undefined ? undefined : { schema: route.body.validate.schema, bytesMax: bytesMaxOf(route, options), parseFormat: route.body.parseFormat },
+    body: route.body === undefined ? undefined : { schema: route.body.validate.schema, bytesMax: bytesMaxOf(route, options), parseFormat: route.body.parseFormat, parsesEvery: route.body.parsesEvery },
     idempotent: route.method !== 'GET', rateLimited: true,
     response: route.response ?? { status: 200, description: 'Success' },
     errors: v2Errors(route),
@@ -157,8 +157,10 @@ function responsesOf(operation: Operation, refs: ReadonlyMap<unknown, string>): 
 function requestBodyOf(operation: Operation, refs: ReadonlyMap<unknown, string>): Json | undefined {
   const { body } = operation
   if (body === undefined) return undefined
-  const content: Json = { 'application/json': { schema: jsonSchema(body.schema, refs) } }
-  if (body.parseFormat !== undefined) content[body.parseFormat.mediaType] = { schema: { type: 'string', description: body.parseFormat.description } }
+  // A route whose parser reads every body (a statement file) takes no JSON.
+  const content: Json = body.parsesEvery === true ? {} : { 'application/json': { schema: jsonSchema(body.schema, refs) } }
+  const formats: readonly ParseFormat[] = body.parseFormat === undefined ? [] : 'mediaType' in body.parseFormat ? [body.parseFormat] : body.parseFormat
+  for (const format of formats) content[format.mediaType] = { schema: { type: 'string', description: format.description } }
   return { required: true, description: `At most ${body.bytesMax} bytes (413 body_too_large beyond).`, content }
 }
 

@@ -13,7 +13,7 @@ import { randomText } from '../api/admin-routes.js'
 import { Lifecycle, type Transport } from '../api/lifecycle.js'
 import type { V2Route } from '../api/route.js'
 import type { accountCreate, accountUpdate, entryPost, matchCreate, statementLine, windowOpen, workspaceCreate, workspaceUpdate } from '../api/schemas/ledger.js'
-import type { Account, Balance, CreatedApiKey, Entry, HistoryEvent, LinesAdded, ListedStatementLine, Match, Page, ReconciliationWindow, Workspace } from '../api/schemas/responses.js'
+import type { Account, Balance, CreatedApiKey, Entry, HistoryEvent, LinesAdded, ListedStatementLine, Match, Page, ReconciliationWindow, StatementImport, Workspace } from '../api/schemas/responses.js'
 import { adminSurface, v2Surface } from '../api/surfaces.js'
 import { reject, statusOf, type ErrorCode, type ErrorDetail, type Rejection } from '../errors.js'
 import { limitsDefault, scopes, type KeyRecord, type Scope } from '../ledger/system.js'
@@ -47,6 +47,13 @@ export type AccountChange = Static<typeof accountUpdate>
 export type EntryInput = Static<typeof entryPost>
 export type WindowInput = Static<typeof windowOpen>
 export type StatementLineInput = Static<typeof statementLine>
+
+/** How a statement file is read: its format (else from contentType, else the content) and the label of its windows. */
+export interface StatementFileInput {
+  readonly format?: 'camt053' | 'mt940' | 'bai2'
+  readonly contentType?: string
+  readonly label?: string
+}
 export type MatchInput = Static<typeof matchCreate>
 export type WorkspaceInput = Static<typeof workspaceCreate>
 export type WorkspaceChange = Static<typeof workspaceUpdate>
@@ -233,6 +240,16 @@ export class Ledger {
     return this.#call('POST', '/v2/reconciliations/:id/lines', { params: { id: window }, ...input }, options) as Promise<LinesAdded>
   }
 
+  /**
+   * A bank statement file (camt.053, MT940 or BAI2; the format from `format`, else `contentType`, else the
+   * content): each statement opens a window with its lines, all or none (CONTRACT.md 10).
+   */
+  importStatements(file: Uint8Array | string, input: StatementFileInput = {}, options?: CallOptions): Promise<StatementImport> {
+    const bytes = typeof file === 'string' ? Buffer.from(file, 'utf8') : Buffer.from(file.buffer, file.byteOffset, file.byteLength)
+    const query = { format: input.format, label: input.label }
+    return this.#call('POST', '/v2/statements', { query, file: { bytes, contentType: input.contentType } }, options) as Promise<StatementImport>
+  }
+
   listStatementLines(window: string, query?: LineQuery, options?: CallOptions): Promise<Page<ListedStatementLine>> {
     return this.#call('GET', '/v2/reconciliations/:id/lines', { params: { id: window }, query }, options) as Promise<Page<ListedStatementLine>>
   }
@@ -274,7 +291,7 @@ export class Ledger {
   }
 
   // async: a closed Ledger's assertion becomes a rejected promise, as every other refusal.
-  async #call(method: V2Route['method'], pattern: string, input: { params?: Record<string, string>; query?: object; body?: unknown; csv?: string }, options: CallOptions = {}): Promise<unknown> {
+  async #call(method: V2Route['method'], pattern: string, input: { params?: Record<string, string>; query?: object; body?: unknown; csv?: string; file?: { bytes: Buffer; contentType?: string } }, options: CallOptions = {}): Promise<unknown> {
     assert.ok(!this.#closed, 'the Ledger is closed')
     const workspaceId = options.workspace ?? this.#workspace
     const workspace = this.#runtime.system.workspaces.get(workspaceId)
@@ -284,7 +301,8 @@ export class Ledger {
     const headers = new Map<string, string>()
     if (options.idempotencyKey !== undefined) headers.set('idempotency-key', options.idempotencyKey)
     if (input.csv !== undefined) headers.set('content-type', 'text/csv')
-    const body = input.csv !== undefined ? Buffer.from(input.csv, 'utf8') : input.body === undefined ? undefined : { value: input.body }
+    if (input.file?.contentType !== undefined) headers.set('content-type', input.file.contentType)
+    const body = input.file !== undefined ? input.file.bytes : input.csv !== undefined ? Buffer.from(input.csv, 'utf8') : input.body === undefined ? undefined : { value: input.body }
     const request = { method, path: pathOf(pattern, input.params ?? {}), query: searchParams(input.query as QueryInput | undefined).toString(), headers, body, caller: { key, workspace } }
     return new Promise((resolve, rejectPromise) => this.#v2.run(request, { resolve, reject: rejectPromise }))
   }

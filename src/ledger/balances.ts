@@ -104,7 +104,7 @@ function sortByKey(points: KeyedPoints): KeyedPoints {
 export function balanceAt(state: WorkspaceState, reference: string, atMs: number, visibility: Visibility): Outcome {
   const account = findAccount(state, reference, visibility)
   if (account === undefined) return reject('not_found', 'No such account.')
-  return accept(200, { account: account.id, name: account.name, balance: account.index.sumAtOrBefore(atMs), at: formatTimestamp(atMs) })
+  return accept(200, { account: account.id, name: account.name, currency: account.currency, balance: account.index.sumAtOrBefore(atMs), at: formatTimestamp(atMs) })
 }
 
 /** Movement of several accounts over [startMs, endMs), or null when it leaves the safe range. */

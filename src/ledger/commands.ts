@@ -15,6 +15,12 @@ export interface AccountCreate extends CommandEnvelope {
   readonly type: 'account.create'
   readonly name: string
   readonly tags: readonly string[]
+  /**
+   * The edge stamps it (the request's, else the workspace's). Absent in records logged before currencies
+   * existed, when every workspace was in currencyDefault (ledger/system.ts): read as that, so they replay alike.
+   */
+  readonly currency?: string
+  readonly external_id?: string | null
 }
 
 export interface AccountUpdate extends CommandEnvelope {
@@ -22,6 +28,9 @@ export interface AccountUpdate extends CommandEnvelope {
   readonly account: string
   readonly name?: string
   readonly tags?: readonly string[]
+  readonly currency?: string
+  /** null removes it. */
+  readonly external_id?: string | null
 }
 
 /**
@@ -60,12 +69,42 @@ export interface StatementLineInput {
   readonly date: string
   readonly reference: string | null
   readonly description: string | null
+  /** Absent in records logged before statement files: null. */
+  readonly value_date?: string | null
+  readonly counterparty?: { readonly name: string | null; readonly account: string | null } | null
 }
 
 export interface WindowLinesAdd extends CommandEnvelope {
   readonly type: 'window.lines.add'
   readonly window: string
   readonly lines: readonly StatementLineInput[]
+  /** Lines of a bank statement file: one booked outside the period is kept and flagged, not refused (CONTRACT.md 10). */
+  readonly keep_outside?: boolean
+  /** The statements of that file: each one's account (its external_id) must be one of the window's, in its currency. */
+  readonly statements?: readonly { readonly account: string; readonly currency: string }[]
+}
+
+/** One statement of a file, as the edge read and checked it (balanced, amounts in its currency's minor unit). */
+export interface StatementInput {
+  /** The account identifier as the file writes it; the account whose external_id it is. */
+  readonly account: string
+  readonly currency: string
+  readonly statement_ref: string
+  readonly label: string
+  readonly from: string
+  readonly to: string
+  readonly claimed_movement: number
+  /** A hash of the statement's content (not its label): the same statement imported again is known by it. */
+  readonly fingerprint: string
+  readonly lines: readonly StatementLineInput[]
+}
+
+/** Every statement of one file opens its window, all or none, in one log record (CONTRACT.md 10). */
+export interface StatementsImport extends CommandEnvelope {
+  readonly type: 'statements.import'
+  readonly statements: readonly StatementInput[]
+  /** The workspace timezone when imported; the windows keep it. */
+  readonly time_zone: string
 }
 
 export type MatchStrategy = 'amount_and_date' | 'manual' | 'write_off'
@@ -131,6 +170,7 @@ export type WorkspaceCommand =
   | EntryPost
   | WindowOpen
   | WindowLinesAdd
+  | StatementsImport
   | MatchCreate
   | MatchBatch
   | MatchReverse

@@ -1,6 +1,6 @@
 /** @module Postings: validate and post a balanced entry, find and present entries (balances.ts answers balances). */
 
-import { reject, type ErrorDetail } from '../errors.js'
+import { reject, type ErrorDetail, type Rejection } from '../errors.js'
 import { findAccount } from './accounts.js'
 import { amountsPerAccount, insertEntryPoints } from './balances.js'
 import { formatTimestamp } from './calendar.js'
@@ -37,8 +37,8 @@ export function postEntry(state: WorkspaceState, command: EntryPost): Outcome {
   }
   // Balance is decided exactly first (entry_unbalanced precedes amount_out_of_range), then each side's
   // total must be safe, whatever the order of the lines.
-  const exactTotal = exactSumOf(command.lines)
-  if (exactTotal !== 0 && exactTotal !== 0n) return reject('entry_unbalanced', `The entry lines sum to ${exactTotal}, not 0.`)
+  const unbalanced = unbalancedRejection(command.lines, resolved)
+  if (unbalanced !== null) return unbalanced
   let debits: number | null = 0
   for (const line of command.lines) {
     if (line.amount <= 0) continue
@@ -78,6 +78,34 @@ function allOnOneAccount(accounts: readonly Account[]): boolean {
   return true
 }
 
+/** entry_unbalanced unless the lines sum to zero in each currency (CONTRACT.md 9), with a detail per currency that does not. */
+function unbalancedRejection(lines: EntryPost['lines'], accounts: readonly Account[]): Rejection | null {
+  if (allInOneCurrency(accounts)) {
+    const exactTotal = exactSumOf(lines)
+    if (exactTotal === 0 || exactTotal === 0n) return null
+    return reject('entry_unbalanced', `The entry lines sum to ${exactTotal}, not 0.`, [{ path: '/lines', message: `${accounts[0].currency} lines sum to ${exactTotal}` }])
+  }
+  const byCurrency = new Map<string, EntryPost['lines'][number][]>()
+  lines.forEach((line, index) => {
+    const currency = accounts[index].currency
+    const group = byCurrency.get(currency)
+    if (group === undefined) byCurrency.set(currency, [line])
+    else group.push(line)
+  })
+  const details: ErrorDetail[] = []
+  for (const [currency, group] of byCurrency) {
+    const total = exactSumOf(group)
+    if (total !== 0 && total !== 0n) details.push({ path: '/lines', message: `${currency} lines sum to ${total}` })
+  }
+  if (details.length === 0) return null
+  return reject('entry_unbalanced', `An entry balances in each currency: ${details.map((detail) => detail.message).join('; ')}, not 0.`, details)
+}
+
+function allInOneCurrency(accounts: readonly Account[]): boolean {
+  for (let index = 1; index < accounts.length; index++) if (accounts[index].currency !== accounts[0].currency) return false
+  return true
+}
+
 /**
  * The exact sum of the amounts: a number when every amount and every partial sum is a safe integer
  * (then the float sum is exact, and it prints as the BigInt would), else the BigInt sum.
@@ -96,7 +124,7 @@ export function entryView(state: WorkspaceState, entry: Entry): object {
     id: entry.id,
     lines: entry.lines.map((line) => {
       const account = state.accounts[line.accountSeq - 1]
-      return { account: account.name, account_id: account.id, amount: line.amount }
+      return { account: account.name, account_id: account.id, currency: account.currency, amount: line.amount }
     }),
     effective_at: formatTimestamp(entry.effectiveAtMs),
     posted_at: formatTimestamp(entry.postedAtMs),

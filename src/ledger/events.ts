@@ -36,6 +36,14 @@ export function eventsOf(state: WorkspaceState, command: WorkspaceCommand, outco
     }
     case 'window.open':
       return [event('reconciliation.opened', outcome.body, accountNamesOf(state, windowOf(state, body.id)))]
+    case 'statements.import': {
+      // Only the windows this command opened: a statement imported before answers its window, and was announced then.
+      const views = (outcome.body as { data: { id: string }[] }).data
+      const firstNewSeq = state.windows.windows.length - views.length + 1
+      return views.map((view) => ({ view, window: windowOf(state, view.id) }))
+        .filter(({ window }) => window.seq >= firstNewSeq && window.openedAtMs === command.at_ms && window.openedBy === command.key_id)
+        .map(({ view, window }) => event('reconciliation.opened', view, accountNamesOf(state, window)))
+    }
     case 'window.transition':
       return [event(body.state === 'closed' ? 'reconciliation.closed' : 'reconciliation.abandoned', outcome.body, accountNamesOf(state, windowOf(state, body.id)))]
     case 'match.create':

@@ -61,6 +61,7 @@ export function answerAccountSeqs(state: WorkspaceState, command: WorkspaceComma
     }
     case 'entry.post': return state.entries[state.entries.length - 1].lines.map((line) => line.accountSeq)
     case 'window.open': return findWindow(state, (outcome.body as { id: string }).id, null)?.accountSeqs ?? []
+    case 'statements.import': return (outcome.body as { data: { id: string }[] }).data.flatMap((window) => findWindow(state, window.id, null)?.accountSeqs ?? [])
     case 'window.lines.add':
     case 'window.transition':
     case 'match.create':

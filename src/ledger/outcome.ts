@@ -9,6 +9,11 @@ export interface Accepted {
   readonly body: unknown
   /** The events it emits (webhooks); computed only when the workspace has a subscription. */
   readonly events?: readonly LedgerEvent[]
+  /**
+   * The request was already carried out (a statement imported again, CONTRACT.md 10): this is its
+   * stored result, nothing changed, and the actor logs nothing; the answer carries `Replayed: true`.
+   */
+  readonly replayed?: true
 }
 
 export type Outcome = Accepted | Rejection

@@ -11,12 +11,12 @@ import { storeIdempotency } from './idempotency.js'
 import { addClosedWindow } from './closed-windows.js'
 import { sealOf } from './seal.js'
 import { createWorkspaceState, type Account, type Entry, type IdempotencyRecord, type SealHasher, type WorkspaceState } from './state.js'
-import type { KeyRecord, SystemState, WorkspaceRecord } from './system.js'
+import { currencyDefault, type KeyRecord, type SystemState, type WorkspaceRecord } from './system.js'
 import { isTerminal } from './window-effects.js'
 import type { WebhookSubscription } from './webhooks-state.js'
 import { addLiveWindow } from './live-windows.js'
 import { fillMatchFigures } from './matches.js'
-import type { Match, ReconciliationWindow } from './windows-state.js'
+import type { Match, ReconciliationWindow, StatementLine } from './windows-state.js'
 
 /** An account without its balance index, which is derived. */
 export interface AccountFacts {
@@ -25,10 +25,28 @@ export interface AccountFacts {
   readonly name: string
   readonly tags: readonly string[]
   readonly createdAtMs: number
+  /** Absent in snapshots written before currencies existed: currencyDefault then. */
+  readonly currency?: string
+  /** Absent in snapshots written before external ids existed: none then. */
+  readonly externalId?: string | null
 }
 
-/** A window with its matched entries as pairs (entry seq, match seq) instead of a Map. */
-export type WindowFacts = Omit<ReconciliationWindow, 'matchedEntries'> & { readonly matchedEntries: [number, number][] }
+/** A window with its matched entries as pairs (entry seq, match seq) instead of a Map; fields added later are optional. */
+export type WindowFacts = Omit<ReconciliationWindow, 'matchedEntries' | 'statementFingerprint' | 'lines'> & {
+  readonly matchedEntries: [number, number][]
+  /** Absent in snapshots written before statement imports: not imported. */
+  readonly statementFingerprint?: string | null
+  readonly lines: readonly LineFacts[]
+}
+
+/** A statement line; snapshots written before statement files lack the fields they brought. */
+export type LineFacts = Omit<StatementLine, 'valueDate' | 'counterparty' | 'outsidePeriod'> & Partial<Pick<StatementLine, 'valueDate' | 'counterparty' | 'outsidePeriod'>>
+
+/** The same fields in the same order as windows.ts makes them: one object shape for every line. */
+function restoredLine(line: LineFacts): StatementLine {
+  const { id, number, amount, date, reference, description, matchSeq } = line
+  return { id, number, amount, date, valueDate: line.valueDate ?? null, reference, description, counterparty: line.counterparty ?? null, outsidePeriod: line.outsidePeriod ?? false, matchSeq }
+}
 
 /** What a workspace is, without what is derived from it: the balance trees, the entry order, the live-window index. */
 export interface WorkspaceFacts {
@@ -56,7 +74,7 @@ export function factsOf(state: WorkspaceState): WorkspaceFacts {
   return {
     workspaceId: state.workspaceId,
     tag: state.tag,
-    accounts: state.accounts.map(({ id, seq, name, tags, createdAtMs }) => ({ id, seq, name, tags, createdAtMs })),
+    accounts: state.accounts.map(({ id, seq, name, tags, createdAtMs, currency, externalId }) => ({ id, seq, name, tags, createdAtMs, currency, externalId })),
     entries: state.entries,
     idempotency,
     windows: state.windows.windows.map((window) => ({ ...window, matchedEntries: [...window.matchedEntries] })),
@@ -70,18 +88,22 @@ export function restoreWorkspace(facts: WorkspaceFacts, sealHasher: SealHasher |
   const empty = createWorkspaceState(facts.workspaceId, facts.tag, sealHasher)
   const indexes = buildBalanceIndexes(facts.entries, facts.accounts.length, empty.treeArena)
   const state: WorkspaceState = { ...empty, entries: facts.entries, entryOrder: indexes.entryOrder }
-  for (const { id, seq, name, tags, createdAtMs } of facts.accounts) {
+  for (const { id, seq, name, tags, createdAtMs, currency, externalId } of facts.accounts) {
     assert.equal(seq, state.accounts.length + 1, 'account seqs are dense from 1')
     // The same fields in the same order as createAccount makes them: one object shape for every account.
-    const account: Account = { id, seq, name, tags: [...tags], createdAtMs, index: indexes.balances[seq] }
+    const account: Account = { id, seq, name, tags: [...tags], createdAtMs, currency: currency ?? currencyDefault, externalId: externalId ?? null, index: indexes.balances[seq] }
     state.accounts.push(account)
     state.accountsByName.set(account.name, account)
+    if (account.externalId !== null) state.accountsByExternalId.set(account.externalId, account)
   }
   for (const record of facts.idempotency) storeIdempotency(state, record)
   for (const stored of facts.windows) {
     // Snapshots written before the sealed close lack seal and postCloseEntryCount: filled below.
     const legacy = stored as Partial<Pick<ReconciliationWindow, 'seal' | 'postCloseEntryCount'>>
-    const window: ReconciliationWindow = { ...stored, matchedEntries: new Map(stored.matchedEntries), seal: legacy.seal ?? null, postCloseEntryCount: legacy.postCloseEntryCount ?? -1 }
+    const window: ReconciliationWindow = {
+      ...stored, statementFingerprint: stored.statementFingerprint ?? null, lines: stored.lines.map(restoredLine), matchedEntries: new Map(stored.matchedEntries),
+      seal: legacy.seal ?? null, postCloseEntryCount: legacy.postCloseEntryCount ?? -1,
+    }
     assert.equal(window.seq, state.windows.windows.length + 1, 'window seqs are dense from 1')
     state.windows.windows.push(window)
     if (!isTerminal(window.state)) addLiveWindow(state.windows, window)
@@ -127,7 +149,9 @@ export function restoreSystem(system: SystemState, facts: SystemFacts): void {
   assert.equal(system.workspaces.size, 0)
   for (const workspace of facts.workspaces) {
     // Snapshots written before limitsChangedAtMs existed lack it; only a live change reads it, and that sets it.
-    system.workspaces.set(workspace.id, { ...workspace, limitsChangedAtMs: (workspace as Partial<WorkspaceRecord>).limitsChangedAtMs ?? workspace.createdAtMs })
+    // Snapshots written before currencies existed lack the workspace's: it was the default then.
+    const stored = workspace as Partial<WorkspaceRecord>
+    system.workspaces.set(workspace.id, { ...workspace, limitsChangedAtMs: stored.limitsChangedAtMs ?? workspace.createdAtMs, currency: stored.currency ?? currencyDefault })
     system.tags.add(workspace.tag)
   }
   for (const stored of facts.keys) {

@@ -10,6 +10,10 @@ export interface Account {
   name: string
   tags: readonly string[]
   readonly createdAtMs: number
+  /** ISO 4217; changes only while no entry line or window is on the account. */
+  currency: string
+  /** The bank's identifier of the account (IBAN, account number), unique in the workspace; null when none. */
+  externalId: string | null
   /** Every line on this account keyed by (effectiveAtMs, entry seq): balance-at in O(log n). */
   readonly index: SumTree
 }
@@ -53,6 +57,7 @@ export interface WorkspaceState {
   /** accounts[seq - 1]; seqs are dense from 1. */
   readonly accounts: Account[]
   readonly accountsByName: Map<string, Account>
+  readonly accountsByExternalId: Map<string, Account>
   /** entries[seq - 1]; seqs are dense from 1. */
   readonly entries: Entry[]
   /** Every entry keyed by (effectiveAtMs, seq), amount 0: the order of the entry list. */
@@ -83,6 +88,7 @@ export function createWorkspaceState(workspaceId: string, tag: string, sealHashe
     tag,
     accounts: [],
     accountsByName: new Map(),
+    accountsByExternalId: new Map(),
     entries: [],
     entryOrder: new SumTree({ allocator: treeArena }),
     treeArena,

@@ -3,6 +3,7 @@
 import { reject } from '../errors.js'
 import { formatTimestamp, isValidTimeZone } from './calendar.js'
 import { canonicalTimeZone } from './time-zone-name.js'
+import { currencyExponent } from './currency.js'
 import { accept, type Outcome } from './outcome.js'
 
 export const scopes = ['accounts:read', 'accounts:write', 'entries:read', 'entries:write', 'recon:read', 'recon:write', 'hooks:read', 'hooks:write'] as const
@@ -15,9 +16,14 @@ export interface Limits {
 
 export const limitsDefault: Limits = { writes_per_minute: 600, reads_per_minute: 3000 }
 
+/** A workspace logged (or snapshotted) before currencies existed is in this one (CONTRACT.md 9). */
+export const currencyDefault = 'USD'
+
 export interface WorkspaceRecord {
   readonly id: string
   timeZone: string
+  /** ISO 4217: the currency of accounts created without one. */
+  currency: string
   limits: Limits
   /** When the limits last changed (create or update): rate buckets switch rate as of then, not when next asked. */
   limitsChangedAtMs: number
@@ -45,8 +51,8 @@ export interface SystemState {
 }
 
 export type SystemCommand =
-  | { readonly type: 'workspace.create'; readonly at_ms: number; readonly id: string; readonly time_zone: string; readonly limits: Limits; readonly tag: string }
-  | { readonly type: 'workspace.update'; readonly at_ms: number; readonly id: string; readonly time_zone?: string; readonly limits?: Partial<Limits> }
+  | { readonly type: 'workspace.create'; readonly at_ms: number; readonly id: string; readonly time_zone: string; readonly limits: Limits; readonly tag: string; readonly currency?: string }
+  | { readonly type: 'workspace.update'; readonly at_ms: number; readonly id: string; readonly time_zone?: string; readonly limits?: Partial<Limits>; readonly currency?: string }
   | { readonly type: 'key.create'; readonly at_ms: number; readonly id: string; readonly workspace: string; readonly scopes: readonly Scope[]; readonly accounts: readonly string[] | null; readonly name: string | null; readonly secret_hash: string }
   | { readonly type: 'key.revoke'; readonly at_ms: number; readonly id: string }
 
@@ -56,7 +62,7 @@ export function createSystemState(): SystemState {
 
 export function workspaceView(workspace: WorkspaceRecord): object {
   // Workspaces created before names were canonicalised at the edge keep the name as typed in their log.
-  return { id: workspace.id, timezone: canonicalTimeZone(workspace.timeZone) ?? workspace.timeZone, limits: workspace.limits, created_at: formatTimestamp(workspace.createdAtMs) }
+  return { id: workspace.id, timezone: canonicalTimeZone(workspace.timeZone) ?? workspace.timeZone, currency: workspace.currency, limits: workspace.limits, created_at: formatTimestamp(workspace.createdAtMs) }
 }
 
 export function keyView(key: KeyRecord): object {
@@ -67,9 +73,12 @@ export function executeSystem(state: SystemState, command: SystemCommand): Outco
   switch (command.type) {
     case 'workspace.create': {
       if (!isValidTimeZone(command.time_zone)) return reject('request_invalid', `Unknown IANA timezone: ${command.time_zone}.`, [{ path: '/timezone', message: 'unknown timezone' }])
+      if (command.currency !== undefined && currencyExponent(command.currency) === undefined) return unknownCurrency(command.currency)
       if (state.workspaces.has(command.id)) return reject('workspace_exists', `Workspace ${command.id} already exists.`)
       if (state.tags.has(command.tag)) return reject('unavailable', 'Workspace tag collision; retry.')
-      const workspace: WorkspaceRecord = { id: command.id, timeZone: command.time_zone, limits: command.limits, limitsChangedAtMs: command.at_ms, tag: command.tag, createdAtMs: command.at_ms }
+      // Logged before currencies existed: the default, as every account of it was then.
+      const currency = command.currency ?? currencyDefault
+      const workspace: WorkspaceRecord = { id: command.id, timeZone: command.time_zone, currency, limits: command.limits, limitsChangedAtMs: command.at_ms, tag: command.tag, createdAtMs: command.at_ms }
       state.workspaces.set(workspace.id, workspace)
       state.tags.add(workspace.tag)
       return accept(201, workspaceView(workspace))
@@ -78,7 +87,9 @@ export function executeSystem(state: SystemState, command: SystemCommand): Outco
       const workspace = state.workspaces.get(command.id)
       if (workspace === undefined) return reject('not_found', `No workspace ${command.id}.`)
       if (command.time_zone !== undefined && !isValidTimeZone(command.time_zone)) return reject('request_invalid', `Unknown IANA timezone: ${command.time_zone}.`, [{ path: '/timezone', message: 'unknown timezone' }])
+      if (command.currency !== undefined && currencyExponent(command.currency) === undefined) return unknownCurrency(command.currency)
       if (command.time_zone !== undefined) workspace.timeZone = command.time_zone
+      if (command.currency !== undefined) workspace.currency = command.currency
       if (command.limits !== undefined) {
         workspace.limits = { ...workspace.limits, ...command.limits }
         workspace.limitsChangedAtMs = command.at_ms
@@ -100,4 +111,8 @@ export function executeSystem(state: SystemState, command: SystemCommand): Outco
       return accept(204, null)
     }
   }
+}
+
+function unknownCurrency(code: string) {
+  return reject('request_invalid', `Unknown ISO 4217 currency: ${code}.`, [{ path: '/currency', message: 'unknown currency' }])
 }

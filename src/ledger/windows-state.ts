@@ -2,14 +2,23 @@
 
 export type WindowStateName = 'open' | 'balanced' | 'closed' | 'abandoned'
 
+export interface Counterparty {
+  readonly name: string | null
+  readonly account: string | null
+}
+
 export interface StatementLine {
   /** l1, l2, … per window, in the order they were added. */
   readonly id: string
   readonly number: number
   readonly amount: number
   readonly date: string
+  readonly valueDate: string | null
   readonly reference: string | null
   readonly description: string | null
+  readonly counterparty: Counterparty | null
+  /** Booked outside the window's period (a statement file's back-valued or late booking): kept and counted (CONTRACT.md 10). */
+  readonly outsidePeriod: boolean
   /** Seq of the active match holding this line, 0 when unmatched. */
   matchSeq: number
 }
@@ -57,6 +66,8 @@ export interface ReconciliationWindow {
   readonly claimedMovement: number
   readonly tolerance: number
   readonly statementRef: string | null
+  /** For a window a statement file opened: its content's hash, so the same statement imported again is known (CONTRACT.md 10); else null. */
+  readonly statementFingerprint: string | null
   readonly openedAtMs: number
   readonly openedBy: string
   state: WindowStateName

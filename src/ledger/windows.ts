@@ -2,10 +2,10 @@
 
 import assert from 'node:assert/strict'
 import { reject, type ErrorDetail, type Rejection } from '../errors.js'
-import { findAccount } from './accounts.js'
+import { findAccount, findAccountByExternalId } from './accounts.js'
 import { movementOver } from './balances.js'
 import { formatTimestamp, isValidTimeZone, localDateOf, parseDate, periodBoundsMs } from './calendar.js'
-import type { WindowLinesAdd, WindowOpen, WindowTransition } from './commands.js'
+import type { StatementLineInput, WindowLinesAdd, WindowOpen, WindowTransition } from './commands.js'
 import { makeId } from './ids.js'
 import { addSafe } from './money.js'
 import { addClosedWindow } from './closed-windows.js'
@@ -33,24 +33,49 @@ interface OpenPlan {
   readonly endMs: number
 }
 
+/** What a new window is made of, whichever command opens it (window.open, statements.import). */
+export interface WindowSpec {
+  readonly label: string
+  readonly accounts: readonly Account[]
+  readonly from: string
+  readonly to: string
+  readonly timeZone: string
+  readonly startMs: number
+  readonly endMs: number
+  readonly claimedMovement: number
+  readonly tolerance: number
+  readonly statementRef: string | null
+  readonly statementFingerprint: string | null
+}
+
 export function openWindow(state: WorkspaceState, command: WindowOpen): Outcome {
   assert(isValidTimeZone(command.time_zone), `window.open carries an unknown time zone ${command.time_zone}`)
   const plan = planOpen(state, command)
   if (!('accounts' in plan)) return plan
+  const window = insertWindow(state, command, {
+    label: command.label, accounts: plan.accounts, from: command.from, to: command.to, timeZone: command.time_zone, startMs: plan.startMs, endMs: plan.endMs,
+    claimedMovement: command.claimed_movement, tolerance: command.tolerance, statementRef: command.statement_ref, statementFingerprint: null,
+  })
+  return 'ok' in window ? window : accept(201, windowView(state, window))
+}
+
+/** Adds the window (opened, in the live index, its history begun) or refuses when its figures leave the safe range; checks done. */
+export function insertWindow(state: WorkspaceState, command: { readonly at_ms: number; readonly key_id: string }, spec: WindowSpec): ReconciliationWindow | Rejection {
   const seq = state.windows.windows.length + 1
   const window: ReconciliationWindow = {
     id: makeId('rec_', state.tag, seq),
     seq,
-    label: command.label,
-    accountSeqs: plan.accounts.map((account) => account.seq),
-    from: command.from,
-    to: command.to,
-    timeZone: command.time_zone,
-    startMs: plan.startMs,
-    endMs: plan.endMs,
-    claimedMovement: command.claimed_movement,
-    tolerance: command.tolerance,
-    statementRef: command.statement_ref,
+    label: spec.label,
+    accountSeqs: spec.accounts.map((account) => account.seq),
+    from: spec.from,
+    to: spec.to,
+    timeZone: spec.timeZone,
+    startMs: spec.startMs,
+    endMs: spec.endMs,
+    claimedMovement: spec.claimedMovement,
+    tolerance: spec.tolerance,
+    statementRef: spec.statementRef,
+    statementFingerprint: spec.statementFingerprint,
     openedAtMs: command.at_ms,
     openedBy: command.key_id,
     state: 'open',
@@ -78,26 +103,48 @@ export function openWindow(state: WorkspaceState, command: WindowOpen): Outcome 
   state.windows.windows.push(window)
   addLiveWindow(state.windows, window)
   pushHistory(window, command, 'opened', residual, { claimed_movement: window.claimedMovement, derived_movement: derived })
-  return accept(201, windowView(state, window))
+  return window
+}
+
+/** The period's own rules (CONTRACT.md 4): real dates, in order, not after today; its bounds in the zone. */
+export function checkPeriod(from: string, to: string, atMs: number, timeZone: string, at = '/window'): { startMs: number; endMs: number } | Rejection {
+  if (parseDate(from) === null) return reject('window_invalid', `window.from is not a real date (YYYY-MM-DD): ${from}.`, [{ path: `${at}/from`, message: 'not a real YYYY-MM-DD date' }])
+  if (parseDate(to) === null) return reject('window_invalid', `window.to is not a real date (YYYY-MM-DD): ${to}.`, [{ path: `${at}/to`, message: 'not a real YYYY-MM-DD date' }])
+  if (to < from) return reject('window_invalid', `window.to (${to}) precedes window.from (${from}).`, [{ path: `${at}/to`, message: 'before from' }])
+  const today = localDateOf(atMs, timeZone)
+  if (to > today) return reject('window_invalid', `window.to (${to}) is after today (${today}, ${timeZone}).`, [{ path: `${at}/to`, message: 'in the future' }])
+  const bounds = periodBoundsMs(from, to, timeZone)
+  assert(bounds.startMs < bounds.endMs)
+  return bounds
 }
 
 /** Every check of an open, in CONTRACT.md order, before anything changes. */
 function planOpen(state: WorkspaceState, command: WindowOpen): OpenPlan | Rejection {
-  if (parseDate(command.from) === null) return reject('window_invalid', `window.from is not a real date (YYYY-MM-DD): ${command.from}.`, [{ path: '/window/from', message: 'not a real YYYY-MM-DD date' }])
-  if (parseDate(command.to) === null) return reject('window_invalid', `window.to is not a real date (YYYY-MM-DD): ${command.to}.`, [{ path: '/window/to', message: 'not a real YYYY-MM-DD date' }])
-  if (command.to < command.from) return reject('window_invalid', `window.to (${command.to}) precedes window.from (${command.from}).`, [{ path: '/window/to', message: 'before from' }])
-  const today = localDateOf(command.at_ms, command.time_zone)
-  if (command.to > today) return reject('window_invalid', `window.to (${command.to}) is after today (${today}, ${command.time_zone}).`, [{ path: '/window/to', message: 'in the future' }])
+  const bounds = checkPeriod(command.from, command.to, command.at_ms, command.time_zone)
+  if ('ok' in bounds) return bounds
   const accounts = resolveAccounts(state, command)
   if (!Array.isArray(accounts)) return accounts
-  const { startMs, endMs } = periodBoundsMs(command.from, command.to, command.time_zone)
-  assert(startMs < endMs)
+  const overlap = overlapRejection(state, accounts, bounds.startMs, bounds.endMs, command.visibility)
+  if (overlap !== null) return overlap
+  const mixed = mixedCurrencies(accounts)
+  if (mixed !== null) return mixed
+  return { accounts, ...bounds }
+}
+
+/** window_overlap when a non-terminal window shares an account and meets the period, naming it when the key sees it. */
+export function overlapRejection(state: WorkspaceState, accounts: readonly Account[], startMs: number, endMs: number, visibility: Visibility): Rejection | null {
   const overlap = findOverlap(state, accounts, startMs, endMs)
-  if (overlap !== undefined) {
-    const named = findWindow(state, overlap.id, command.visibility) === undefined ? '' : ` (${overlap.id})`
-    return reject('window_overlap', `A window that is not closed or abandoned${named} already covers these accounts over overlapping dates.`)
-  }
-  return { accounts, startMs, endMs }
+  if (overlap === undefined) return null
+  const named = findWindow(state, overlap.id, visibility) === undefined ? '' : ` (${overlap.id})`
+  return reject('window_overlap', `A window that is not closed or abandoned${named} already covers these accounts over overlapping dates.`)
+}
+
+/** A window's accounts share one currency (CONTRACT.md 9): its figures add their amounts. */
+function mixedCurrencies(accounts: readonly Account[]): Rejection | null {
+  const currency = accounts[0].currency
+  if (accounts.every((account) => account.currency === currency)) return null
+  const details = accounts.map((account, index) => ({ path: `/accounts/${index}`, message: `${account.name} is in ${account.currency}` }))
+  return reject('currency_mismatch', `A window's accounts share one currency; these are in ${[...new Set(accounts.map((account) => account.currency))].join(', ')}.`, details)
 }
 
 function resolveAccounts(state: WorkspaceState, command: WindowOpen): Account[] | Rejection {
@@ -137,16 +184,44 @@ export function addStatementLines(state: WorkspaceState, command: WindowLinesAdd
   const window = findWindow(state, command.window, command.visibility)
   if (window === undefined) return reject('not_found', 'No such reconciliation.')
   if (isTerminal(window.state)) return terminalRejection(window)
-  const rejection = checkLines(window, command)
+  const rejection = checkStatementAccounts(state, window, command) ?? checkLines(window, command)
   if (rejection !== null) return rejection
-  const added: StatementLine[] = command.lines.map((input, index) => {
+  const added = appendLines(window, command.lines)
+  pushHistory(window, command, 'lines_added', residualOf(state, window), { count: added.length, first: added[0].id, last: added[added.length - 1].id })
+  return accept(201, { lines: added.map(lineView), lines_count: window.lines.length })
+}
+
+/** Appends checked lines to the window; a line dated outside its period is flagged, not refused (the caller decided). */
+export function appendLines(window: ReconciliationWindow, inputs: readonly StatementLineInput[]): StatementLine[] {
+  const added: StatementLine[] = inputs.map((input, index) => {
     const number = window.lines.length + index + 1
-    return { id: `l${number}`, number, amount: input.amount, date: input.date, reference: input.reference, description: input.description, matchSeq: 0 }
+    return {
+      id: `l${number}`, number, amount: input.amount, date: input.date, valueDate: input.value_date ?? null, reference: input.reference, description: input.description,
+      counterparty: input.counterparty ?? null, outsidePeriod: input.date < window.from || input.date > window.to, matchSeq: 0,
+    }
   })
   for (const line of added) window.lines.push(line)
   window.unmatchedLineCount += added.length
-  pushHistory(window, command, 'lines_added', residualOf(state, window), { count: added.length, first: added[0].id, last: added[added.length - 1].id })
-  return accept(201, { lines: added.map(lineView), lines_count: window.lines.length })
+  return added
+}
+
+/** Lines from a statement file: its accounts must be the window's, and the statement in its account's currency. */
+function checkStatementAccounts(state: WorkspaceState, window: ReconciliationWindow, command: WindowLinesAdd): Rejection | null {
+  const statements = command.statements ?? []
+  const accounts: Account[] = []
+  for (const [index, statement] of statements.entries()) {
+    const account = findAccountByExternalId(state, statement.account, command.visibility)
+    if (account === undefined) return reject('account_unknown', `No account has the statement's account identifier ${statement.account} as its external_id.`, [{ path: `/statements/${index}/account`, message: `no account has external_id ${statement.account}` }])
+    accounts.push(account)
+  }
+  for (const [index, account] of accounts.entries()) {
+    if (!window.accountSeqs.includes(account.seq)) return reject('request_invalid', `The statement's account ${account.name} is not one of this window's.`, [{ path: `/statements/${index}/account`, message: 'not an account of this window' }])
+  }
+  for (const [index, account] of accounts.entries()) {
+    const currency = statements[index].currency
+    if (currency !== account.currency) return reject('currency_mismatch', `The statement is in ${currency}, account ${account.name} in ${account.currency}.`, [{ path: `/statements/${index}/currency`, message: `${currency}, not ${account.currency}` }])
+  }
+  return null
 }
 
 function checkLines(window: ReconciliationWindow, command: WindowLinesAdd): Rejection | null {
@@ -156,10 +231,13 @@ function checkLines(window: ReconciliationWindow, command: WindowLinesAdd): Reje
   }
   const invalid: ErrorDetail[] = []
   const outside: ErrorDetail[] = []
+  // Lines of a bank statement file may be booked outside the period: kept and flagged (CONTRACT.md 10).
+  const keepOutside = command.keep_outside === true
   command.lines.forEach((line, index) => {
     assert(Number.isSafeInteger(line.amount))
     if (parseDate(line.date) === null) invalid.push({ path: `/lines/${index}/date`, message: `not a real YYYY-MM-DD date: ${line.date}` })
-    else if (line.date < window.from || line.date > window.to) outside.push({ path: `/lines/${index}/date`, message: `${line.date} is outside ${window.from}..${window.to}` })
+    else if (line.value_date != null && parseDate(line.value_date) === null) invalid.push({ path: `/lines/${index}/value_date`, message: `not a real YYYY-MM-DD date: ${line.value_date}` })
+    else if (!keepOutside && (line.date < window.from || line.date > window.to)) outside.push({ path: `/lines/${index}/date`, message: `${line.date} is outside ${window.from}..${window.to}` })
   })
   if (invalid.length > 0) return reject('request_invalid', `Statement line ${invalid[0].path.split('/')[2]} has an invalid date.`, invalid)
   if (outside.length > 0) return reject('line_outside_window', `Statement line ${outside[0].path.split('/')[2]} is dated outside the window ${window.from}..${window.to}.`, outside)
@@ -167,7 +245,10 @@ function checkLines(window: ReconciliationWindow, command: WindowLinesAdd): Reje
 }
 
 export function lineView(line: StatementLine): object {
-  return { id: line.id, amount: line.amount, date: line.date, reference: line.reference, description: line.description }
+  return {
+    id: line.id, amount: line.amount, date: line.date, value_date: line.valueDate, reference: line.reference, description: line.description,
+    counterparty: line.counterparty, outside_period: line.outsidePeriod,
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -234,7 +315,7 @@ export function terminalRejection(window: ReconciliationWindow): Rejection {
   return reject('recon_state_invalid', `The window is ${window.state}; a closed or abandoned window cannot change.`)
 }
 
-function pushHistory(window: ReconciliationWindow, command: { readonly at_ms: number; readonly key_id: string }, type: string, residual: number, detail: Record<string, unknown>): void {
+export function pushHistory(window: ReconciliationWindow, command: { readonly at_ms: number; readonly key_id: string }, type: string, residual: number, detail: Record<string, unknown>): void {
   window.history.push({ type, atMs: command.at_ms, keyId: command.key_id, state: window.state, residual, detail })
 }
 
@@ -255,6 +336,8 @@ export function windowView(state: WorkspaceState, window: ReconciliationWindow):
     id: window.id,
     label: window.label,
     accounts: window.accountSeqs.map((seq) => state.accounts[seq - 1].name),
+    // Its accounts share it, and it cannot change while they are in a window (accounts.ts).
+    currency: state.accounts[window.accountSeqs[0] - 1].currency,
     window: { from: window.from, to: window.to },
     claimed_movement: window.claimedMovement,
     derived_movement: derived,

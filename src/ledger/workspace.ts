@@ -10,6 +10,7 @@ import { createMatchBatch } from './match-batch.js'
 import { createMatch, reverseMatch } from './matches.js'
 import type { Outcome } from './outcome.js'
 import type { WorkspaceState } from './state.js'
+import { importStatements } from './statement-import.js'
 import { createWebhook, deleteWebhook } from './webhooks.js'
 import { addStatementLines, openWindow, transitionWindow } from './windows.js'
 
@@ -20,7 +21,8 @@ import { addStatementLines, openWindow, transitionWindow } from './windows.js'
  */
 export function executeWorkspace(state: WorkspaceState, command: WorkspaceCommand): Outcome {
   const outcome = dispatch(state, command)
-  if (!outcome.ok) return outcome
+  // A replayed answer changed nothing; it is not logged, so it must not expire or store anything either.
+  if (!outcome.ok || outcome.replayed === true) return outcome
   expireIdempotency(state, command.at_ms)
   if (command.idempotency !== undefined) {
     assert(outcome.status >= 200 && outcome.status < 300)
@@ -47,6 +49,7 @@ function dispatch(state: WorkspaceState, command: WorkspaceCommand): Outcome {
     case 'entry.post': return postEntry(state, command)
     case 'window.open': return openWindow(state, command)
     case 'window.lines.add': return addStatementLines(state, command)
+    case 'statements.import': return importStatements(state, command)
     case 'match.create': return createMatch(state, command)
     case 'match.batch': return createMatchBatch(state, command)
     case 'match.reverse': return reverseMatch(state, command)

@@ -128,8 +128,8 @@ t.test('PATCH /v2/accounts/:id renames and re-tags; entries and balances follow'
 
   const read = await call(baseUrl, 'GET', `/v2/entries/${entry.id}`, { key })
   t.same(read.body.lines, [
-    { account: 'assets:new-bank', account_id: bank.id, amount: 700 },
-    { account: 'equity:capital', account_id: equity.id, amount: -700 },
+    { account: 'assets:new-bank', account_id: bank.id, currency: 'USD', amount: 700 },
+    { account: 'equity:capital', account_id: equity.id, currency: 'USD', amount: -700 },
   ], 'the entry shows the current name')
   const listed = await call(baseUrl, 'GET', `/v2/entries?account=${encodeURIComponent('assets:new-bank')}`, { key })
   t.same(listed.body.data.map((e: { id: string }) => e.id), [entry.id], 'history stays with the account under its new name')

@@ -18,7 +18,7 @@ t.test('the balance answer', async (t) => {
   await postEntryOk(baseUrl, key, [{ account: 'assets:bank', amount: 500 }, { account: 'equity:capital', amount: -500 }], { effective_at: '2026-02-01T10:00:00Z' })
   const reply = await call(baseUrl, 'GET', `/v2/accounts/${accounts.get('assets:bank').id}/balance?at=${encodeURIComponent('2026-02-01T12:00:00+02:00')}`, { key })
   t.equal(reply.status, 200)
-  t.same(reply.body, { account: accounts.get('assets:bank').id, name: 'assets:bank', balance: 500, at: '2026-02-01T10:00:00.000Z' }, '{account, name, balance, at}, at in UTC')
+  t.same(reply.body, { account: accounts.get('assets:bank').id, name: 'assets:bank', currency: 'USD', balance: 500, at: '2026-02-01T10:00:00.000Z' }, '{account, name, currency, balance, at}, at in UTC')
   const byName = await call(baseUrl, 'GET', `/v2/accounts/${encodeURIComponent('assets:bank')}/balance?at=${encodeURIComponent('2026-02-01T10:00:00Z')}`, { key })
   t.same(byName.body, reply.body, 'by name, the same answer')
 })

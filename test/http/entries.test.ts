@@ -28,9 +28,9 @@ t.test('POST /v2/entries posts a balanced entry', async (t) => {
   const entry = reply.body
   t.match(entry.id, /^ent_/, 'id has the ent_ prefix')
   t.same(entry.lines, [
-    { account: 'assets:cash', account_id: cash.id, amount: 1250 },
-    { account: 'income:sales', account_id: sales.id, amount: -1250 },
-  ], 'lines come back as {account, account_id, amount}, an id reference resolved to the name')
+    { account: 'assets:cash', account_id: cash.id, currency: 'USD', amount: 1250 },
+    { account: 'income:sales', account_id: sales.id, currency: 'USD', amount: -1250 },
+  ], 'lines come back as {account, account_id, currency, amount}, an id reference resolved to the name')
   t.equal(entry.effective_at, '2026-03-01T09:30:00.000Z')
   t.match(entry.posted_at, timestampUtcMsPattern, 'posted_at is UTC with ms')
   const postedMs = Date.parse(entry.posted_at)

@@ -30,14 +30,14 @@ t.test('JSON lines: 201, ids l1.. continuing across uploads, lines_count', async
   t.equal(first.status, 201)
   t.same(first.body, {
     lines: [
-      { id: 'l1', amount: 100, date: w.day(1), reference: 'R1', description: 'first' },
-      { id: 'l2', amount: -5, date: w.day(27), reference: null, description: null },
+      { id: 'l1', amount: 100, date: w.day(1), value_date: null, reference: 'R1', description: 'first', counterparty: null, outside_period: false },
+      { id: 'l2', amount: -5, date: w.day(27), value_date: null, reference: null, description: null, counterparty: null, outside_period: false },
     ],
     lines_count: 2,
   }, 'lines with ids, absent reference and description are null, lines_count')
   const second = await addLines(baseUrl, key, w.id, [{ amount: 7, date: w.day(2), reference: null, description: null }])
   t.equal(second.status, 201)
-  t.same(second.body, { lines: [{ id: 'l3', amount: 7, date: w.day(2), reference: null, description: null }], lines_count: 3 }, 'ids continue across uploads')
+  t.same(second.body, { lines: [{ id: 'l3', amount: 7, date: w.day(2), value_date: null, reference: null, description: null, counterparty: null, outside_period: false }], lines_count: 3 }, 'ids continue across uploads')
   const view = await getWindowOk(baseUrl, key, w.id)
   t.equal(view.lines_count, 3)
   t.equal(view.unmatched_lines_count, 3)
@@ -79,15 +79,15 @@ t.test('CSV: header any order and case, quotes, CRLF, BOM, empty fields → null
   t.equal(reply.status, 201, 'accepted')
   t.same(reply.body, {
     lines: [
-      { id: 'l1', amount: 5000, date: w.day(3), reference: 'TRX-1', description: 'Invoice 1001, ACME' },
-      { id: 'l2', amount: -250, date: w.day(4), reference: null, description: 'two, "quoted" text' },
-      { id: 'l3', amount: 17, date: w.day(5), reference: 'REF-3', description: null },
+      { id: 'l1', amount: 5000, date: w.day(3), value_date: null, reference: 'TRX-1', description: 'Invoice 1001, ACME', counterparty: null, outside_period: false },
+      { id: 'l2', amount: -250, date: w.day(4), value_date: null, reference: null, description: 'two, "quoted" text', counterparty: null, outside_period: false },
+      { id: 'l3', amount: 17, date: w.day(5), value_date: null, reference: 'REF-3', description: null, counterparty: null, outside_period: false },
     ],
     lines_count: 3,
   }, 'every field as written; empty reference/description are null')
   const lf = await addCsv(baseUrl, key, w.id, `date,amount\n${w.day(6)},+9\n`)
   t.equal(lf.status, 201, 'only date and amount, LF')
-  t.same(lf.body.lines, [{ id: 'l4', amount: 9, date: w.day(6), reference: null, description: null }], 'ids continue after a CSV upload')
+  t.same(lf.body.lines, [{ id: 'l4', amount: 9, date: w.day(6), value_date: null, reference: null, description: null, counterparty: null, outside_period: false }], 'ids continue after a CSV upload')
   const utf8 = await addCsv(baseUrl, key, w.id, `date,amount,description\n${w.day(7)},1,Überweisung €\n`)
   t.equal(utf8.status, 201)
   t.equal(utf8.body.lines[0].description, 'Überweisung €', 'UTF-8 kept')

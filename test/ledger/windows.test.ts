@@ -129,6 +129,7 @@ t.test('open: the window object, derived movement from existing entries, history
     id: body.id,
     label: 'November statement',
     accounts: ['assets:bank'],
+    currency: 'USD',
     window: { from: '2026-11-01', to: '2026-11-30' },
     claimed_movement: 350,
     derived_movement: 300,
@@ -265,8 +266,8 @@ t.test('statement lines: ids, counts, dates, limits', async (t) => {
   t.equal(first.ok && first.status, 201)
   t.same(ok(first), {
     lines: [
-      { id: 'l1', amount: 100, date: '2026-11-01', reference: 'r1', description: 'Card' },
-      { id: 'l2', amount: 30, date: '2026-11-30', reference: null, description: null },
+      { id: 'l1', amount: 100, date: '2026-11-01', value_date: null, reference: 'r1', description: 'Card', counterparty: null, outside_period: false },
+      { id: 'l2', amount: 30, date: '2026-11-30', value_date: null, reference: null, description: null, counterparty: null, outside_period: false },
     ],
     lines_count: 2,
   })
@@ -551,7 +552,7 @@ t.test('lists: statement lines by status, with pagination', async (t) => {
   addLines(ctx, id, [[1, '2026-11-01'], [100, '2026-11-10'], [3, '2026-11-03'], [4, '2026-11-04']])
   const matched = ok(match(ctx, id, ['l2'], [entry]))
   const lines = (status: 'matched' | 'unmatched' | null, limit = 100, cursor: string | null = null) => ok(listLines(ctx.state, id, { status, limit, cursor }, null))
-  t.same(lines('matched').data, [{ id: 'l2', amount: 100, date: '2026-11-10', reference: null, description: null, match: matched.id }])
+  t.same(lines('matched').data, [{ id: 'l2', amount: 100, date: '2026-11-10', value_date: null, reference: null, description: null, counterparty: null, outside_period: false, match: matched.id }])
   t.same(lines('unmatched').data.map((line: Body) => line.id), ['l1', 'l3', 'l4'])
   const first = lines('unmatched', 2)
   t.same(first.data.map((line: Body) => line.id), ['l1', 'l3'])

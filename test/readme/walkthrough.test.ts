@@ -113,6 +113,8 @@ t.test('README walk-through runs as written on a fresh data dir', async (t) => {
 
   const outputDir = path.join(workDir, 'out')
   fs.mkdirSync(outputDir)
+  // The blocks run where README says to run them, the repository root: the example files they send are there.
+  fs.cpSync(path.join(repositoryRoot, 'docs', 'examples'), path.join(workDir, 'docs', 'examples'), { recursive: true })
   const run = await runBash(scriptOf(runnable, outputDir, substitute), workDir)
   const reached = fs.readFileSync(path.join(outputDir, 'current'), 'utf8').trim()
   const failedBlock = reached === 'done' ? null : runnable[Number(reached)]

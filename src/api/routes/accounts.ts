@@ -22,8 +22,9 @@ export const accountRoutes: V2Route[] = [
     body: { validate: accountCreateBody },
     errors: ['request_invalid', 'scope_missing', 'account_exists'],
     response: { status: 201, description: 'The account', schema: account },
-    handle: ({ envelope, body }) => {
-      return { ...envelope, type: 'account.create', name: body.name, tags: body.tags ?? [] }
+    handle: ({ envelope, body, workspace }) => {
+      // The default is stamped here, so the log says which currency the account got (commands.ts).
+      return { ...envelope, type: 'account.create', name: body.name, tags: body.tags ?? [], currency: body.currency ?? workspace.currency, external_id: body.external_id ?? null }
     },
   }),
   v2Route({
@@ -49,12 +50,12 @@ export const accountRoutes: V2Route[] = [
     },
   }),
   v2Route({
-    method: 'PATCH', pattern: '/v2/accounts/:id', scope: 'accounts:write', summary: 'Rename or re-tag an account',
+    method: 'PATCH', pattern: '/v2/accounts/:id', scope: 'accounts:write', summary: 'Rename, re-tag, change the currency or external_id of an account',
     body: { validate: accountUpdateBody },
-    errors: ['not_found', 'request_invalid', 'scope_missing', 'account_exists'],
+    errors: ['not_found', 'request_invalid', 'scope_missing', 'account_exists', 'account_in_use'],
     response: { status: 200, description: 'The account', schema: account },
     handle: ({ envelope, body, params }) => {
-      return { ...envelope, type: 'account.update', account: params.id, name: body.name, tags: body.tags }
+      return { ...envelope, type: 'account.update', account: params.id, name: body.name, tags: body.tags, currency: body.currency, external_id: body.external_id }
     },
   }),
   v2Route({

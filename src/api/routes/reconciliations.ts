@@ -1,21 +1,29 @@
 /** @module /v2/reconciliations routes: windows, statement lines (JSON or CSV), matches, transitions, history. */
 
-import { reject } from '../../errors.js'
-import type { StatementLineInput } from '../../ledger/commands.js'
+import type { Static } from 'typebox'
+import { reject, type Rejection } from '../../errors.js'
+import type { CommandEnvelope, StatementLineInput } from '../../ledger/commands.js'
 import { listMatches } from '../../ledger/matches.js'
 import { zeroAmountRejection } from '../../ledger/money.js'
 import { canonicalTimeZone } from '../../ledger/time-zone-name.js'
 import { getWindow, listLines, listWindows, windowHistory } from '../../ledger/windows.js'
-import { v2Route, type V2Route } from '../route.js'
+import type { Statement } from '../../statements/types.js'
+import { v2Route, type Built, type BuiltLater, type V2Route } from '../route.js'
 import { cursorQuery, enumQuery, limitQuery, textQuery } from '../query.js'
 import { linesAdd, windowOpen, windowTransition } from '../schemas/ledger.js'
 import { history, linesAdded, linePage, match, matchPage, reconciliationWindow, windowPage, windowStates } from '../schemas/responses.js'
-import { validator } from '../schemas/validate.js'
+import { validator, type Validator } from '../schemas/validate.js'
+import { formatQuery, isStatementFile, lineInputOf, namesStatementFile, readStatementFile, statementAccountsOf, statementFileOf, statementMediaTypes, type StatementFile } from '../statement-file.js'
 import { parseStatementCsv } from '../statement-csv.js'
 
 const windowOpenBody = validator(windowOpen)
 const windowTransitionBody = validator(windowTransition)
-const linesAddBody = validator(linesAdd)
+const linesAddJson = validator(linesAdd)
+/** JSON or CSV lines as the schema says, or a statement file, read by the handler. */
+const linesAddBody: Validator<Static<typeof linesAdd> | StatementFile> = Object.assign(
+  (value: unknown) => (isStatementFile(value) ? { ok: true as const, value } : linesAddJson(value)),
+  { schema: linesAdd },
+)
 
 const cursor = cursorQuery(1024)
 const stateQuery = enumQuery('state', windowStates, 'Only windows in this state')
@@ -27,11 +35,28 @@ const csvFormat = {
   description: 'A header row naming date, amount, reference, description (any order, case-insensitive; reference and description optional), then one line per row: date YYYY-MM-DD, amount an integer in minor units; an empty reference or description is null.',
 }
 
+/** A statement file's lines for one window: read (in a worker when large), balanced, then checked against the window by the ledger. */
+function statementLinesCommand(envelope: CommandEnvelope, window: string, file: StatementFile): BuiltLater {
+  const build = (statements: readonly Statement[] | Rejection): Built => {
+    if ('ok' in statements) return statements
+    const lines = statements.flatMap((statement) => statement.entries.map(lineInputOf))
+    if (lines.length === 0) return reject('request_invalid', 'The statement file holds no lines.', [{ path: '/lines', message: 'empty' }])
+    return { ...envelope, type: 'window.lines.add', window, lines, keep_outside: true, statements: statementAccountsOf(statements) }
+  }
+  const statements = readStatementFile(file)
+  return statements instanceof Promise ? statements.then(build) : build(statements)
+}
+
+function counterpartyOf(counterparty: { name?: string | null; account?: string | null } | null | undefined): StatementLineInput['counterparty'] {
+  if (counterparty === undefined || counterparty === null) return null
+  return { name: counterparty.name ?? null, account: counterparty.account ?? null }
+}
+
 export const reconciliationRoutes: V2Route[] = [
   v2Route({
     method: 'POST', pattern: '/v2/reconciliations', scope: 'recon:write', summary: 'Open a window',
     body: { validate: windowOpenBody },
-    errors: ['request_invalid', 'window_invalid', 'account_unknown', 'window_overlap', 'amount_out_of_range'],
+    errors: ['request_invalid', 'window_invalid', 'account_unknown', 'window_overlap', 'currency_mismatch', 'amount_out_of_range'],
     response: { ...windowAnswer, status: 201 },
     handle: ({ envelope, body, workspace }) => {
       return {
@@ -75,14 +100,22 @@ export const reconciliationRoutes: V2Route[] = [
     },
   }),
   v2Route({
-    method: 'POST', pattern: '/v2/reconciliations/:id/lines', scope: 'recon:write', summary: 'Add statement lines (JSON or text/csv)',
-    body: { validate: linesAddBody, limit: 'import', parse: (bytes) => parseStatementCsv(bytes), parseFormat: csvFormat },
-    errors: ['request_invalid', 'not_found', 'recon_state_invalid', 'line_outside_window'],
+    method: 'POST', pattern: '/v2/reconciliations/:id/lines', scope: 'recon:write', summary: 'Add statement lines (JSON, text/csv, or a statement file)',
+    body: {
+      validate: linesAddBody, limit: 'import', parseFormat: [csvFormat, ...statementMediaTypes],
+      reads: namesStatementFile,
+      parse: (bytes, contentType, query) => (namesStatementFile(contentType, query) ? statementFileOf(bytes, contentType, query) : parseStatementCsv(bytes)),
+    },
+    query: [formatQuery],
+    errors: ['request_invalid', 'statement_invalid', 'not_found', 'account_unknown', 'recon_state_invalid', 'line_outside_window', 'statement_unbalanced', 'currency_mismatch'],
     response: { status: 201, description: 'The lines added, with their ids', schema: linesAdded },
     handle: ({ envelope, body, params }) => {
+      if (isStatementFile(body)) return statementLinesCommand(envelope, params.id, body)
       const zero = zeroAmountRejection(body.lines, 'Statement line')
       if (zero !== null) return zero
-      const lines: StatementLineInput[] = body.lines.map((line) => ({ amount: line.amount, date: line.date, reference: line.reference ?? null, description: line.description ?? null }))
+      const lines: StatementLineInput[] = body.lines.map((line) => ({
+        amount: line.amount, date: line.date, reference: line.reference ?? null, description: line.description ?? null, value_date: line.value_date ?? null, counterparty: counterpartyOf(line.counterparty),
+      }))
       return { ...envelope, type: 'window.lines.add', window: params.id, lines }
     },
   }),

@@ -11,8 +11,18 @@ export const amount = Type.Integer({ minimum: -Number.MAX_SAFE_INTEGER, maximum:
 const tags = Type.Array(text({ minLength: 1, maxLength: 100 }), { maxItems: 50 })
 const accountName = text({ minLength: 1, maxLength: 200 })
 
-export const accountCreate = Type.Object({ name: accountName, tags: Type.Optional(tags) })
-export const accountUpdate = Type.Object({ name: Type.Optional(accountName), tags: Type.Optional(tags) })
+/** ISO 4217 alpha-3; whether the code is one is checked by the handler (ledger/currency.ts). */
+export const currencyCode = Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 alpha-3, e.g. EUR' })
+/** The bank's identifier of the account (IBAN, account number) that statement imports look up. */
+const externalId = text({ minLength: 1, maxLength: 64 })
+
+export const accountCreate = Type.Object({ name: accountName, currency: Type.Optional(currencyCode), external_id: Type.Optional(externalId), tags: Type.Optional(tags) })
+export const accountUpdate = Type.Object({
+  name: Type.Optional(accountName),
+  currency: Type.Optional(currencyCode),
+  external_id: Type.Optional(Type.Union([externalId, Type.Null()])),
+  tags: Type.Optional(tags),
+})
 
 /**
  * Up to 50 string values under keys of at most 40 characters. Written with propertyNames, not
@@ -48,6 +58,8 @@ export const statementLine = Type.Object({
   date: Type.String({ maxLength: 32 }),
   reference: nullableText(500),
   description: nullableText(1000),
+  value_date: Type.Optional(Type.Union([Type.String({ maxLength: 32 }), Type.Null()])),
+  counterparty: Type.Optional(Type.Union([Type.Object({ name: nullableText(500), account: nullableText(100) }), Type.Null()])),
 })
 
 export const linesAdd = Type.Object({ lines: Type.Array(statementLine, { minItems: 1, maxItems: 10_000 }) })
@@ -81,11 +93,13 @@ const limits = Type.Object({
 export const workspaceCreate = Type.Object({
   id: Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$' }),
   timezone: Type.String({ minLength: 1, maxLength: 64 }),
+  currency: Type.Optional(currencyCode),
   limits: Type.Optional(limits),
 })
 
 export const workspaceUpdate = Type.Object({
   timezone: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+  currency: Type.Optional(currencyCode),
   limits: Type.Optional(Type.Partial(limits)),
 })
 

@@ -14,6 +14,8 @@ const nullableText = Type.Union([Type.String(), Type.Null()])
 export const account = Type.Object({
   id: Type.String({ description: 'acc_…' }),
   name: Type.String({ description: 'Segments joined by ":", e.g. assets:bank:eur' }),
+  currency: Type.String({ description: 'ISO 4217; amounts on the account are in its minor unit' }),
+  external_id: Type.Union([Type.String({ description: 'The bank\'s identifier of the account (IBAN, account number)' }), Type.Null()]),
   tags: Type.Array(Type.String()),
   created_at: timestamp,
 })
@@ -21,6 +23,7 @@ export const account = Type.Object({
 export const entryLine = Type.Object({
   account: Type.String({ description: 'The account\'s current name' }),
   account_id: Type.String(),
+  currency: Type.String({ description: 'The account\'s currency' }),
   amount,
 })
 
@@ -36,6 +39,7 @@ export const entry = Type.Object({
 export const balance = Type.Object({
   account: Type.String({ description: 'acc_…' }),
   name: Type.String(),
+  currency: Type.String(),
   balance: amount,
   at: timestamp,
 })
@@ -47,6 +51,7 @@ export const reconciliationWindow = Type.Object({
   id: Type.String({ description: 'rec_…' }),
   label: Type.String(),
   accounts: Type.Array(Type.String(), { description: 'Current account names' }),
+  currency: Type.String({ description: 'The currency its accounts share' }),
   window: Type.Object({ from: date, to: date }),
   claimed_movement: amount,
   derived_movement: amount,
@@ -68,12 +73,22 @@ export const reconciliationWindow = Type.Object({
   post_close_entries: Type.Union([Type.Integer({ minimum: 0, description: 'Closed windows: how many entries were posted into the period after the close' }), Type.Null()]),
 })
 
+export const counterparty = Type.Object({ name: nullableText, account: nullableText })
+
+export const statementImported = Type.Object({
+  data: Type.Array(reconciliationWindow, { description: 'One window per statement, in file order' }),
+  statements: Type.Integer({ minimum: 1, description: 'The number of statements in the file' }),
+})
+
 export const addedStatementLine = Type.Object({
   id: Type.String({ description: 'l1, l2, … per window' }),
   amount,
   date,
+  value_date: Type.Union([date, Type.Null()]),
   reference: nullableText,
   description: nullableText,
+  counterparty: Type.Union([counterparty, Type.Null()]),
+  outside_period: Type.Boolean({ description: 'Booked outside the window\'s period (a statement file\'s back-valued or late booking): kept, counted, matchable' }),
 })
 
 export const listedStatementLine = Type.Object({
@@ -168,6 +183,7 @@ export const windowEntryPage = page(windowEntry)
 export const workspace = Type.Object({
   id: Type.String(),
   timezone: Type.String({ description: 'IANA time zone' }),
+  currency: Type.String({ description: 'ISO 4217: the currency of accounts created without one' }),
   limits: Type.Object({ writes_per_minute: Type.Integer({ minimum: 1 }), reads_per_minute: Type.Integer({ minimum: 1 }) }),
   created_at: timestamp,
 })
@@ -243,6 +259,7 @@ export const namedSchemas: readonly (readonly [string, TSchema])[] = [
   ['Reconciliation', reconciliationWindow], ['ReconciliationOpen', windowOpen], ['ReconciliationTransition', windowTransition], ['ReconciliationPage', windowPage],
   ['StatementLineInput', statementLine], ['StatementLinesAdd', linesAdd], ['StatementLine', addedStatementLine], ['StatementLinesAdded', linesAdded],
   ['ListedStatementLine', listedStatementLine], ['StatementLinePage', linePage],
+  ['StatementImport', statementImported],
   ['Match', match], ['MatchCreate', matchCreate], ['MatchPage', matchPage], ['MatchItem', matchItem], ['MatchBatch', matchBatch],
   ['MatchFigures', matchFigures], ['DryRunMatch', dryRunMatch], ['MatchBatchDone', matchBatchDone], ['DryRunBatch', dryRunBatch],
   ['Proposal', proposal], ['ProposalPage', proposalPage], ['WindowEntry', windowEntry], ['WindowEntryPage', windowEntryPage],
@@ -261,6 +278,7 @@ export type ReconciliationWindow = Static<typeof reconciliationWindow>
 export type StatementLine = Static<typeof addedStatementLine>
 export type ListedStatementLine = Static<typeof listedStatementLine>
 export type LinesAdded = Static<typeof linesAdded>
+export type StatementImport = Static<typeof statementImported>
 export type Match = Static<typeof match>
 export type HistoryEvent = Static<typeof historyEvent>
 export type Workspace = Static<typeof workspace>

@@ -1,0 +1,37 @@
+/** @module POST /v2/statements: a bank statement file (camt.053, MT940, BAI2) opens a window per statement, all or none (CONTRACT.md 10). */
+
+import { Type } from 'typebox'
+import { reject, type Rejection } from '../../errors.js'
+import { canonicalTimeZone } from '../../ledger/time-zone-name.js'
+import type { Statement } from '../../statements/types.js'
+import { v2Route, type Built, type V2Route } from '../route.js'
+import { statementImported } from '../schemas/responses.js'
+import type { Validator } from '../schemas/validate.js'
+import { formatQuery, isStatementFile, labelQuery, readStatementFile, statementFileOf, statementInputsOf, statementMediaTypes, type StatementFile } from '../statement-file.js'
+
+/** The parser hands on the file itself; it is read by the handler (in a worker when large). */
+export const statementFileBody: Validator<StatementFile> = Object.assign(
+  (value: unknown) => (isStatementFile(value) ? { ok: true as const, value } : reject('request_invalid', 'The body is a statement file: send its bytes.', [{ path: '/', message: 'not a statement file' }])),
+  { schema: Type.String({ description: 'The statement file' }) },
+)
+
+export const statementRoutes: V2Route[] = [
+  v2Route<StatementFile>({
+    method: 'POST', pattern: '/v2/statements', scope: 'recon:write', summary: 'Import a bank statement file: each statement opens a window with its lines',
+    body: { validate: statementFileBody, limit: 'import', parse: statementFileOf, parsesEvery: true, parseFormat: statementMediaTypes },
+    query: [formatQuery, labelQuery],
+    errors: [
+      'request_invalid', 'statement_invalid', 'window_invalid', 'account_unknown', 'idempotency_conflict', 'window_overlap',
+      'statement_unbalanced', 'currency_mismatch', 'amount_out_of_range',
+    ],
+    response: { status: 201, description: 'The windows opened, one per statement in file order (a statement imported before: its window, with Replayed: true when all were)', schema: statementImported },
+    handle: ({ envelope, body, workspace }) => {
+      const build = (statements: readonly Statement[] | Rejection): Built => {
+        if ('ok' in statements) return statements
+        return { ...envelope, type: 'statements.import', statements: statementInputsOf(statements, body.label), time_zone: canonicalTimeZone(workspace.timeZone) ?? workspace.timeZone }
+      }
+      const statements = readStatementFile(body)
+      return statements instanceof Promise ? statements.then(build) : build(statements)
+    },
+  }),
+]

@@ -1,0 +1,98 @@
+/**
+ * @module A bank statement file as a request body (CONTRACT.md 10): the query that names its format and
+ * label, read into statements (off the event loop when large: statement-worker.ts), balances checked, and
+ * turned into the statements.import command's inputs.
+ */
+
+import { createHash } from 'node:crypto'
+import { reject, type Rejection } from '../errors.js'
+import type { StatementInput, StatementLineInput } from '../ledger/commands.js'
+import { checkBalances } from '../statements/balance.js'
+import { formatOfContentType } from '../statements/detect.js'
+import { readStatements } from '../statements/read.js'
+import type { ReadResult, Statement, StatementFormat } from '../statements/types.js'
+import { enumQuery, textQuery } from './query.js'
+import type { ParseFormat } from './route.js'
+import { hasControlCharacter, textProblem } from './schemas/text.js'
+import { readInWorker } from './statement-worker-pool.js'
+
+export const formatQuery = enumQuery('format', ['camt053', 'mt940', 'bai2'] as const, 'The file format; overrides Content-Type and the content')
+export const labelQuery = textQuery('label', 'The label of every window the file opens; default `<statement_ref> <account identifier>`', 200)
+
+/** The body of a statement route, as its parser hands it on: read later, by the handler. */
+export interface StatementFile {
+  readonly kind: 'statement-file'
+  readonly bytes: Uint8Array
+  readonly contentType: string | null
+  readonly format: StatementFormat | null
+  readonly label: string | null
+}
+
+export function isStatementFile(value: unknown): value is StatementFile {
+  return typeof value === 'object' && value !== null && (value as { kind?: unknown }).kind === 'statement-file'
+}
+
+export const statementMediaTypes: readonly ParseFormat[] = [
+  { mediaType: 'application/xml', description: 'camt.053 (ISO 20022 BankToCustomerStatement, 001.02 and later); text/xml too' },
+  { mediaType: 'application/x-mt940', description: 'MT940 (SWIFT customer statement), with or without the {1:…}{4: envelope' },
+  { mediaType: 'application/x-bai2', description: 'BAI2 (BAI Cash Management Balance Reporting, version 2)' },
+]
+
+/** Whether a body is a statement file: `?format=` or a statement Content-Type says so. */
+export function namesStatementFile(contentType: string, query: URLSearchParams): boolean {
+  return query.has('format') || formatOfContentType(contentType) !== null
+}
+
+/** The route's body parser: the query's own rules first (400 at /format, /label), the file is read by the handler. */
+export function statementFileOf(bytes: Buffer, contentType: string, query: URLSearchParams): { ok: true; value: StatementFile } | Rejection {
+  const format = formatQuery.parse(query)
+  if (!format.ok) return format
+  const label = labelQuery.parse(query)
+  if (!label.ok) return label
+  // A label is free text like a window's, shown in lists and exports: the same rule (schemas/text.ts).
+  if (label.value !== null && hasControlCharacter(label.value)) return reject('request_invalid', `Query parameter label: ${textProblem}.`, [{ path: '/label', message: textProblem }])
+  return { ok: true, value: { kind: 'statement-file', bytes, contentType, format: format.value, label: label.value } }
+}
+
+/** Files up to this size are read on the event loop; larger ones in a worker, so other requests are not held up. */
+export const inlineReadBytesMax = 256 * 1024
+
+/** The statements of a file, balanced (statement_invalid, statement_unbalanced otherwise). */
+export function readStatementFile(file: StatementFile): Promise<readonly Statement[] | Rejection> | readonly Statement[] | Rejection {
+  if (file.bytes.byteLength <= inlineReadBytesMax) return checked(readStatements(file.bytes, file.contentType, file.format))
+  return readInWorker(file.bytes, file.contentType, file.format).then(checked)
+}
+
+function checked(result: ReadResult): readonly Statement[] | Rejection {
+  if (!result.ok) return result
+  const unbalanced = checkBalances(result.statements)
+  return unbalanced ?? result.statements
+}
+
+export function lineInputOf(entry: Statement['entries'][number]): StatementLineInput {
+  return { amount: entry.amount, date: entry.date, value_date: entry.value_date, reference: entry.reference, description: entry.description, counterparty: entry.counterparty }
+}
+
+/** The command's statements: label, period, claimed movement, lines, and a hash of the content that knows it again. */
+export function statementInputsOf(statements: readonly Statement[], label: string | null): StatementInput[] {
+  return statements.map((statement) => {
+    const lines = statement.entries.map(lineInputOf)
+    const content = { account: statement.account, currency: statement.currency, statement_ref: statement.statement_ref, opening: statement.opening, closing: statement.closing, period: statement.period, lines }
+    return {
+      account: statement.account,
+      currency: statement.currency,
+      statement_ref: statement.statement_ref,
+      label: label ?? `${statement.statement_ref} ${statement.account}`.slice(0, 200),
+      from: statement.period.from,
+      to: statement.period.to,
+      claimed_movement: statement.closing.amount - statement.opening.amount,
+      fingerprint: createHash('sha256').update(JSON.stringify(content)).digest('base64url'),
+      lines,
+    }
+  })
+}
+
+/** The accounts and currencies of a file's statements, for the lines route's check that they are the window's. */
+export function statementAccountsOf(statements: readonly Statement[]): { account: string; currency: string }[] {
+  return statements.map((statement) => ({ account: statement.account, currency: statement.currency }))
+}

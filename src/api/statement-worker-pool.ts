@@ -1,0 +1,66 @@
+/**
+ * @module Reading large statement files off the event loop: one worker thread, started on first use and
+ * unref'd (it never keeps the process alive), reads files in the order they come. A 16 MiB camt.053 takes
+ * seconds to parse; on the event loop that would hold up every other request of every workspace.
+ */
+
+import { Worker } from 'node:worker_threads'
+import type { ReadResult, StatementFormat } from '../statements/types.js'
+
+interface Pending {
+  readonly resolve: (result: ReadResult) => void
+  readonly reject: (error: Error) => void
+}
+
+// The worker is the process's, as the event loop is: one per process, whatever the number of services.
+let worker: Worker | null = null
+let nextId = 1
+const pending = new Map<number, Pending>()
+
+/**
+ * Built, the worker is statement-worker.js. Run from the sources under tsx (tests, benches), it is the .ts
+ * file, and a worker does not inherit tsx's module hooks: it registers them itself before importing it.
+ */
+function createWorker(): Worker {
+  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./statement-worker.js', import.meta.url))
+  const source = new URL('./statement-worker.ts', import.meta.url).href
+  return new Worker(`import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(source)}) })`, { eval: true })
+}
+
+function failAll(error: Error): void {
+  worker = null
+  for (const [id, waiting] of pending) {
+    pending.delete(id)
+    waiting.reject(error)
+  }
+}
+
+function started(): Worker {
+  if (worker !== null) return worker
+  const created = createWorker()
+  created.unref()
+  created.on('message', (message: { id: number; result?: ReadResult; error?: string }) => {
+    const waiting = pending.get(message.id)
+    if (waiting === undefined) return
+    pending.delete(message.id)
+    if (message.result !== undefined) waiting.resolve(message.result)
+    else waiting.reject(new Error(message.error ?? 'the statement reader failed'))
+    if (pending.size === 0) created.unref()
+  })
+  created.on('error', (error) => failAll(error))
+  created.on('exit', (code) => failAll(new Error(`the statement reader worker exited (${code})`)))
+  worker = created
+  return created
+}
+
+/** readStatements(bytes, contentType, format) in the worker thread. */
+export function readInWorker(bytes: Uint8Array, contentType: string | null, format: StatementFormat | null): Promise<ReadResult> {
+  const target = started()
+  const id = nextId++
+  return new Promise((resolve, reject) => {
+    pending.set(id, { resolve, reject })
+    // Held while a file is being read, so a service waiting for the answer does not see the loop empty.
+    target.ref()
+    target.postMessage({ id, bytes, contentType, format })
+  })
+}
