@@ -33,9 +33,9 @@ async function signIn(page: Page, test: TestService, t: Test) {
 async function checkWindowList(page: Page, t: Test) {
   const row = page.getByRole('row', { name: /Bank November/ })
   t.match(await waitForText(row, '$1.65'), /assets:bank.*open.*\$1\.65.*5 of 5/, 'the list shows the window with its residual (claimed 111.65 − derived 110.00)')
-  await page.getByLabel('State').selectOption('closed')
+  await page.getByRole('combobox', { name: /^State/ }).selectOption('closed')
   await waitForText(page.locator('main'), 'No window matches these filters.')
-  await page.getByLabel('State').selectOption('open')
+  await page.getByRole('combobox', { name: /^State/ }).selectOption('open')
   await row.waitFor({ timeout: waitMs })
   await page.getByRole('link', { name: 'Bank November' }).click()
   await page.getByRole('heading', { name: 'Bank November' }).waitFor({ timeout: waitMs })

@@ -140,7 +140,7 @@ t.test('the entries export, streamed over many pages, equals GET /v2/entries pag
   }
   const listed = await listAll(baseUrl, key, '/v2/entries?account=assets:many', 1000)
   t.equal(listed.pages, 3, 'three pages of the list')
-  const expected = listed.items.flatMap((entry: any) => entry.lines.map((line: any) => [entry.id, entry.effective_at, entry.posted_at, entry.description, line.account, line.account_id, String(line.amount), '', JSON.stringify(entry.metadata)]))
+  const expected = listed.items.flatMap((entry: any) => entry.lines.map((line: any) => [entry.id, entry.effective_at, entry.posted_at, entry.description, line.account, line.account_id, String(line.amount), line.currency ?? '', JSON.stringify(entry.metadata)]))
   const reply = await download('/v2/entries/export?format=csv&account=assets:many')
   const rows = parse(reply.bytes, { bom: true, from_line: 2 }) as string[][]
   t.equal(rows.length, entriesCount * 2, 'one row per entry line')

@@ -176,5 +176,5 @@ t.test('CSV: a UTF-8 BOM before a quoted header', async (t) => {
   const body = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('"Date","Amount"\r\n2026-08-02,5\r\n', 'utf8')])
   const reply = await addCsv(baseUrl, key, window.id, body)
   t.equal(reply.status, 201, 'the BOM is not part of the first column name')
-  t.same(reply.body, { lines: [{ id: 'l1', amount: 5, date: '2026-08-02', reference: null, description: null }], lines_count: 1 })
+  t.same(reply.body, { lines: [{ id: 'l1', amount: 5, date: '2026-08-02', value_date: null, reference: null, description: null, counterparty: null, outside_period: false }], lines_count: 1 })
 })

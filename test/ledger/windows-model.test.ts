@@ -293,7 +293,8 @@ t.test('the window agrees with the reference model after every step', async (t) 
       })
       return true
     }),
-    { numRuns: 1000 },
+    // 2,500 runs: the rarest labels below come up about 7 times per 1,000 runs, so 1,000 left them unreached now and then.
+    { numRuns: 2500 },
   )
   t.ok(checkedSteps > 1000, `${checkedSteps} steps checked against the model`)
   const reached = ['match amount_and_date ok', 'match manual ok', 'match write_off ok', 'match amount_and_date match_amount_mismatch', 'match amount_and_date match_date_mismatch',
