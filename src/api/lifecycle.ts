@@ -57,8 +57,8 @@ export interface Transport<T> {
 export interface Bucket {
   readonly limitPerMinute: number
   remaining(nowMs: number): number
-  tryTake(nowMs: number): boolean
-  retryAfterSeconds(nowMs: number): number
+  tryTake(nowMs: number, tokens?: number): boolean
+  retryAfterSeconds(nowMs: number, tokens?: number): number
 }
 
 export interface RateBudgets {
@@ -300,12 +300,22 @@ function idempotencyStage(flow: Flow, lifecycle: Lifecycle<unknown>): Step {
 
 function rateStage(flow: Flow, lifecycle: Lifecycle<unknown>): Step {
   const bucket = flow.bucket
-  if (bucket === null || bucket.tryTake(flow.atMs)) return undefined
+  if (bucket === null) return undefined
+  const tokens = costOf(flow)
+  if (bucket.tryTake(flow.atMs, tokens)) return undefined
   const method = flow.request.method
   lifecycle.options.onRateLimited?.(flow.caller!.workspace!.id, method === 'GET' ? 'reads' : 'writes')
-  const retryAfterSeconds = bucket.retryAfterSeconds(flow.atMs)
+  const retryAfterSeconds = bucket.retryAfterSeconds(flow.atMs, tokens)
   lifecycle.answer(flow, 429, errorBody(reject('rate_limited', `Rate budget exhausted; retry after ${retryAfterSeconds} s.`)), ['Retry-After', String(retryAfterSeconds)])
   return halted
+}
+
+/** The tokens a request takes: 1, or what its route's cost makes of the parsed body (a body that does not parse costs 1). */
+function costOf(flow: Flow): number {
+  const cost = flow.route!.cost
+  if (cost === undefined) return 1
+  const parsed = flow.parsed()
+  return parsed !== null && parsed.ok ? cost(parsed.value) : 1
 }
 
 function sizeStage(flow: Flow, lifecycle: Lifecycle<unknown>): Step {

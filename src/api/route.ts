@@ -72,6 +72,8 @@ export interface LifecycleRoute extends LabeledRoute {
   /** Absent on admin routes: the admin token holds every right. */
   readonly scope?: Scope
   readonly body?: RouteBody<unknown>
+  /** Rate tokens the request takes, from its parsed body (1 when absent or the body is not JSON): a batch takes one per entry. */
+  readonly cost?: (body: unknown) => number
 }
 
 export interface V2Route<B = unknown> extends LifecycleRoute {

@@ -58,11 +58,12 @@ export class TokenBucket {
     assert.ok(Number.isSafeInteger(this.#units) && this.#units >= 0)
   }
 
-  /** Takes one token if a whole one is there. */
-  tryTake(nowMs: number): boolean {
+  /** Takes `tokens` whole tokens if they are all there, else none. */
+  tryTake(nowMs: number, tokens = 1): boolean {
     this.#refill(nowMs)
-    if (this.#units < unitsPerToken) return false
-    this.#units -= unitsPerToken
+    const units = tokens * unitsPerToken
+    if (this.#units < units) return false
+    this.#units -= units
     return true
   }
 
@@ -72,10 +73,13 @@ export class TokenBucket {
     return Math.floor(this.#units / unitsPerToken)
   }
 
-  /** Whole seconds, at least 1, until a token is there (Retry-After); 1 when one is there already. */
-  retryAfterSeconds(nowMs: number): number {
+  /**
+   * Whole seconds, at least 1, until `tokens` are there (Retry-After); 1 when they are there already.
+   * More than the capacity are never there at once: the answer is then the time to fill the bucket.
+   */
+  retryAfterSeconds(nowMs: number, tokens = 1): number {
     this.#refill(nowMs)
-    const missingUnits = Math.max(0, unitsPerToken - this.#units)
+    const missingUnits = Math.max(0, Math.min(tokens * unitsPerToken, this.#capacityUnits()) - this.#units)
     const waitMs = Math.ceil(missingUnits / this.#perMinute)
     return Math.max(1, Math.ceil(waitMs / secondMs))
   }

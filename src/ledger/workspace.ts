@@ -4,6 +4,7 @@ import assert from 'node:assert/strict'
 import { createAccount, updateAccount } from './accounts.js'
 import type { WorkspaceCommand } from './commands.js'
 import { postEntry } from './entries.js'
+import { postEntryBatch } from './entry-batch.js'
 import { eventsOf } from './events.js'
 import { answerAccountSeqs, expireIdempotency, storeIdempotency } from './idempotency.js'
 import { createMatch, reverseMatch } from './matches.js'
@@ -44,6 +45,7 @@ function dispatch(state: WorkspaceState, command: WorkspaceCommand): Outcome {
     case 'account.create': return createAccount(state, command)
     case 'account.update': return updateAccount(state, command)
     case 'entry.post': return postEntry(state, command)
+    case 'entry.batch': return postEntryBatch(state, command)
     case 'window.open': return openWindow(state, command)
     case 'window.lines.add': return addStatementLines(state, command)
     case 'match.create': return createMatch(state, command)
