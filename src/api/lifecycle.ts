@@ -9,6 +9,7 @@
 import type { Submitted } from '../actor/completion.js'
 import type { WorkspaceActor } from '../actor/workspace-actor.js'
 import { errorBody, reject, statusOf, type Rejection } from '../errors.js'
+import { answerText } from '../ledger/outcome.js'
 import type { IdempotencyRecord } from '../ledger/state.js'
 import type { KeyRecord, WorkspaceRecord } from '../ledger/system.js'
 import { isJsonBody, parseBody, type ParsedBody } from './body.js'
@@ -363,7 +364,7 @@ function replyStage(flow: Flow, lifecycle: Lifecycle<unknown>): Step {
     if (replayed !== null) return lifecycle.answer(flow, replayed.status, replayed.status === 204 ? '' : replayed.body, ['Replayed', 'true'])
     const { outcome } = completion
     if (!outcome.ok) return lifecycle.answer(flow, statusOf(outcome.code), errorBody(outcome), null)
-    lifecycle.answer(flow, outcome.status, outcome.status === 204 ? '' : JSON.stringify(outcome.body), null)
+    lifecycle.answer(flow, outcome.status, outcome.status === 204 ? '' : answerText(outcome), null)
   })
   return halted
 }

@@ -1,11 +1,12 @@
 /** @module Bulk postings (CONTRACT.md 13): many entries in one command, all or nothing or each on its own, through the one posting path (entries.ts). */
 
-import { reject, type Rejection } from '../errors.js'
+import { errorBody, reject, type Rejection } from '../errors.js'
 import type { EntryBatch, EntryBatchItem } from './commands.js'
-import { applyEntry, checkEntry, entryView, newEntry, type CheckedEntry } from './entries.js'
+import { applyEntry, checkEntry, newEntry, type CheckedEntry } from './entries.js'
+import { EntryJsonWriter } from './entry-json.js'
 import { addSafe } from './money.js'
 import { accept, type Outcome } from './outcome.js'
-import type { WorkspaceState } from './state.js'
+import type { Entry, WorkspaceState } from './state.js'
 import { derivedOf, liveWindowsTouched, residualFrom, touchesLiveWindows, windowAmountOf } from './window-effects.js'
 import type { ReconciliationWindow } from './windows-state.js'
 
@@ -22,12 +23,29 @@ export function itemRejection(index: number, rejection: Rejection): Rejection {
   return reject(rejection.code, `Entry ${index}: ${rejection.message}`, details)
 }
 
-/** How many entries an accepted batch posted: its answer's items that are not refusals (events, idempotency, live updates). */
+/**
+ * An accepted batch's body (its wire form is the outcome's json): per item, in request order, the entry
+ * posted or its refusal. The entries posted are the workspace's last `posted` ones.
+ */
+export interface BatchResult {
+  readonly posted: number
+  readonly items: readonly (Entry | Rejection)[]
+}
+
+/** How many entries an accepted batch posted (events, idempotency, live updates). */
 export function postedCountOf(body: unknown): number {
-  const data = (body as { data: readonly object[] }).data
-  let posted = 0
-  for (const item of data) if (!('error' in item)) posted++
-  return posted
+  return (body as BatchResult).posted
+}
+
+/** `{"data": [...]}`: each entry as entryView shows it, each refusal as its error envelope. */
+function answerOf(state: WorkspaceState, result: BatchResult): Outcome {
+  const writer = new EntryJsonWriter(state)
+  const parts: string[] = new Array(result.items.length)
+  for (let index = 0; index < result.items.length; index++) {
+    const item = result.items[index]
+    parts[index] = 'ok' in item ? errorBody(item) : writer.write(item)
+  }
+  return { ...accept(201, result), json: `{"data":[${parts.join(',')}]}` }
 }
 
 /**
@@ -78,31 +96,32 @@ function cumulativeRefusal(state: WorkspaceState, one: CheckedEntry, spent: Map<
 function postAll(state: WorkspaceState, command: EntryBatch): Outcome {
   const checked = firstRefusal(state, command, command.entries.length)
   if ('ok' in checked) return checked
-  const data: object[] = new Array(checked.length)
+  const items: Entry[] = new Array(checked.length)
   for (let index = 0; index < checked.length; index++) {
     const { entry, perAccount } = checked[index]
     const item = command.entries[index] as EntryBatchItem
     // Checked against the state before the batch, each as if it came first: its seq is its place now.
     const placed = { entry: newEntry(state, entry.lines, entry.effectiveAtMs, item, command), perAccount }
     applyEntry(state, placed, command)
-    data[index] = entryView(state, placed.entry)
+    items[index] = placed.entry
   }
-  return accept(201, { data })
+  return answerOf(state, { posted: items.length, items })
 }
 
 /** Each item on its own, in order: a refused one answers in its place and the rest go on. */
 function postEach(state: WorkspaceState, command: EntryBatch): Outcome {
-  const data: object[] = new Array(command.entries.length)
+  const items: (Entry | Rejection)[] = new Array(command.entries.length)
+  let posted = 0
   for (let index = 0; index < command.entries.length; index++) {
     const item = command.entries[index]
     const one = 'refused' in item ? item.refused : checkEntry(state, item, command)
     if ('ok' in one) {
-      const { code, message, details } = itemRejection(index, one)
-      data[index] = { error: { code, message, details } }
+      items[index] = itemRejection(index, one)
       continue
     }
     applyEntry(state, one, command)
-    data[index] = entryView(state, one.entry)
+    items[index] = one.entry
+    posted++
   }
-  return accept(201, { data })
+  return answerOf(state, { posted, items })
 }

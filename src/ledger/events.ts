@@ -5,7 +5,8 @@ import type { WebhookEventType, WorkspaceCommand } from './commands.js'
 import type { LedgerEvent } from './ledger-event.js'
 import { liveWindowAt } from './live-windows.js'
 import type { Accepted } from './outcome.js'
-import { postedCountOf } from './entry-batch.js'
+import { entryView } from './entries.js'
+import type { BatchResult } from './entry-batch.js'
 import type { Entry, WorkspaceState } from './state.js'
 import { findWindow } from './window-effects.js'
 import type { ReconciliationWindow } from './windows-state.js'
@@ -24,10 +25,8 @@ export function eventsOf(state: WorkspaceState, command: WorkspaceCommand, outco
     case 'entry.post':
       return entryEvents(state, state.entries[state.entries.length - 1], outcome.body, timestamp)
     case 'entry.batch': {
-      const data = (outcome.body as { data: readonly object[] }).data
       const events: LedgerEvent[] = []
-      let seq = state.entries.length - postedCountOf(outcome.body)
-      for (const item of data) if (!('error' in item)) events.push(...entryEvents(state, state.entries[seq++], item, timestamp))
+      for (const item of (outcome.body as BatchResult).items) if (!('ok' in item)) events.push(...entryEvents(state, item, entryView(state, item), timestamp))
       return events
     }
     case 'window.open':

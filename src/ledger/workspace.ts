@@ -8,7 +8,7 @@ import { postEntryBatch } from './entry-batch.js'
 import { eventsOf } from './events.js'
 import { answerAccountSeqs, expireIdempotency, storeIdempotency } from './idempotency.js'
 import { createMatch, reverseMatch } from './matches.js'
-import type { Outcome } from './outcome.js'
+import { answerText, type Outcome } from './outcome.js'
 import type { WorkspaceState } from './state.js'
 import { createWebhook, deleteWebhook } from './webhooks.js'
 import { addStatementLines, openWindow, transitionWindow } from './windows.js'
@@ -28,7 +28,7 @@ export function executeWorkspace(state: WorkspaceState, command: WorkspaceComman
       key: command.idempotency.key,
       fingerprint: command.idempotency.fingerprint,
       status: outcome.status,
-      body: outcome.status === 204 ? '' : JSON.stringify(outcome.body),
+      body: outcome.status === 204 ? '' : answerText(outcome),
       createdAtMs: command.at_ms,
       keyId: command.key_id,
       accountSeqs: answerAccountSeqs(state, command, outcome),
