@@ -37,10 +37,11 @@ export interface ApiRequest {
   readonly query: string
   readonly headers: ReadonlyMap<string, string>
   /**
-   * The body in hand: its bytes, or a value already parsed (the embedded Ledger, a WebSocket message).
+   * The body in hand: its bytes, or a value already parsed (the embedded Ledger, a WebSocket message;
+   * with byteLength, the size stage holds it to the route's limit as it does bytes).
    * Absent: the transport streams it (Transport.readBody) once the stages before `body` passed.
    */
-  readonly body?: Buffer | { readonly value: unknown }
+  readonly body?: Buffer | { readonly value: unknown; readonly byteLength?: number }
   /** The caller, when the transport authenticated it itself (the embedded Ledger skips `auth`). */
   readonly caller?: Caller
 }
@@ -227,7 +228,10 @@ function routeStage(flow: Flow, lifecycle: Lifecycle<unknown>): Step {
 
 function authStage(flow: Flow, lifecycle: Lifecycle<unknown>): Step {
   const { authenticate, unauthenticated, buckets, clock } = lifecycle.options
-  const caller = authenticate?.(flow.request.headers.get('authorization')) ?? null
+  // A transport that authenticated its caller itself (a WebSocket, by its socket's key) hands it over:
+  // the key is checked again here, since the socket may outlive it.
+  const handed = flow.caller
+  const caller = handed !== null ? (handed.key?.revokedAtMs == null ? handed : null) : authenticate?.(flow.request.headers.get('authorization')) ?? null
   if (caller === null) return unauthenticated ?? reject('unauthenticated')
   flow.caller = caller
   if (buckets !== undefined && caller.workspace !== null) {
@@ -320,7 +324,9 @@ function costOf(flow: Flow): number {
 }
 
 function sizeStage(flow: Flow, lifecycle: Lifecycle<unknown>): Step {
-  if (flow.route!.body === undefined || flow.bytes !== null) return undefined
+  if (flow.route!.body === undefined) return undefined
+  const byteLength = flow.hasValue ? (flow.request.body as { byteLength?: number }).byteLength : undefined
+  if (flow.bytes !== null && (byteLength === undefined || byteLength <= bytesMaxOf(flow.route!, lifecycle.options))) return undefined
   return reject('body_too_large', `The body exceeds ${bytesMaxOf(flow.route!, lifecycle.options)} bytes.`)
 }
 

@@ -1,0 +1,69 @@
+/** @module One WebSocket session: its caller, what it watches, its unanswered requests, and updates coalesced while its reader is slow. */
+
+import type { Caller } from '../api/lifecycle.js'
+import type { UpdateSink } from './hub.js'
+
+/** Over this many bytes waiting in a socket's send buffer, updates are coalesced per topic (CONTRACT.md 12). */
+export const coalesceAboveBytes = 1024 * 1024
+/** Unanswered requests per socket at most; the excess is answered 429 at once (CONTRACT.md 12). */
+export const inFlightMax = 4096
+
+/** What a session needs of a socket (uWebSockets.js's WebSocket has it). */
+export interface SocketLike {
+  send(text: string): number
+  getBufferedAmount(): number
+  end(code: number, reason: string): void
+}
+
+export class StreamSession implements UpdateSink {
+  readonly socket: SocketLike
+  /** Null until authenticated (by the upgrade's Authorization header or the first message). */
+  caller: Caller | null = null
+  /** Topics watched: `r:<window id>`, `a:<account id>` (hub.ts). */
+  readonly topics = new Set<string>()
+  inFlight = 0
+  closed = false
+  /** Updates coalesced away (a newer one of the same topic replaced them): the slow-reader test reads it. */
+  coalescedCount = 0
+  /** Latest update per topic waiting for the send buffer to drain, in the order the topics first waited. */
+  readonly #pending = new Map<string, string>()
+
+  constructor(socket: SocketLike) {
+    this.socket = socket
+  }
+
+  get pendingCount(): number {
+    return this.#pending.size
+  }
+
+  /** An answer or an acknowledgement: always sent (the in-flight bound and maxBackpressure bound them). */
+  send(text: string): void {
+    if (!this.closed) this.socket.send(text)
+  }
+
+  /** An update: sent now, or kept as the latest of its topic while the reader is behind. */
+  push(topic: string, text: string): void {
+    if (this.closed || !this.topics.has(topic)) return
+    if (this.#pending.size === 0 && this.socket.getBufferedAmount() <= coalesceAboveBytes) {
+      this.socket.send(text)
+      return
+    }
+    if (this.#pending.has(topic)) this.coalescedCount++
+    this.#pending.set(topic, text)
+  }
+
+  /** The send buffer drained some: send waiting updates while it stays under the bound. */
+  drained(): void {
+    for (const [topic, text] of this.#pending) {
+      if (this.closed || this.socket.getBufferedAmount() > coalesceAboveBytes) return
+      this.#pending.delete(topic)
+      this.socket.send(text)
+    }
+  }
+
+  close(code: number, reason: string): void {
+    if (this.closed) return
+    this.socket.end(code, reason)
+    this.closed = true
+  }
+}
