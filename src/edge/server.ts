@@ -15,7 +15,7 @@ import { abortedStatus, type Metrics } from './metrics.js'
 import { buildOpenApi } from './openapi.js'
 import { RateBuckets } from './rate-buckets.js'
 import { requestIdOf } from './request-id.js'
-import { attachStream } from './stream.js'
+import { attachStream, type StreamEndpoint } from './stream.js'
 import type { PlainRoute } from '../api/route.js'
 import { health } from '../api/schemas/responses.js'
 import { httpLifecycles, sendRejection } from './v2-pipeline.js'
@@ -43,6 +43,7 @@ export interface ServerOptions {
 
 export interface RunningServer {
   readonly port: number
+  readonly stream: StreamEndpoint
   /** Stops accepting, answers what is in flight and 503 to what comes on open connections, then closes them (at most graceMs). */
   close(graceMs: number): Promise<DrainReport>
 }
@@ -162,6 +163,7 @@ export function startServer(options: ServerOptions): Promise<RunningServer> {
       if (socket === false) return reject(new Error(`cannot listen on ${options.host}:${options.port}`))
       resolve({
         port: us_socket_local_port(socket),
+        stream,
         close: (graceMs) => drain.close(graceMs, () => us_listen_socket_close(socket), () => {
           stream.closeAll()
           app.close()
