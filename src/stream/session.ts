@@ -11,6 +11,8 @@ export const inFlightMax = 4096
 /** What a session needs of a socket (uWebSockets.js's WebSocket has it). */
 export interface SocketLike {
   send(text: string): number
+  /** Runs cb with the socket corked: its sends leave in one write (uWebSockets.js). */
+  cork(cb: () => void): unknown
   getBufferedAmount(): number
   end(code: number, reason: string): void
 }
@@ -27,6 +29,12 @@ export class StreamSession implements UpdateSink {
   coalescedCount = 0
   /** Latest update per topic waiting for the send buffer to drain, in the order the topics first waited. */
   readonly #pending = new Map<string, string>()
+  /**
+   * Messages of this turn of the event loop, sent together corked: answers are released by a group commit
+   * all at once, outside any uWebSockets.js callback, where each send would otherwise be a syscall of its own.
+   */
+  #outbox: string[] = []
+  #outboxBytes = 0
 
   constructor(socket: SocketLike) {
     this.socket = socket
@@ -38,14 +46,32 @@ export class StreamSession implements UpdateSink {
 
   /** An answer or an acknowledgement: always sent (the in-flight bound and maxBackpressure bound them). */
   send(text: string): void {
-    if (!this.closed) this.socket.send(text)
+    if (this.closed) return
+    if (this.#outbox.length === 0) queueMicrotask(this.#flush)
+    this.#outbox.push(text)
+    this.#outboxBytes += text.length
+  }
+
+  readonly #flush = (): void => {
+    const outbox = this.#outbox
+    this.#outbox = []
+    this.#outboxBytes = 0
+    if (this.closed) return
+    this.socket.cork(() => {
+      for (const text of outbox) this.socket.send(text)
+    })
+  }
+
+  /** Bytes waiting to be written: the socket's buffer and this turn's outbox. */
+  get bufferedBytes(): number {
+    return this.socket.getBufferedAmount() + this.#outboxBytes
   }
 
   /** An update: sent now, or kept as the latest of its topic while the reader is behind. */
   push(topic: string, text: string): void {
     if (this.closed || !this.topics.has(topic)) return
-    if (this.#pending.size === 0 && this.socket.getBufferedAmount() <= coalesceAboveBytes) {
-      this.socket.send(text)
+    if (this.#pending.size === 0 && this.bufferedBytes <= coalesceAboveBytes) {
+      this.send(text)
       return
     }
     if (this.#pending.has(topic)) this.coalescedCount++
@@ -55,9 +81,9 @@ export class StreamSession implements UpdateSink {
   /** The send buffer drained some: send waiting updates while it stays under the bound. */
   drained(): void {
     for (const [topic, text] of this.#pending) {
-      if (this.closed || this.socket.getBufferedAmount() > coalesceAboveBytes) return
+      if (this.closed || this.bufferedBytes > coalesceAboveBytes) return
       this.#pending.delete(topic)
-      this.socket.send(text)
+      this.send(text)
     }
   }
 

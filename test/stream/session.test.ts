@@ -15,29 +15,37 @@ function fakeSocket(): SocketLike & { sent: string[]; bufferedBytes: number } {
     sent: [], bufferedBytes: 0,
     send(text) { this.sent.push(text); return 1 },
     getBufferedAmount() { return this.bufferedBytes },
+    cork(cb) { cb() },
     end() {},
   }
 }
+
+const turn = () => new Promise((resolve) => setImmediate(resolve))
 
 t.test('over 1 MiB buffered, updates wait coalesced per topic; a drain sends the latest of each in order', async (t) => {
   const socket = fakeSocket()
   const session = new StreamSession(socket)
   for (const topic of ['r:a', 'r:b']) session.topics.add(topic)
   session.push('r:a', 'a1')
-  t.same(socket.sent, ['a1'], 'sent at once while the buffer is small')
+  await turn()
+  t.same(socket.sent, ['a1'], 'sent while the buffer is small')
   socket.bufferedBytes = coalesceAboveBytes + 1
   for (const [topic, text] of [['r:a', 'a2'], ['r:b', 'b1'], ['r:a', 'a3'], ['r:b', 'b2'], ['r:a', 'a4']]) session.push(topic, text)
   session.push('r:c', 'c1')
+  await turn()
   t.same(socket.sent, ['a1'], 'nothing sent while over the bound')
   t.equal(session.pendingCount, 2, 'one waiting update per topic: memory bounded by the topics, not the updates')
   t.equal(session.coalescedCount, 3, 'a2, a3 and b1 were replaced')
   session.drained()
+  await turn()
   t.same(socket.sent, ['a1'], 'still over the bound: still waiting')
   socket.bufferedBytes = 0
   session.drained()
+  await turn()
   t.same(socket.sent, ['a1', 'a4', 'b2'], 'the latest of each topic, in the order the topics first waited')
   session.push('r:b', 'b3')
-  t.same(socket.sent.at(-1), 'b3', 'back to sending at once')
+  await turn()
+  t.same(socket.sent.at(-1), 'b3', 'back to sending')
 })
 
 t.test(`over ${inFlightMax} unanswered requests on a socket: 429 for the excess`, async (t) => {
@@ -54,9 +62,11 @@ t.test(`over ${inFlightMax} unanswered requests on a socket: 429 for the excess`
   for (let index = 0; index < inFlightMax; index++) send(`r${index}`)
   t.equal(running.length, inFlightMax, 'every one up to the bound runs')
   send('over')
+  await turn()
   t.equal(running.length, inFlightMax, 'the excess does not run')
   t.match(JSON.parse(socket.sent.at(-1)!), { type: 'response', id: 'over', status: 429, headers: { 'retry-after': '1' }, body: { error: { code: 'rate_limited' } } })
   streamTransport.respond(running[0], 200, '{"data":[]}', [])
+  await turn()
   t.match(JSON.parse(socket.sent.at(-1)!), { type: 'response', id: 'r0', status: 200, body: { data: [] } }, 'an answer frees a place')
   send('again')
   t.equal(running.length, inFlightMax + 1, 'and the next request runs')
