@@ -11,7 +11,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { WebSocket } from 'ws'
-import { connect, type StreamClient, type WebSocketConstructor } from '../src/client/index.ts'
+import { connect, type WebSocketConstructor } from '../src/client/index.ts'
 import { spawnChild, type Child } from './http.ts'
 
 const benchDir = import.meta.dirname
@@ -120,24 +120,36 @@ async function wsRow(trueupPort: number, ceilingPort: number, key: string, depth
   }
 }
 
-/** 1,000 subscribers of one window; a writer posts into it at a steady pace; each update's delay from the post. */
+/** One raw subscriber: auth by header, subscribe, and each update's derived_movement read without parsing the whole window. */
+function rawSubscriber(url: string, key: string, windowId: string, onMovement: (movement: number) => void): Promise<WebSocket> {
+  const socket = new WebSocket(url, { headers: { authorization: `Bearer ${key}` } })
+  return new Promise((resolve, reject) => {
+    socket.on('message', (data) => {
+      const text = String(data)
+      if (text.startsWith('{"type":"subscribed"')) return resolve(socket)
+      const movement = /"derived_movement":(-?\d+)/.exec(text)
+      if (movement !== null && text.startsWith('{"type":"reconciliation"')) onMovement(Number(movement[1]))
+    })
+    socket.once('open', () => socket.send(JSON.stringify({ type: 'subscribe', reconciliations: [windowId] })))
+    socket.once('error', reject)
+  })
+}
+
+/**
+ * 1,000 subscribers of one window (raw sockets: 1,000 full clients would make the bench process the bottleneck
+ * on 2 cores); a writer (trueup/client) posts into it at a steady pace; each update's delay from its post.
+ */
 async function fanOutRow(port: number, key: string, windowId: string): Promise<Row> {
   const url = `ws://127.0.0.1:${port}/v2/stream`
   const sentAtMs = new Map<number, number>()
   const delaysMs: number[] = []
-  let delivered = 0
   let measuring = false
-  const subscribers: StreamClient[] = []
-  for (let index = 0; index < subscribersCount; index++) {
-    const client = await connect(url, { ...options, key })
-    await client.subscribe({ reconciliations: [windowId] }, (update) => {
-      const sent = sentAtMs.get((update.data as unknown as { derived_movement: number }).derived_movement)
-      if (sent === undefined || !measuring) return
-      delivered++
-      delaysMs.push(performance.now() - sent)
-    })
-    subscribers.push(client)
+  const subscribers: WebSocket[] = []
+  const onMovement = (movement: number) => {
+    const sent = sentAtMs.get(movement)
+    if (sent !== undefined && measuring) delaysMs.push(performance.now() - sent)
   }
+  for (let index = 0; index < subscribersCount; index++) subscribers.push(await rawSubscriber(url, key, windowId, onMovement))
   const writer = await connect(url, { ...options, key })
   const body = { lines: [{ account: 'assets:bank', amount: 1 }, { account: 'income:sales', amount: -1 }], effective_at: '2026-01-15T12:00:00Z' }
   let derived = (await writer.request('GET', `/v2/reconciliations/${windowId}`)).body.derived_movement as number
@@ -150,10 +162,11 @@ async function fanOutRow(port: number, key: string, windowId: string): Promise<R
     await new Promise((resolve) => setTimeout(resolve, fanOutIntervalMs))
   }
   await new Promise((resolve) => setTimeout(resolve, 500))
-  for (const client of [...subscribers, writer]) client.close()
+  writer.close()
+  for (const socket of subscribers) socket.close()
   const sorted = delaysMs.sort((a, b) => a - b)
   const p99 = Math.round(percentile(sorted, 0.99) * 10) / 10
-  return { key: 'fan-out', name: `fan-out: ${subscribersCount} subscribers of one window, a posting every ${fanOutIntervalMs} ms`, value: Math.round(delivered / durationS), unit: 'updates/s', p99_ms: p99, target: 'p99 < 50 ms', met: p99 < 50 }
+  return { key: 'fan-out', name: `fan-out: ${subscribersCount} subscribers of one window, a posting every ${fanOutIntervalMs} ms`, value: Math.round(delaysMs.length / durationS), unit: 'updates/s', p99_ms: p99, target: 'p99 < 50 ms', met: p99 < 50 }
 }
 
 function printTable(rows: readonly Row[]): void {
