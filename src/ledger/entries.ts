@@ -29,8 +29,11 @@ export function postEntry(state: WorkspaceState, command: EntryPost): Outcome {
   return accept(201, entryView(state, checked.entry))
 }
 
-/** Every rule of a posting against the current state, nothing changed (a batch checks all items first). */
-export function checkEntry(state: WorkspaceState, item: EntryFields, envelope: EntryEnvelope): CheckedEntry | Rejection {
+/**
+ * Every rule of a posting against the current state, nothing changed (a batch checks all items first).
+ * seq: the entry's place, the next one unless a batch checks several before posting them.
+ */
+export function checkEntry(state: WorkspaceState, item: EntryFields, envelope: EntryEnvelope, seq = state.entries.length + 1): CheckedEntry | Rejection {
   // Plain loops, no closures: this runs for every posting, live and replayed (a million at start-up).
   const resolved: Account[] = []
   let unknown: ErrorDetail[] | null = null
@@ -70,19 +73,13 @@ export function checkEntry(state: WorkspaceState, item: EntryFields, envelope: E
       return reject('amount_out_of_range', `The balance of ${state.accounts[accountSeq - 1].name} would leave the safe integer range.`)
     }
   }
-  const entry = newEntry(state, lines, effectiveAtMs, item, envelope)
+  const entry: Entry = { id: makeId('ent_', state.tag, seq), seq, lines, effectiveAtMs, postedAtMs: envelope.at_ms, description: item.description, metadata: item.metadata }
   const windowRejection = checkEntryAgainstWindows(state, entry, perAccount)
   if (windowRejection !== null) return windowRejection
   return { entry, perAccount }
 }
 
-/** The entry as the next one of the workspace (its seq and id are its position). */
-export function newEntry(state: WorkspaceState, lines: Entry['lines'], effectiveAtMs: number, item: EntryFields, envelope: CommandEnvelope): Entry {
-  const seq = state.entries.length + 1
-  return { id: makeId('ent_', state.tag, seq), seq, lines, effectiveAtMs, postedAtMs: envelope.at_ms, description: item.description, metadata: item.metadata }
-}
-
-/** Posts a checked entry, which must be the next one (checkEntry or newEntry built it against this state). */
+/** Posts a checked entry, which must be the next one. */
 export function applyEntry(state: WorkspaceState, checked: CheckedEntry, envelope: CommandEnvelope): void {
   const { entry, perAccount } = checked
   if (entry.seq !== state.entries.length + 1) throw new Error(`entry ${entry.id} is not the next one (${state.entries.length + 1})`)

@@ -1,8 +1,8 @@
 /** @module Bulk postings (CONTRACT.md 13): many entries in one command, all or nothing or each on its own, through the one posting path (entries.ts). */
 
 import { errorBody, reject, type Rejection } from '../errors.js'
-import type { EntryBatch, EntryBatchItem } from './commands.js'
-import { applyEntry, checkEntry, newEntry, type CheckedEntry } from './entries.js'
+import type { EntryBatch } from './commands.js'
+import { applyEntry, checkEntry, type CheckedEntry } from './entries.js'
 import { EntryJsonWriter } from './entry-json.js'
 import { addSafe } from './money.js'
 import { accept, type Outcome } from './outcome.js'
@@ -61,7 +61,8 @@ export function firstRefusal(state: WorkspaceState, command: Pick<EntryBatch, 'e
   for (let index = 0; index < count; index++) {
     const item = command.entries[index]
     if ('refused' in item) return itemRejection(index, item.refused)
-    const one = checkEntry(state, item, command)
+    // Each checked against the state before the batch, at the place it will have once the ones before it are posted.
+    const one = checkEntry(state, item, command, state.entries.length + 1 + index)
     if ('ok' in one) return itemRejection(index, one)
     const cumulative = count === 1 ? null : cumulativeRefusal(state, one, spent, derived)
     if (cumulative !== null) return itemRejection(index, cumulative)
@@ -98,12 +99,8 @@ function postAll(state: WorkspaceState, command: EntryBatch): Outcome {
   if ('ok' in checked) return checked
   const items: Entry[] = new Array(checked.length)
   for (let index = 0; index < checked.length; index++) {
-    const { entry, perAccount } = checked[index]
-    const item = command.entries[index] as EntryBatchItem
-    // Checked against the state before the batch, each as if it came first: its seq is its place now.
-    const placed = { entry: newEntry(state, entry.lines, entry.effectiveAtMs, item, command), perAccount }
-    applyEntry(state, placed, command)
-    items[index] = placed.entry
+    applyEntry(state, checked[index], command)
+    items[index] = checked[index].entry
   }
   return answerOf(state, { posted: items.length, items })
 }

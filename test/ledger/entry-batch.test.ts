@@ -54,3 +54,13 @@ t.test('an atomic refusal changes nothing; the same batch replays to the same st
   t.same(runs[0], runs[1])
   t.equal(runs[0][1], 2)
 })
+
+t.test('a batch emits each posted entry\'s entry.posted event, in order (webhooks)', async (t) => {
+  const state = workspace()
+  const hook = executeWorkspace(state, { type: 'webhook.create', url: 'https://example.test/hook', events: ['entry.posted'], secret: `whsec_${Buffer.alloc(24, 7).toString('base64')}`, ...envelope })
+  t.equal(hook.ok, true, 'subscribed')
+  const outcome = executeWorkspace(state, batch([item(1, { description: 'one' }), { ...item(2), lines: [{ account: 'assets:nope', amount: 1 }, { account: 'income:sales', amount: -1 }] }, item(3, { description: 'three' })], false))
+  if (!outcome.ok) throw new Error(outcome.code)
+  t.same(outcome.events?.map((event) => [event.type, (event.data as { description: string }).description]), [['entry.posted', 'one'], ['entry.posted', 'three']])
+  t.same(outcome.events?.map((event) => event.data), state.entries.slice(-2).map((entry) => entryView(state, entry)), 'each event\'s data is the entry as a read shows it')
+})
