@@ -53,7 +53,8 @@ export interface StreamEndpoint {
 
 export function attachStream(app: TemplatedApp, options: StreamOptions): StreamEndpoint {
   const { runtime, clock, bodyBytesMax, importBodyBytesMax, onLogFailure } = options
-  const hub = new LiveHub(runtime)
+  // An update goes to every socket on its topic in one call; sessions behind take theirs aside (session.ts).
+  const hub = new LiveHub(runtime, (topic, text) => { app.publish(topic, text) })
   // Every stage runs, auth included: it takes the socket's caller as handed over and checks its key again.
   const lifecycle = new Lifecycle({ ...v2Surface(runtime), clock, bodyBytesMax, importBodyBytesMax, onLogFailure, skip: [], buckets: options.buckets, onRateLimited: options.onRateLimited }, streamTransport)
   const context: StreamContext = { runtime, hub, lifecycle, clock, bodyBytesMax }

@@ -14,10 +14,13 @@ import type { Account, WorkspaceState } from '../ledger/state.js'
 import { windowView } from '../ledger/windows.js'
 import type { ReconciliationWindow } from '../ledger/windows-state.js'
 
-/** Where updates go: a session. It drops a topic it no longer watches, and coalesces when its reader is slow. */
+/** Where updates go: a session. It takes an update itself when its reader is behind (coalescing it), else leaves it to the topic's publish. */
 export interface UpdateSink {
-  push(topic: string, text: string): void
+  takes(topic: string, text: string): boolean
 }
+
+/** Sends a message to every socket on a topic at once (uWebSockets.js app.publish: the loop over sockets in C++). */
+export type Publish = (topic: string, text: string) => void
 
 export function windowTopic(window: ReconciliationWindow): string {
   return `r:${window.id}`
@@ -42,6 +45,11 @@ export function balanceMessage(state: WorkspaceState, account: Account, atMs: nu
 /** One workspace's watchers; the actor's observer while it has any. */
 class WorkspaceWatch implements CommandObserver {
   readonly sinks = new Map<string, Set<UpdateSink>>()
+  readonly #publish: Publish
+
+  constructor(publish: Publish) {
+    this.#publish = publish
+  }
 
   accepted(state: WorkspaceState, command: WorkspaceCommand, outcome: Accepted, completion: Submitted): void {
     const changes = changesOf(state, command, outcome)
@@ -56,27 +64,37 @@ class WorkspaceWatch implements CommandObserver {
       if (sinks !== undefined) updates.push({ topic: accountTopic(account), text: balanceMessage(state, account, command.at_ms), sinks: [...sinks] })
     }
     if (updates.length === 0) return
-    // The sinks as of the commit: one that subscribes later starts from a state at or after this one.
+    // The sinks as of the commit: one that subscribes later starts from a state at or after this one, and
+    // joins the topic only then (its subscription is answered after this update is released: seq order).
     completion.whenDurable((error) => {
       if (error !== null) return
-      for (const update of updates) for (const sink of update.sinks) sink.push(update.topic, update.text)
+      for (const update of updates) {
+        let published = false
+        for (const sink of update.sinks) {
+          if (sink.takes(update.topic, update.text) || published) continue
+          this.#publish(update.topic, update.text)
+          published = true
+        }
+      }
     })
   }
 }
 
 export class LiveHub {
   readonly #runtime: Runtime
+  readonly #publish: Publish
   readonly #watches = new Map<string, WorkspaceWatch>()
 
-  constructor(runtime: Runtime) {
+  constructor(runtime: Runtime, publish: Publish) {
     this.#runtime = runtime
+    this.#publish = publish
   }
 
   /** Call from within the actor's turn (a query), so no command falls between the state read and the watch. */
   watch(workspaceId: string, topic: string, sink: UpdateSink): void {
     let watch = this.#watches.get(workspaceId)
     if (watch === undefined) {
-      watch = new WorkspaceWatch()
+      watch = new WorkspaceWatch(this.#publish)
       this.#watches.set(workspaceId, watch)
       this.#runtime.actor(workspaceId).observer = watch
     }

@@ -15,6 +15,9 @@ export interface SocketLike {
   cork(cb: () => void): unknown
   getBufferedAmount(): number
   end(code: number, reason: string): void
+  /** Joins or leaves a pub/sub topic of the app: what the hub publishes there reaches the socket without a call per socket. */
+  subscribe(topic: string): unknown
+  unsubscribe(topic: string): unknown
 }
 
 export class StreamSession implements UpdateSink {
@@ -27,6 +30,11 @@ export class StreamSession implements UpdateSink {
   closed = false
   /** Updates coalesced away (a newer one of the same topic replaced them): the slow-reader test reads it. */
   coalescedCount = 0
+  /**
+   * Behind: off the app's topics, its updates kept here (latest per topic) until its buffer drains. A
+   * session that keeps up is on them, and the hub's one publish per update reaches it.
+   */
+  behind = false
   /** Latest update per topic waiting for the send buffer to drain, in the order the topics first waited. */
   readonly #pending = new Map<string, string>()
   /**
@@ -67,24 +75,56 @@ export class StreamSession implements UpdateSink {
     return this.socket.getBufferedAmount() + this.#outboxBytes
   }
 
-  /** An update: sent now, or kept as the latest of its topic while the reader is behind. */
-  push(topic: string, text: string): void {
-    if (this.closed || !this.topics.has(topic)) return
-    if (this.#pending.size === 0 && this.bufferedBytes <= coalesceAboveBytes) {
-      this.send(text)
-      return
+  /**
+   * An update of a topic this session watches: taken here (true) when its reader is behind (the buffer over
+   * 1 MiB: it leaves the app's topics and keeps the latest per topic), else left to the topic's publish (false).
+   */
+  takes(topic: string, text: string): boolean {
+    if (this.closed || !this.topics.has(topic)) return true
+    if (!this.behind) {
+      if (this.bufferedBytes <= coalesceAboveBytes) return false
+      this.behind = true
+      for (const each of this.topics) this.socket.unsubscribe(each)
     }
     if (this.#pending.has(topic)) this.coalescedCount++
     this.#pending.set(topic, text)
+    return true
   }
 
-  /** The send buffer drained some: send waiting updates while it stays under the bound. */
-  drained(): void {
-    for (const [topic, text] of this.#pending) {
-      if (this.closed || this.bufferedBytes > coalesceAboveBytes) return
-      this.#pending.delete(topic)
-      this.send(text)
+  /**
+   * A subscription's acknowledgement and current values, written now (before any publish of a later
+   * update), then the topics joined: from here the topic's publishes reach it in commit order.
+   */
+  started(ack: string, values: readonly (readonly [string, string])[]): void {
+    if (this.closed) return
+    this.socket.cork(() => this.socket.send(ack))
+    for (const [topic, text] of values) {
+      if (this.takes(topic, text)) continue
+      this.socket.cork(() => this.socket.send(text))
+      this.socket.subscribe(topic)
     }
+  }
+
+  /** The send buffer drained some: send waiting updates while it stays under the bound; once all are out, back on the topics. */
+  drained(): void {
+    if (!this.behind || this.closed) return
+    this.socket.cork(() => {
+      for (const [topic, text] of this.#pending) {
+        if (this.socket.getBufferedAmount() > coalesceAboveBytes) return
+        this.#pending.delete(topic)
+        this.socket.send(text)
+      }
+    })
+    if (this.#pending.size > 0 || this.closed) return
+    this.behind = false
+    for (const topic of this.topics) this.socket.subscribe(topic)
+  }
+
+  /** Stops a topic: off the app's topic and its waiting update dropped. */
+  stop(topic: string): void {
+    this.topics.delete(topic)
+    this.#pending.delete(topic)
+    if (!this.closed) this.socket.unsubscribe(topic)
   }
 
   close(code: number, reason: string): void {

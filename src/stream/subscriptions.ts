@@ -90,8 +90,7 @@ export function subscribe(context: StreamContext, session: StreamSession, messag
     const outcome = completion.outcome
     if (error !== null) return session.send(errorText(reject('unavailable', 'The log could not be written.'), topics.id))
     if (!outcome.ok) return session.send(errorText(outcome, topics.id))
-    session.send(outcome.body as string)
-    for (const [topic, text] of initial) session.push(topic, text)
+    session.started(outcome.body as string, initial)
   })
 }
 
@@ -104,7 +103,7 @@ export function unsubscribe(context: StreamContext, session: StreamSession, mess
   const windowTopics = topics.windows.map((id) => `r:${id}`)
   const accounts = topics.accounts.map((reference) => findAccount(state, reference, key.accounts)).filter((account) => account !== undefined)
   for (const topic of [...windowTopics, ...accounts.map(accountTopic)]) {
-    session.topics.delete(topic)
+    session.stop(topic)
     context.hub.unwatch(key.workspace, topic, session)
   }
   session.send(ackText('unsubscribed', topics.id, topics.windows, accounts.map((account) => account.id)))

@@ -10,42 +10,44 @@ import type { LiveHub } from '../../src/stream/hub.ts'
 import { handleMessage, streamTransport, type StreamContext, type StreamExchange } from '../../src/stream/messages.ts'
 import { coalesceAboveBytes, inFlightMax, StreamSession, type SocketLike } from '../../src/stream/session.ts'
 
-function fakeSocket(): SocketLike & { sent: string[]; bufferedBytes: number } {
+function fakeSocket(): SocketLike & { sent: string[]; bufferedBytes: number; joined: Set<string> } {
   return {
-    sent: [], bufferedBytes: 0,
+    sent: [], bufferedBytes: 0, joined: new Set(),
     send(text) { this.sent.push(text); return 1 },
     getBufferedAmount() { return this.bufferedBytes },
     cork(cb) { cb() },
     end() {},
+    subscribe(topic) { this.joined.add(topic) },
+    unsubscribe(topic) { this.joined.delete(topic) },
   }
 }
 
 const turn = () => new Promise((resolve) => setImmediate(resolve))
 
-t.test('over 1 MiB buffered, updates wait coalesced per topic; a drain sends the latest of each in order', async (t) => {
+t.test('a session that keeps up is on its topics; over 1 MiB buffered it leaves them and keeps the latest per topic', async (t) => {
   const socket = fakeSocket()
   const session = new StreamSession(socket)
   for (const topic of ['r:a', 'r:b']) session.topics.add(topic)
-  session.push('r:a', 'a1')
-  await turn()
-  t.same(socket.sent, ['a1'], 'sent while the buffer is small')
+  session.started('ack', [['r:a', 'a0'], ['r:b', 'b0']])
+  t.same(socket.sent, ['ack', 'a0', 'b0'], 'the acknowledgement, then the current values')
+  t.same([...socket.joined], ['r:a', 'r:b'], 'then on the topics')
+  t.equal(session.takes('r:a', 'a1'), false, 'an update is left to the topic\'s publish')
+  t.equal(session.takes('r:x', 'x1'), true, 'a topic it does not watch: nothing to publish to it')
   socket.bufferedBytes = coalesceAboveBytes + 1
-  for (const [topic, text] of [['r:a', 'a2'], ['r:b', 'b1'], ['r:a', 'a3'], ['r:b', 'b2'], ['r:a', 'a4']]) session.push(topic, text)
-  session.push('r:c', 'c1')
-  await turn()
-  t.same(socket.sent, ['a1'], 'nothing sent while over the bound')
+  for (const [topic, text] of [['r:a', 'a2'], ['r:b', 'b1'], ['r:a', 'a3'], ['r:b', 'b2'], ['r:a', 'a4']]) t.equal(session.takes(topic, text), true, `${text} taken aside`)
+  t.same([...socket.joined], [], 'off the topics while behind')
+  t.same(socket.sent, ['ack', 'a0', 'b0'], 'nothing sent while over the bound')
   t.equal(session.pendingCount, 2, 'one waiting update per topic: memory bounded by the topics, not the updates')
   t.equal(session.coalescedCount, 3, 'a2, a3 and b1 were replaced')
   session.drained()
-  await turn()
-  t.same(socket.sent, ['a1'], 'still over the bound: still waiting')
+  t.same(socket.sent, ['ack', 'a0', 'b0'], 'still over the bound: still waiting')
   socket.bufferedBytes = 0
   session.drained()
-  await turn()
-  t.same(socket.sent, ['a1', 'a4', 'b2'], 'the latest of each topic, in the order the topics first waited')
-  session.push('r:b', 'b3')
-  await turn()
-  t.same(socket.sent.at(-1), 'b3', 'back to sending')
+  t.same(socket.sent, ['ack', 'a0', 'b0', 'a4', 'b2'], 'the latest of each topic, in the order the topics first waited')
+  t.same([...socket.joined].sort(), ['r:a', 'r:b'], 'back on the topics')
+  t.equal(session.takes('r:b', 'b3'), false, 'and updates are published to it again')
+  session.stop('r:b')
+  t.same([...socket.joined], ['r:a'], 'unsubscribed: off that topic')
 })
 
 t.test(`over ${inFlightMax} unanswered requests on a socket: 429 for the excess`, async (t) => {
