@@ -231,7 +231,7 @@ function authStage(flow: Flow, lifecycle: Lifecycle<unknown>): Step {
   // A transport that authenticated its caller itself (a WebSocket, by its socket's key) hands it over:
   // the key is checked again here, since the socket may outlive it.
   const handed = flow.caller
-  const caller = handed !== null ? (handed.key?.revokedAtMs == null ? handed : null) : authenticate?.(flow.request.headers.get('authorization')) ?? null
+  const caller = handed !== null ? (handed.key === null || handed.key.revokedAtMs === null ? handed : null) : authenticate?.(flow.request.headers.get('authorization')) ?? null
   if (caller === null) return unauthenticated ?? reject('unauthenticated')
   flow.caller = caller
   if (buckets !== undefined && caller.workspace !== null) {
