@@ -207,7 +207,7 @@ try {
     process.stderr.write(`${done.key}: ${done.value} ${done.unit}${done.ceiling === undefined ? '' : ` (ceiling ${done.ceiling})`}\n`)
   }
   await run('batch-100', () => batchRow(trueup.port, key, 100, 16))
-  await run('batch-8190', () => batchRow(trueup.port, key, 8190, 4))
+  await run('batch-8190', () => batchRow(trueup.port, key, 8190, 8))
   for (const depth of [1, 64, 1024]) await run(`ws-${depth}`, () => wsRow(trueup.port, ceiling.port, key, depth))
   for (const intervalMs of fanOutIntervalsMs) await run(`fan-out-${intervalMs}`, () => fanOutRow(trueup.port, key, windowId, intervalMs))
   printTable(rows)
