@@ -46,6 +46,8 @@ export interface Config {
   readonly requestIdLengthMax: number
   /** Sampling resolution of the event-loop lag metric (prom-client's monitorEventLoopDelay). */
   readonly eventLoopLagResolutionMs: number
+  /** A WebSocket not authenticated by then (header or first message) is closed with 4401 (CONTRACT.md 12). */
+  readonly streamAuthTimeoutMs: number
   /** One webhook delivery attempt, at most. */
   readonly webhookTimeoutMs: number
   /** Webhook retries: the first waits up to this (full jitter), each further one up to twice as long, */
@@ -81,6 +83,7 @@ export const configDefaults = Object.freeze({
   metricsToken: null,
   requestIdLengthMax: 128,
   eventLoopLagResolutionMs: 10,
+  streamAuthTimeoutMs: 10_000,
   webhookTimeoutMs: 10_000,
   webhookBackoffBaseMs: 1_000,
   webhookBackoffCapMs: 60 * 60 * 1000,
@@ -128,6 +131,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: logLevelFrom(env),
     logSlowRequestMs: integerFrom(env, 'LOG_SLOW_REQUEST_MS'),
     metricsToken: textFrom(env, 'METRICS_TOKEN'),
+    streamAuthTimeoutMs: integerFrom(env, 'STREAM_AUTH_TIMEOUT_MS'),
     webhookTimeoutMs: integerFrom(env, 'WEBHOOK_TIMEOUT_MS'),
     webhookBackoffBaseMs: integerFrom(env, 'WEBHOOK_BACKOFF_BASE_MS'),
     webhookBackoffCapMs: integerFrom(env, 'WEBHOOK_BACKOFF_CAP_MS'),
@@ -154,6 +158,7 @@ export function resolveConfig(input: ConfigInput): Config {
   assert.ok(resolved.requestIdLengthMax >= 16 && resolved.requestIdLengthMax <= 1024)
   assert.ok(resolved.eventLoopLagResolutionMs >= 1)
   assert.ok(resolved.metricsToken === null || resolved.metricsToken.length >= 1)
+  assert.ok(resolved.streamAuthTimeoutMs >= 1, 'STREAM_AUTH_TIMEOUT_MS must be at least 1')
   assert.ok(resolved.webhookTimeoutMs >= 1, 'WEBHOOK_TIMEOUT_MS must be at least 1')
   assert.ok(resolved.webhookBackoffBaseMs >= 1, 'WEBHOOK_BACKOFF_BASE_MS must be at least 1')
   assert.ok(resolved.webhookBackoffBaseMs <= resolved.webhookBackoffCapMs, 'WEBHOOK_BACKOFF_BASE_MS must not exceed WEBHOOK_BACKOFF_CAP_MS')

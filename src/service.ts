@@ -10,6 +10,7 @@ import type { DestinationStream } from 'pino'
 import { createKeyCommand, newKeySecret, randomText } from './api/admin-routes.js'
 import { Metrics } from './edge/metrics.js'
 import type { DrainReport } from './edge/drain.js'
+import type { StreamEndpoint } from './edge/stream.js'
 import { startServer, type RunningServer } from './edge/server.js'
 import { limitsDefault, scopes } from './ledger/system.js'
 import { CommandLog, type CommitFaults } from './log/command-log.js'
@@ -27,6 +28,8 @@ export interface Service {
   readonly webhooks: WebhookDeliverer
   /** Deletes log records no recovery reads (src/actor/log-retention.ts), run with the periodic snapshot check. */
   readonly retention: LogRetention
+  /** The WebSocket endpoint: its sessions and live-update hub. */
+  readonly stream: StreamEndpoint
   /** Stop accepting, answer in-flight requests, flush the log, snapshot, close; then print what it did. */
   stop(): Promise<void>
 }
@@ -130,6 +133,7 @@ export async function startService(config: Config, hooks: ServiceHooks): Promise
     server = await startServer({
       runtime, host: config.host, port: config.port, adminToken, bodyBytesMax: config.bodyBytesMax, importBodyBytesMax: config.importBodyBytesMax, clock: hooks.clock, onLogFailure: hooks.onLogFailure,
       metrics, logger, logSlowRequestMs: config.logSlowRequestMs, metricsToken: config.metricsToken, requestIdLengthMax: config.requestIdLengthMax,
+      streamAuthTimeoutMs: config.streamAuthTimeoutMs,
     })
   } catch (error) {
     await log.close()
@@ -155,6 +159,7 @@ export async function startService(config: Config, hooks: ServiceHooks): Promise
     metrics,
     webhooks,
     retention,
+    stream: server.stream,
     stop: async () => {
       clearInterval(snapshots)
       await retention.stop()

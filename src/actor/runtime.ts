@@ -51,6 +51,8 @@ export class Runtime {
   readonly #snapshotCommandsInterval: number
   /** Seq of the last accepted system command. */
   #systemSeq = 0
+  /** Told of each accepted live system command (WebSocket sessions close when their key is revoked). */
+  readonly systemObservers = new Set<(command: SystemCommand) => void>()
   /** Only during replay: the snapshots an actor starts from when its workspace.create is replayed. */
   #snapshots = new Map<string, LoadedSnapshot>()
 
@@ -160,6 +162,7 @@ export class Runtime {
     if (outcome.ok) {
       this.#systemSeq = this.log.append({ v: 1, workspace: null, command })
       if (command.type === 'workspace.create') this.#createActor(command.id)
+      for (const observer of this.systemObservers) observer(command)
     }
     return new Submitted(outcome, this.#systemSeq, this.log)
   }

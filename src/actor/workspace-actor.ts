@@ -16,6 +16,11 @@ import { Submitted } from './completion.js'
 
 export { Submitted } from './completion.js'
 
+/** Told of each accepted live command as it is applied, with its completion (live updates: src/stream/hub.ts). */
+export interface CommandObserver {
+  accepted(state: WorkspaceState, command: WorkspaceCommand, outcome: Accepted, completion: Submitted): void
+}
+
 export class WorkspaceActor {
   readonly id: string
   readonly state: WorkspaceState
@@ -25,6 +30,8 @@ export class WorkspaceActor {
   commandsSinceSnapshot = 0
   /** Log seq of this workspace's newest snapshot, 0 when it has none. */
   snapshotSeq = 0
+  /** Null while nobody watches this workspace live: then a command costs nothing more. */
+  observer: CommandObserver | null = null
 
   constructor(id: string, tag: string, log: CommandLog, state?: WorkspaceState) {
     this.id = id
@@ -40,7 +47,9 @@ export class WorkspaceActor {
       this.lastAppliedSeq = this.#log.append({ v: 1, workspace: this.id, command }, this.#sideWrites(command, outcome))
       this.commandsSinceSnapshot++
     }
-    return new Submitted(outcome, this.lastAppliedSeq, this.#log)
+    const submitted = new Submitted(outcome, this.lastAppliedSeq, this.#log)
+    if (outcome.ok && this.observer !== null) this.observer.accepted(this.state, command, outcome, submitted)
+    return submitted
   }
 
   /**

@@ -9,6 +9,7 @@
 import type { Submitted } from '../actor/completion.js'
 import type { WorkspaceActor } from '../actor/workspace-actor.js'
 import { errorBody, reject, statusOf, type Rejection } from '../errors.js'
+import { answerText } from '../ledger/outcome.js'
 import type { IdempotencyRecord } from '../ledger/state.js'
 import type { KeyRecord, WorkspaceRecord } from '../ledger/system.js'
 import { isJsonBody, parseBody, type ParsedBody } from './body.js'
@@ -37,10 +38,11 @@ export interface ApiRequest {
   readonly query: string
   readonly headers: ReadonlyMap<string, string>
   /**
-   * The body in hand: its bytes, or a value already parsed (the embedded Ledger, a WebSocket message).
+   * The body in hand: its bytes, or a value already parsed (the embedded Ledger, a WebSocket message;
+   * with byteLength, the size stage holds it to the route's limit as it does bytes).
    * Absent: the transport streams it (Transport.readBody) once the stages before `body` passed.
    */
-  readonly body?: Buffer | { readonly value: unknown }
+  readonly body?: Buffer | { readonly value: unknown; readonly byteLength?: number }
   /** The caller, when the transport authenticated it itself (the embedded Ledger skips `auth`). */
   readonly caller?: Caller
 }
@@ -63,8 +65,8 @@ export interface Transport<T> {
 export interface Bucket {
   readonly limitPerMinute: number
   remaining(nowMs: number): number
-  tryTake(nowMs: number, tokens?: number): boolean
-  retryAfterSeconds(nowMs: number): number
+  tryTake(nowMs: number, tokens?: number, mayOwe?: boolean): boolean
+  retryAfterSeconds(nowMs: number, tokens?: number): number
 }
 
 export interface RateBudgets {
@@ -278,7 +280,10 @@ function routeStage(flow: Flow, lifecycle: Lifecycle<unknown>): Step {
 
 function authStage(flow: Flow, lifecycle: Lifecycle<unknown>): Step {
   const { authenticate, unauthenticated, buckets, clock } = lifecycle.options
-  const caller = authenticate?.(flow.request.headers.get('authorization')) ?? null
+  // A transport that authenticated its caller itself (a WebSocket, by its socket's key) hands it over:
+  // the key is checked again here, since the socket may outlive it.
+  const handed = flow.caller
+  const caller = handed !== null ? (handed.key === null || handed.key.revokedAtMs === null ? handed : null) : authenticate?.(flow.request.headers.get('authorization')) ?? null
   if (caller === null) return unauthenticated ?? reject('unauthenticated')
   flow.caller = caller
   if (buckets !== undefined && caller.workspace !== null) {
@@ -356,15 +361,20 @@ function rateStage(flow: Flow, lifecycle: Lifecycle<unknown>): Step {
   const isRead = flow.isRead
   if (flow.buckets !== null) flow.bucket = isRead ? flow.buckets.reads : flow.buckets.writes
   const bucket = flow.bucket
-  if (bucket === null || bucket.tryTake(flow.atMs, isRead ? 1 : flow.writeTokens)) return undefined
+  if (bucket === null) return undefined
+  const tokens = isRead ? 1 : flow.writeTokens
+  const mayOwe = !isRead && flow.route!.writeTokensCharge === 'owe'
+  if (bucket.tryTake(flow.atMs, tokens, mayOwe)) return undefined
   lifecycle.options.onRateLimited?.(flow.caller!.workspace!.id, isRead ? 'reads' : 'writes')
-  const retryAfterSeconds = bucket.retryAfterSeconds(flow.atMs)
+  const retryAfterSeconds = bucket.retryAfterSeconds(flow.atMs, mayOwe ? 1 : tokens)
   lifecycle.answer(flow, 429, errorBody(reject('rate_limited', `Rate budget exhausted; retry after ${retryAfterSeconds} s.`)), ['Retry-After', String(retryAfterSeconds)])
   return halted
 }
 
 function sizeStage(flow: Flow, lifecycle: Lifecycle<unknown>): Step {
-  if (flow.route!.body === undefined || flow.bytes !== null) return undefined
+  if (flow.route!.body === undefined) return undefined
+  const byteLength = flow.hasValue ? (flow.request.body as { byteLength?: number }).byteLength : undefined
+  if (flow.bytes !== null && (byteLength === undefined || byteLength <= bytesMaxOf(flow.route!, lifecycle.options))) return undefined
   return reject('body_too_large', `The body exceeds ${bytesMaxOf(flow.route!, lifecycle.options)} bytes.`)
 }
 
@@ -430,7 +440,7 @@ function replyStage(flow: Flow, lifecycle: Lifecycle<unknown>): Step {
     if (!outcome.ok) return lifecycle.answer(flow, statusOf(outcome.code), errorBody(outcome), null)
     if (outcome.body instanceof StreamedAnswer) return lifecycle.stream(flow, outcome.status, outcome.body)
     // A request carried out before, known by its content (a statement imported again): its result, marked as a replay.
-    lifecycle.answer(flow, outcome.status, outcome.status === 204 ? '' : JSON.stringify(outcome.body), outcome.replayed === true ? ['Replayed', 'true'] : null)
+    lifecycle.answer(flow, outcome.status, outcome.status === 204 ? '' : answerText(outcome), outcome.replayed === true ? ['Replayed', 'true'] : null)
   })
   return halted
 }

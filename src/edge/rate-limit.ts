@@ -63,14 +63,16 @@ export class TokenBucket {
   }
 
   /**
-   * Takes `tokens` (a batch of matches takes one per match) if a whole token is there. More than the
-   * bucket holds leave it in debt, repaid by the refill before the next request passes: a batch larger
-   * than the burst capacity can still run, and the average rate holds.
+   * Takes `tokens` whole tokens. By default only if they are all there (an entry batch, CONTRACT.md 13: 429
+   * for the whole batch when the budget lacks them). With `mayOwe` (a batch of matches) if one whole token
+   * is there: the rest leaves the bucket in debt, repaid by the refill before the next request passes, so a
+   * batch larger than the burst capacity can still run and the average rate holds.
    */
-  tryTake(nowMs: number, tokens = 1): boolean {
-    assert.ok(Number.isSafeInteger(tokens) && tokens >= 1 && tokens <= tokensPerTakeMax, `tokens must be 1..${tokensPerTakeMax}, got ${tokens}`)
+  tryTake(nowMs: number, tokens = 1, mayOwe = false): boolean {
+    assert.ok(Number.isSafeInteger(tokens) && tokens >= 1, `tokens must be a positive integer, got ${tokens}`)
+    assert.ok(!mayOwe || tokens <= tokensPerTakeMax, `a request may owe at most ${tokensPerTakeMax} tokens, got ${tokens}`)
     this.#refill(nowMs)
-    if (this.#units < unitsPerToken) return false
+    if (this.#units < (mayOwe ? 1 : tokens) * unitsPerToken) return false
     this.#units -= tokens * unitsPerToken
     return true
   }
@@ -81,10 +83,13 @@ export class TokenBucket {
     return Math.max(0, Math.floor(this.#units / unitsPerToken))
   }
 
-  /** Whole seconds, at least 1, until a token is there (Retry-After); 1 when one is there already. */
-  retryAfterSeconds(nowMs: number): number {
+  /**
+   * Whole seconds, at least 1, until `tokens` are there (Retry-After); 1 when they are there already.
+   * More than the capacity are never there at once: the answer is then the time to fill the bucket.
+   */
+  retryAfterSeconds(nowMs: number, tokens = 1): number {
     this.#refill(nowMs)
-    const missingUnits = Math.max(0, unitsPerToken - this.#units)
+    const missingUnits = Math.max(0, Math.min(tokens * unitsPerToken, this.#capacityUnits()) - this.#units)
     const waitMs = Math.ceil(missingUnits / this.#perMinute)
     return Math.max(1, Math.ceil(waitMs / secondMs))
   }

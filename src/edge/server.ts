@@ -16,6 +16,7 @@ import { abortedStatus, type Metrics } from './metrics.js'
 import { buildOpenApi } from './openapi.js'
 import { RateBuckets } from './rate-buckets.js'
 import { requestIdOf } from './request-id.js'
+import { attachStream, type StreamEndpoint } from './stream.js'
 import type { PlainRoute } from '../api/route.js'
 import { health } from '../api/schemas/responses.js'
 import { httpLifecycles, sendRejection } from './v2-pipeline.js'
@@ -37,10 +38,13 @@ export interface ServerOptions {
   /** When set, GET /metrics needs it as a bearer token. */
   readonly metricsToken: string | null
   readonly requestIdLengthMax: number
+  /** A WebSocket at /v2/stream not authenticated by then is closed (4401). */
+  readonly streamAuthTimeoutMs: number
 }
 
 export interface RunningServer {
   readonly port: number
+  readonly stream: StreamEndpoint
   /** Stops accepting, answers what is in flight and 503 to what comes on open connections, then closes them (at most graceMs). */
   close(graceMs: number): Promise<DrainReport>
 }
@@ -110,10 +114,11 @@ function requestObserver(options: ServerOptions): (exchange: Exchange) => void {
 }
 
 export function startServer(options: ServerOptions): Promise<RunningServer> {
+  const buckets = new RateBuckets()
+  const onRateLimited = (workspace: string, bucket: 'reads' | 'writes') => options.metrics.observeRateLimited(workspace, bucket)
   const { v2, admin } = httpLifecycles({
-    runtime: options.runtime, adminToken: options.adminToken, buckets: new RateBuckets(), clock: options.clock, bodyBytesMax: options.bodyBytesMax,
-    importBodyBytesMax: options.importBodyBytesMax, onLogFailure: options.onLogFailure,
-    onRateLimited: (workspace: string, bucket: 'reads' | 'writes') => options.metrics.observeRateLimited(workspace, bucket),
+    runtime: options.runtime, adminToken: options.adminToken, buckets, clock: options.clock, bodyBytesMax: options.bodyBytesMax,
+    importBodyBytesMax: options.importBodyBytesMax, onLogFailure: options.onLogFailure, onRateLimited,
   })
   const plainByPath = new Map(plainRoutes.map((route) => [route.pattern, route]))
   const answerPlain = plainAnswerer(options)
@@ -152,12 +157,20 @@ export function startServer(options: ServerOptions): Promise<RunningServer> {
       throw error
     }
   }).filter((_res, change) => drain.connectionsChanged(change))
+  const stream = attachStream(app, {
+    runtime: options.runtime, buckets, clock: options.clock, bodyBytesMax: options.bodyBytesMax, importBodyBytesMax: options.importBodyBytesMax,
+    authTimeoutMs: options.streamAuthTimeoutMs, onLogFailure: options.onLogFailure, onRateLimited, closing: () => drain.closing,
+  })
   return new Promise((resolve, reject) => {
     app.listen(options.host, options.port, (socket: us_listen_socket | false) => {
       if (socket === false) return reject(new Error(`cannot listen on ${options.host}:${options.port}`))
       resolve({
         port: us_socket_local_port(socket),
-        close: (graceMs) => drain.close(graceMs, () => us_listen_socket_close(socket), () => app.close()),
+        stream,
+        close: (graceMs) => drain.close(graceMs, () => us_listen_socket_close(socket), () => {
+          stream.closeAll()
+          app.close()
+        }),
       })
     })
   })

@@ -1,5 +1,6 @@
 /** @module The commands a workspace actor applies, as they are logged: plain data, wire names, time and key inside. */
 
+import type { Rejection } from '../errors.js'
 import type { Visibility } from './visibility.js'
 
 /** What every command carries: the clock reading and the acting key, stamped once at the edge. */
@@ -49,6 +50,21 @@ export interface EntryPost extends CommandEnvelope {
   readonly metadata: Readonly<Record<string, string>> | null
   /** entryRulesVersion when built; absent in records logged before version 2 (read as 1). */
   readonly rules?: number
+}
+
+/** One entry of a batch: an entry.post's own fields (the batch carries the envelope and the rules version). */
+export type EntryBatchItem = Pick<EntryPost, 'lines' | 'effective_at_ms' | 'description' | 'metadata'>
+
+/**
+ * Many postings in one command and one log record (CONTRACT.md 13). atomic: all or nothing, the first
+ * refused item answers for the batch; else each item is posted or refused on its own, in order. An item
+ * whose shape the edge refused (per item mode only) is logged as that refusal, so its answer replays too.
+ */
+export interface EntryBatch extends CommandEnvelope {
+  readonly type: 'entry.batch'
+  readonly atomic: boolean
+  readonly entries: readonly (EntryBatchItem | { readonly refused: Rejection })[]
+  readonly rules: number
 }
 
 export interface WindowOpen extends CommandEnvelope {
@@ -168,6 +184,7 @@ export type WorkspaceCommand =
   | AccountCreate
   | AccountUpdate
   | EntryPost
+  | EntryBatch
   | WindowOpen
   | WindowLinesAdd
   | StatementsImport

@@ -4,7 +4,7 @@ import { reject, type ErrorDetail, type Rejection } from '../errors.js'
 import { findAccount } from './accounts.js'
 import { amountsPerAccount, insertEntryPoints } from './balances.js'
 import { formatTimestamp } from './calendar.js'
-import type { EntryPost } from './commands.js'
+import type { CommandEnvelope, EntryPost } from './commands.js'
 import { makeId, parseId } from './ids.js'
 import { addSafe } from './money.js'
 import { accept, type Outcome } from './outcome.js'
@@ -13,14 +13,35 @@ import { isVisible, type Visibility } from './visibility.js'
 import { applyEntryToClosedWindows } from './closed-windows.js'
 import { applyEntryToWindows, checkEntryAgainstWindows } from './window-effects.js'
 
+/** What postEntry reads of a command: the entry's own fields, the batch's envelope for a batch item. */
+export type EntryFields = Pick<EntryPost, 'lines' | 'effective_at_ms' | 'description' | 'metadata'>
+export type EntryEnvelope = CommandEnvelope & { readonly rules?: number }
+
+/** An entry that passed every rule against the state as it is, not yet applied. */
+export interface CheckedEntry {
+  readonly entry: Entry
+  readonly perAccount: ReadonlyMap<number, number>
+}
+
 export function postEntry(state: WorkspaceState, command: EntryPost): Outcome {
+  const checked = checkEntry(state, command, command)
+  if ('ok' in checked) return checked
+  applyEntry(state, checked, command)
+  return accept(201, entryView(state, checked.entry))
+}
+
+/**
+ * Every rule of a posting against the current state, nothing changed (a batch checks all items first).
+ * seq: the entry's place, the next one unless a batch checks several before posting them.
+ */
+export function checkEntry(state: WorkspaceState, item: EntryFields, envelope: EntryEnvelope, seq = state.entries.length + 1): CheckedEntry | Rejection {
   // Plain loops, no closures: this runs for every posting, live and replayed (a million at start-up).
   const resolved: Account[] = []
   let unknown: ErrorDetail[] | null = null
   let firstUnknown = ''
-  for (let index = 0; index < command.lines.length; index++) {
-    const line = command.lines[index]
-    const account = findAccount(state, line.account, command.visibility)
+  for (let index = 0; index < item.lines.length; index++) {
+    const line = item.lines[index]
+    const account = findAccount(state, line.account, envelope.visibility)
     if (account !== undefined) {
       resolved.push(account)
       continue
@@ -32,44 +53,41 @@ export function postEntry(state: WorkspaceState, command: EntryPost): Outcome {
     unknown.push({ path: `/lines/${index}/account`, message: `unknown account ${line.account}` })
   }
   if (unknown !== null) return reject('account_unknown', `Unknown account: ${firstUnknown}.`, unknown)
-  if ((command.rules ?? 1) >= 2 && allOnOneAccount(resolved)) {
+  if ((envelope.rules ?? 1) >= 2 && allOnOneAccount(resolved)) {
     return reject('request_invalid', `An entry moves money between accounts; every line of this one is on ${resolved[0].name}.`, [{ path: '/lines', message: 'all lines are on one account' }])
   }
   // Balance is decided exactly first (entry_unbalanced precedes amount_out_of_range), then each side's
   // total must be safe, whatever the order of the lines.
-  const unbalanced = unbalancedRejection(command.lines, resolved)
+  const unbalanced = unbalancedRejection(item.lines, resolved)
   if (unbalanced !== null) return unbalanced
   let debits: number | null = 0
-  for (const line of command.lines) {
+  for (const line of item.lines) {
     if (line.amount <= 0) continue
     debits = addSafe(debits, line.amount)
     if (debits === null) return reject('amount_out_of_range', 'The debits of this entry sum beyond the safe integer range.')
   }
-  const effectiveAtMs = command.effective_at_ms ?? command.at_ms
-  const lines: EntryLine[] = command.lines.map((line, index) => ({ accountSeq: resolved[index].seq, amount: line.amount }))
+  const effectiveAtMs = item.effective_at_ms ?? envelope.at_ms
+  const lines: EntryLine[] = item.lines.map((line, index) => ({ accountSeq: resolved[index].seq, amount: line.amount }))
   const perAccount = amountsPerAccount(lines)
   for (const [accountSeq, amount] of perAccount) {
     if (!state.accounts[accountSeq - 1].index.canInsert(effectiveAtMs, amount)) {
       return reject('amount_out_of_range', `The balance of ${state.accounts[accountSeq - 1].name} would leave the safe integer range.`)
     }
   }
-  const seq = state.entries.length + 1
-  const entry: Entry = {
-    id: makeId('ent_', state.tag, seq),
-    seq,
-    lines,
-    effectiveAtMs,
-    postedAtMs: command.at_ms,
-    description: command.description,
-    metadata: command.metadata,
-  }
+  const entry: Entry = { id: makeId('ent_', state.tag, seq), seq, lines, effectiveAtMs, postedAtMs: envelope.at_ms, description: item.description, metadata: item.metadata }
   const windowRejection = checkEntryAgainstWindows(state, entry, perAccount)
   if (windowRejection !== null) return windowRejection
+  return { entry, perAccount }
+}
+
+/** Posts a checked entry, which must be the next one. */
+export function applyEntry(state: WorkspaceState, checked: CheckedEntry, envelope: CommandEnvelope): void {
+  const { entry, perAccount } = checked
+  if (entry.seq !== state.entries.length + 1) throw new Error(`entry ${entry.id} is not the next one (${state.entries.length + 1})`)
   insertEntryPoints(state, entry, perAccount)
   state.entries.push(entry)
-  applyEntryToWindows(state, entry, perAccount, command)
+  applyEntryToWindows(state, entry, perAccount, envelope)
   applyEntryToClosedWindows(state.windows, entry, perAccount)
-  return accept(201, entryView(state, entry))
 }
 
 /** Lines all on one account move nothing (a +5 and a −5 on assets:bank), yet could be matched as if they did. */

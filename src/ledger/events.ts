@@ -6,7 +6,9 @@ import type { WebhookEventType, WorkspaceCommand } from './commands.js'
 import type { LedgerEvent } from './ledger-event.js'
 import { liveWindowAt } from './live-windows.js'
 import type { Accepted } from './outcome.js'
-import type { WorkspaceState } from './state.js'
+import { entryView } from './entries.js'
+import type { BatchResult } from './entry-batch.js'
+import type { Entry, WorkspaceState } from './state.js'
 import { findWindow } from './window-effects.js'
 import type { ReconciliationWindow } from './windows-state.js'
 import { windowView } from './windows.js'
@@ -21,18 +23,12 @@ export function eventsOf(state: WorkspaceState, command: WorkspaceCommand, outco
   const event = (type: WebhookEventType, data: unknown, accountNames: readonly string[]): LedgerEvent => ({ type, timestamp, data, accountNames })
   const body = outcome.body as { id: string; reconciliation?: string; state?: string }
   switch (command.type) {
-    case 'entry.post': {
-      const entry = state.entries[state.entries.length - 1]
-      const accountSeqs = [...new Set(entry.lines.map((line) => line.accountSeq))]
-      const posted = event('entry.posted', outcome.body, accountSeqs.map((seq) => state.accounts[seq - 1].name))
-      const balanced = windowsBalancedBy(state, accountSeqs, entry.effectiveAtMs, (detail) => detail.cause === 'entry_posted' && detail.entry === entry.id)
-      // A back-dated entry into a closed period: the window (its post_close_drift and post_close_entries as they now stand).
-      const drifted = closedWindowsAt(state.windows, accountSeqs, entry.effectiveAtMs)
-      return [
-        posted,
-        ...balanced.map((window) => event('reconciliation.balanced', windowView(state, window), accountNamesOf(state, window))),
-        ...drifted.map((window) => event('reconciliation.drifted', windowView(state, window), accountNamesOf(state, window))),
-      ]
+    case 'entry.post':
+      return entryEvents(state, state.entries[state.entries.length - 1], outcome.body, timestamp)
+    case 'entry.batch': {
+      const events: LedgerEvent[] = []
+      for (const item of (outcome.body as BatchResult).items) if (!('ok' in item)) events.push(...entryEvents(state, item, entryView(state, item), timestamp))
+      return events
     }
     case 'window.open':
       return [event('reconciliation.opened', outcome.body, accountNamesOf(state, windowOf(state, body.id)))]
@@ -59,6 +55,20 @@ export function eventsOf(state: WorkspaceState, command: WorkspaceCommand, outco
     default:
       return []
   }
+}
+
+/** An entry's own event, then each window it turned balanced (and that is still balanced by it). */
+function entryEvents(state: WorkspaceState, entry: Entry, body: unknown, timestamp: string): LedgerEvent[] {
+  const accountSeqs = [...new Set(entry.lines.map((line) => line.accountSeq))]
+  const posted: LedgerEvent = { type: 'entry.posted', timestamp, data: body, accountNames: accountSeqs.map((seq) => state.accounts[seq - 1].name) }
+  const balanced = windowsBalancedBy(state, accountSeqs, entry.effectiveAtMs, (detail) => detail.cause === 'entry_posted' && detail.entry === entry.id)
+  // A back-dated entry into a closed period: the window (its post_close_drift and post_close_entries as they now stand).
+  const drifted = closedWindowsAt(state.windows, accountSeqs, entry.effectiveAtMs)
+  return [
+    posted,
+    ...balanced.map((window): LedgerEvent => ({ type: 'reconciliation.balanced', timestamp, data: windowView(state, window), accountNames: accountNamesOf(state, window) })),
+    ...drifted.map((window): LedgerEvent => ({ type: 'reconciliation.drifted', timestamp, data: windowView(state, window), accountNames: accountNamesOf(state, window) })),
+  ]
 }
 
 function windowOf(state: WorkspaceState, id: string): ReconciliationWindow {

@@ -2,6 +2,7 @@
 
 import { findAccount } from './accounts.js'
 import type { WorkspaceCommand } from './commands.js'
+import { postedCountOf } from './entry-batch.js'
 import type { Accepted } from './outcome.js'
 import type { IdempotencyRecord, WorkspaceState } from './state.js'
 import { isVisible, type Visibility } from './visibility.js'
@@ -60,6 +61,7 @@ export function answerAccountSeqs(state: WorkspaceState, command: WorkspaceComma
       return account === undefined ? [] : [account.seq]
     }
     case 'entry.post': return state.entries[state.entries.length - 1].lines.map((line) => line.accountSeq)
+    case 'entry.batch': return accountSeqsOfLast(state, postedCountOf(outcome.body))
     case 'window.open': return findWindow(state, (outcome.body as { id: string }).id, null)?.accountSeqs ?? []
     case 'statements.import': return (outcome.body as { data: { id: string }[] }).data.flatMap((window) => findWindow(state, window.id, null)?.accountSeqs ?? [])
     case 'window.lines.add':
@@ -70,6 +72,15 @@ export function answerAccountSeqs(state: WorkspaceState, command: WorkspaceComma
     case 'webhook.create':
     case 'webhook.delete': return null
   }
+}
+
+/** The accounts of the last `count` entries, each once. */
+function accountSeqsOfLast(state: WorkspaceState, count: number): number[] {
+  const seqs = new Set<number>()
+  for (let index = state.entries.length - count; index < state.entries.length; index++) {
+    for (const line of state.entries[index].lines) seqs.add(line.accountSeq)
+  }
+  return [...seqs]
 }
 
 export function storeIdempotency(state: WorkspaceState, record: IdempotencyRecord): void {

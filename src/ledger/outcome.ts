@@ -7,6 +7,11 @@ export interface Accepted {
   readonly ok: true
   readonly status: number
   readonly body: unknown
+  /**
+   * The answer as JSON text, when the operation wrote it itself (a batch: thousands of entries without a
+   * view object each); else it is JSON.stringify(body). Read it through answerText.
+   */
+  readonly json?: string
   /** The events it emits (webhooks); computed only when the workspace has a subscription. */
   readonly events?: readonly LedgerEvent[]
   /**
@@ -20,4 +25,9 @@ export type Outcome = Accepted | Rejection
 
 export function accept(status: number, body: unknown): Accepted {
   return { ok: true, status, body }
+}
+
+/** The JSON text of an accepted answer. */
+export function answerText(outcome: Accepted): string {
+  return outcome.json ?? JSON.stringify(outcome.body)
 }

@@ -266,6 +266,14 @@ export class SumTree {
     return this.#root.sum
   }
 
+  /**
+   * The largest range sum's bound: max prefix − min prefix. Each insert of a moves it by at most |a|, so
+   * inserts whose |a| add up to at most MAX_SAFE_INTEGER − spread all keep every range safe (a batch's bound).
+   */
+  get spread(): number {
+    return this.#root.maxPrefix - this.#root.minPrefix
+  }
+
   /** Levels including the leaves: 1 for a lone leaf. */
   get height(): number {
     return this.#height

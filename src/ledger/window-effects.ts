@@ -64,14 +64,14 @@ export function recordChange(state: WorkspaceState, window: ReconciliationWindow
   return residual
 }
 
-function windowAmountOf(window: ReconciliationWindow, perAccount: ReadonlyMap<number, number>): number {
+export function windowAmountOf(window: ReconciliationWindow, perAccount: ReadonlyMap<number, number>): number {
   let amount = 0
   for (const accountSeq of window.accountSeqs) amount += perAccount.get(accountSeq) ?? 0
   return amount
 }
 
 /** The live windows whose period holds the entry, on any of its accounts: at most one per account, each once. */
-function* liveWindowsTouched(state: WorkspaceState, entry: Entry, perAccount: ReadonlyMap<number, number>): Generator<ReconciliationWindow> {
+export function* liveWindowsTouched(state: WorkspaceState, entry: Entry, perAccount: ReadonlyMap<number, number>): Generator<ReconciliationWindow> {
   const seen = new Set<number>()
   for (const accountSeq of perAccount.keys()) {
     const window = liveWindowAt(state.windows, accountSeq, entry.effectiveAtMs)
@@ -82,7 +82,7 @@ function* liveWindowsTouched(state: WorkspaceState, entry: Entry, perAccount: Re
 }
 
 /** Whether an account of the posting has a live window at all: most postings have none, and then skip the walk. */
-function touchesLiveWindows(state: WorkspaceState, perAccount: ReadonlyMap<number, number>): boolean {
+export function touchesLiveWindows(state: WorkspaceState, perAccount: ReadonlyMap<number, number>): boolean {
   const live = state.windows.liveWindowsByAccount
   if (live.size === 0) return false
   for (const accountSeq of perAccount.keys()) {

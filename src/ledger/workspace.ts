@@ -4,11 +4,12 @@ import assert from 'node:assert/strict'
 import { createAccount, updateAccount } from './accounts.js'
 import type { WorkspaceCommand } from './commands.js'
 import { postEntry } from './entries.js'
+import { postEntryBatch } from './entry-batch.js'
 import { eventsOf } from './events.js'
 import { answerAccountSeqs, expireIdempotency, storeIdempotency } from './idempotency.js'
 import { createMatchBatch } from './match-batch.js'
 import { createMatch, reverseMatch } from './matches.js'
-import type { Outcome } from './outcome.js'
+import { answerText, type Outcome } from './outcome.js'
 import type { WorkspaceState } from './state.js'
 import { importStatements } from './statement-import.js'
 import { createWebhook, deleteWebhook } from './webhooks.js'
@@ -30,7 +31,7 @@ export function executeWorkspace(state: WorkspaceState, command: WorkspaceComman
       key: command.idempotency.key,
       fingerprint: command.idempotency.fingerprint,
       status: outcome.status,
-      body: outcome.status === 204 ? '' : JSON.stringify(outcome.body),
+      body: outcome.status === 204 ? '' : answerText(outcome),
       createdAtMs: command.at_ms,
       keyId: command.key_id,
       accountSeqs: answerAccountSeqs(state, command, outcome),
@@ -47,6 +48,7 @@ function dispatch(state: WorkspaceState, command: WorkspaceCommand): Outcome {
     case 'account.create': return createAccount(state, command)
     case 'account.update': return updateAccount(state, command)
     case 'entry.post': return postEntry(state, command)
+    case 'entry.batch': return postEntryBatch(state, command)
     case 'window.open': return openWindow(state, command)
     case 'window.lines.add': return addStatementLines(state, command)
     case 'statements.import': return importStatements(state, command)

@@ -74,3 +74,19 @@ t.test('a body given as a value, rate buckets, and stages skipped by name', asyn
   t.equal(listed.status, 200, 'no auth and no scope check: the caller given is trusted')
   t.equal(listed.body.data.length, 2)
 })
+
+t.test('a caller handed over by the transport (a WebSocket): auth takes it without a header and refuses it once revoked; a value body is held to the limit by its byteLength', async (t) => {
+  const handedSecret = newKeySecret()
+  runtime.submitSystem(createKeyCommand(Date.now(), 'w', scopes, null, 'handed', handedSecret))
+  const key = [...runtime.system.keysByHash.values()].find((each) => each.name === 'handed')!
+  const caller = { key, workspace: runtime.system.workspaces.get('w')! }
+  const lifecycle = new Lifecycle({ ...options, skip: [] }, transport)
+  const run = (request: Omit<ApiRequest, 'headers' | 'query' | 'caller'>) => new Promise<Answer>((resolve) => lifecycle.run({ query: '', headers: new Map(), caller, ...request }, resolve))
+  t.equal((await run({ method: 'GET', path: '/v2/accounts' })).status, 200, 'no Authorization header needed')
+  const body = { name: 'assets:handed' }
+  t.equal((await run({ method: 'POST', path: '/v2/accounts', body: { value: body, byteLength: (1 << 20) + 1 } })).status, 413, 'over the limit by its byteLength')
+  t.equal((await run({ method: 'POST', path: '/v2/accounts', body: { value: body, byteLength: 30 } })).status, 201, 'within it')
+  runtime.submitSystem({ type: 'key.revoke', at_ms: Date.now(), id: key.id })
+  const refused = await run({ method: 'GET', path: '/v2/accounts' })
+  t.equal(refused.status, 401, 'the key revoked since the socket opened')
+})

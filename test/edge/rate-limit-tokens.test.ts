@@ -8,7 +8,7 @@ const secondMs = 1000
 t.test('600/min (300 held): a batch of 1,000 passes, then nothing until the debt is repaid', async (t) => {
   const bucket = new TokenBucket(600, startMs)
   t.equal(bucket.remaining(startMs), 300)
-  t.ok(bucket.tryTake(startMs, 1000), 'one token is there, so the batch passes')
+  t.ok(bucket.tryTake(startMs, 1000, true), 'one token is there, so the batch passes')
   t.equal(bucket.remaining(startMs), 0, 'never negative on the wire')
   t.notOk(bucket.tryTake(startMs), 'the next request waits')
   // 700 tokens owed, one more needed: 701 tokens at 10 a second.
@@ -22,5 +22,14 @@ t.test('several tokens are refused like one when none is there, and take nothing
   t.ok(bucket.tryTake(startMs, 30))
   t.notOk(bucket.tryTake(startMs, 5))
   t.equal(bucket.retryAfterSeconds(startMs), 1, 'the refusal took nothing')
-  t.throws(() => bucket.tryTake(startMs + 60_000, 1001), 'more than a batch holds is a programming error')
+  t.throws(() => bucket.tryTake(startMs + 60_000, 1001, true), 'owing more than a batch of matches holds is a programming error')
+})
+
+t.test('by default several tokens are taken all or none (an entry batch, CONTRACT.md 13)', async (t) => {
+  const bucket = new TokenBucket(600, startMs)
+  t.notOk(bucket.tryTake(startMs, 301), 'more than the 300 held: refused')
+  t.equal(bucket.remaining(startMs), 300, 'the refusal took nothing')
+  t.ok(bucket.tryTake(startMs, 300), 'exactly what is held: taken')
+  t.equal(bucket.remaining(startMs), 0)
+  t.equal(bucket.retryAfterSeconds(startMs, 50), 5, '50 tokens at 10 a second')
 })

@@ -1,16 +1,14 @@
 /** @module /v2/entries routes: post a balanced entry, read one, list with filters. No PATCH or DELETE. */
 
-import { reject } from '../../errors.js'
-import { parseTimestampMs } from '../../ledger/calendar.js'
 import { entryRulesVersion } from '../../ledger/commands.js'
 import { getEntry } from '../../ledger/entries.js'
 import { listEntries } from '../../ledger/entry-list.js'
-import { zeroAmountRejection } from '../../ledger/money.js'
 import { v2Route, type V2Route } from '../route.js'
 import { cursorQuery, limitQuery, textQuery, timestampQuery } from '../query.js'
 import { entryPost } from '../schemas/ledger.js'
 import { entry, entryPage } from '../schemas/responses.js'
 import { validator } from '../schemas/validate.js'
+import { entryFieldsOf } from './entry-fields.js'
 
 const entryPostBody = validator(entryPost)
 
@@ -29,19 +27,8 @@ export const entryRoutes: V2Route[] = [
     errors: ['request_invalid', 'account_unknown', 'entry_unbalanced', 'amount_out_of_range'],
     response: { status: 201, description: 'The entry', schema: entry },
     handle: ({ envelope, body }) => {
-      const zero = zeroAmountRejection(body.lines, 'Entry line')
-      if (zero !== null) return zero
-      let effectiveAtMs: number | null = null
-      if (body.effective_at !== undefined) {
-        effectiveAtMs = parseTimestampMs(body.effective_at)
-        if (effectiveAtMs === null) return reject('request_invalid', 'effective_at must be an RFC 3339 timestamp.', [{ path: '/effective_at', message: 'must be an RFC 3339 timestamp' }])
-      }
-      return {
-        ...envelope, type: 'entry.post', lines: body.lines.map(({ account, amount }) => ({ account, amount })),
-        effective_at_ms: effectiveAtMs, description: body.description ?? null, rules: entryRulesVersion,
-        // The schema bounds metadata keys through propertyNames, which Static renders as object: the values are strings.
-        metadata: (body.metadata ?? null) as Readonly<Record<string, string>> | null,
-      }
+      const fields = entryFieldsOf(body)
+      return 'ok' in fields ? fields : { ...envelope, type: 'entry.post', ...fields, rules: entryRulesVersion }
     },
   }),
   v2Route({

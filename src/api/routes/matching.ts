@@ -57,6 +57,7 @@ export const matchingRoutes: V2Route[] = [
     body: { validate: matchBatchBody, limit: 'import' },
     isRead: isDryRun,
     writeTokens: batchTokens,
+    writeTokensCharge: 'owe',
     errors: [...matchErrors],
     response: { status: 200, description: 'The matches in the order given, and the window\'s residual and state after all of them; with dry_run, the figures only', schema: Type.Union([matchBatchDone, dryRunBatch]) },
     handle: ({ envelope, body, params }) => {

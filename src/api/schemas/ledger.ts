@@ -42,6 +42,21 @@ export const entryPost = Type.Object({
   metadata: Type.Optional(Type.Union([metadata, Type.Null()])),
 })
 
+/** CONTRACT.md 13: up to 8,190 entries (TigerBeetle's batch size). */
+export const entryBatchSizeMax = 8190
+
+/** The batch as published: each item an entry body. */
+export const entryBatch = Type.Object({
+  entries: Type.Array(entryPost, { minItems: 1, maxItems: entryBatchSizeMax }),
+  atomic: Type.Optional(Type.Boolean()),
+})
+
+/** The batch as checked at first: its items are checked one by one, so a refused one answers with its own index (or in place). */
+export const entryBatchOuter = Type.Object({
+  entries: Type.Array(Type.Unknown(), { minItems: 1, maxItems: entryBatchSizeMax }),
+  atomic: Type.Optional(Type.Boolean()),
+})
+
 export const windowOpen = Type.Object({
   label: text({ maxLength: 200 }),
   accounts: Type.Array(accountName, { minItems: 1, maxItems: 100 }),

@@ -252,6 +252,9 @@ export const errorEnvelope = Type.Object({
  * The component names of the OpenAPI document. The generator puts a `$ref` wherever one of these
  * very objects appears, so a schema is written once and the validators keep the plain objects.
  */
+/** A batch's answer: each item the entry posted or, in per item mode, its refusal. */
+export const entryBatchAnswer = Type.Object({ data: Type.Array(Type.Union([entry, errorEnvelope])) })
+
 export const namedSchemas: readonly (readonly [string, TSchema])[] = [
   ['Account', account], ['AccountCreate', accountCreate], ['AccountUpdate', accountUpdate], ['AccountPage', accountPage],
   ['Balance', balance],

@@ -1,0 +1,29 @@
+/** @module An entry body's own shape rules and the fields entry.post logs: one definition for POST /v2/entries and each batch item. */
+
+import type { Static } from 'typebox'
+import { reject, type Rejection } from '../../errors.js'
+import { parseTimestampMs } from '../../ledger/calendar.js'
+import type { EntryBatchItem } from '../../ledger/commands.js'
+import { zeroAmountRejection } from '../../ledger/money.js'
+import type { entryPost } from '../schemas/ledger.js'
+
+/**
+ * The rules of an entry body's own shape, then the fields entry.post logs. Shared by POST /v2/entries
+ * and each item of a batch (routes/entry-batch.ts), so both refuse the same bodies the same way.
+ */
+export function entryFieldsOf(body: Static<typeof entryPost>): EntryBatchItem | Rejection {
+  const zero = zeroAmountRejection(body.lines, 'Entry line')
+  if (zero !== null) return zero
+  let effectiveAtMs: number | null = null
+  if (body.effective_at !== undefined) {
+    effectiveAtMs = parseTimestampMs(body.effective_at)
+    if (effectiveAtMs === null) return reject('request_invalid', 'effective_at must be an RFC 3339 timestamp.', [{ path: '/effective_at', message: 'must be an RFC 3339 timestamp' }])
+  }
+  return {
+    lines: body.lines.map(({ account, amount }) => ({ account, amount })),
+    effective_at_ms: effectiveAtMs, description: body.description ?? null,
+    // The schema bounds metadata keys through propertyNames, which Static renders as object: the values are strings.
+    metadata: (body.metadata ?? null) as Readonly<Record<string, string>> | null,
+  }
+}
+

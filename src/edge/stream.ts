@@ -1,0 +1,120 @@
+/**
+ * @module GET /v2/stream: the WebSocket API (CONTRACT.md 12) on the HTTP server's uWebSockets.js app. The
+ * upgrade, frames, drain and close; the protocol is src/stream/messages.ts, requests run the request lifecycle.
+ */
+
+import type { TemplatedApp, WebSocket } from 'uWebSockets.js'
+import type { Runtime } from '../actor/runtime.js'
+import { authenticate } from '../api/auth.js'
+import { Lifecycle } from '../api/lifecycle.js'
+import { v2Surface } from '../api/surfaces.js'
+import { errorBody, reject } from '../errors.js'
+import { LiveHub } from '../stream/hub.js'
+import { authenticated, closeUnauthenticated, handleMessage, streamTransport, type StreamContext } from '../stream/messages.js'
+import { StreamSession } from '../stream/session.js'
+import type { RateBuckets } from './rate-buckets.js'
+
+export const streamPattern = '/v2/stream'
+/**
+ * A socket's send buffer at most: past it uWebSockets.js closes the socket. Updates are coalesced from
+ * 1 MiB on (session.ts) and requests are bounded in number, so only a client that never reads its
+ * answers gets here; it is closed rather than let grow.
+ */
+export const streamBackpressureBytesMax = 64 * 1024 * 1024
+/** A frame carries a request with a body of up to the import limit, plus its envelope. */
+const frameEnvelopeBytes = 64 * 1024
+
+export interface StreamOptions {
+  readonly runtime: Runtime
+  /** The HTTP server's buckets: a workspace has one budget whatever the transport. */
+  readonly buckets: RateBuckets
+  readonly clock: () => number
+  readonly bodyBytesMax: number
+  readonly importBodyBytesMax: number
+  readonly authTimeoutMs: number
+  readonly onLogFailure: (error: Error) => void
+  readonly onRateLimited?: (workspace: string, bucket: 'reads' | 'writes') => void
+  /** Whether the server is shutting down (upgrades are then refused). */
+  readonly closing: () => boolean
+}
+
+interface SocketData {
+  readonly authorization: string
+  session: StreamSession | null
+  authTimer: NodeJS.Timeout | null
+}
+
+export interface StreamEndpoint {
+  readonly hub: LiveHub
+  readonly sessions: ReadonlySet<StreamSession>
+  /** Closes every socket (1001 going away): at shutdown, before the app closes. */
+  closeAll(): void
+}
+
+export function attachStream(app: TemplatedApp, options: StreamOptions): StreamEndpoint {
+  const { runtime, clock, bodyBytesMax, importBodyBytesMax, onLogFailure } = options
+  // An update goes to every socket on its topic in one call; sessions behind take theirs aside (session.ts).
+  const hub = new LiveHub(runtime, (topic, text) => { app.publish(topic, text) })
+  // Every stage runs, auth included: it takes the socket's caller as handed over and checks its key again.
+  const lifecycle = new Lifecycle({ ...v2Surface(runtime), clock, bodyBytesMax, importBodyBytesMax, onLogFailure, skip: [], buckets: options.buckets, onRateLimited: options.onRateLimited }, streamTransport)
+  const context: StreamContext = { runtime, hub, lifecycle, clock, bodyBytesMax }
+  const sessions = new Set<StreamSession>()
+  runtime.systemObservers.add((command) => {
+    if (command.type !== 'key.revoke') return
+    for (const session of sessions) if (session.caller?.key?.id === command.id) session.close(closeUnauthenticated, 'key revoked')
+  })
+  app.ws<SocketData>(streamPattern, {
+    maxPayloadLength: importBodyBytesMax + frameEnvelopeBytes,
+    maxBackpressure: streamBackpressureBytesMax,
+    closeOnBackpressureLimit: true,
+    idleTimeout: 120,
+    sendPingsAutomatically: true,
+    upgrade: (res, req, socketContext) => {
+      const authorization = req.getHeader('authorization')
+      const secKey = req.getHeader('sec-websocket-key')
+      const protocol = req.getHeader('sec-websocket-protocol')
+      const extensions = req.getHeader('sec-websocket-extensions')
+      const refusal = options.closing()
+        ? { status: '503 Service Unavailable', body: errorBody(reject('unavailable', 'The service is shutting down.')) }
+        : authorization !== '' && authenticate(runtime.system, authorization) === null ? { status: '401 Unauthorized', body: errorBody(reject('unauthenticated')) } : null
+      if (refusal !== null) {
+        return void res.cork(() => res.writeStatus(refusal.status).writeHeader('content-type', 'application/json').end(refusal.body))
+      }
+      res.upgrade<SocketData>({ authorization, session: null, authTimer: null }, secKey, protocol, extensions, socketContext)
+    },
+    open: (ws) => opened(context, sessions, ws, options.authTimeoutMs),
+    message: (ws, message) => {
+      const session = ws.getUserData().session
+      // The ArrayBuffer is valid only during this call: everything is parsed out of it before returning.
+      if (session !== null) handleMessage(context, session, Buffer.from(message))
+    },
+    drain: (ws) => ws.getUserData().session?.drained(),
+    close: (ws) => {
+      const data = ws.getUserData()
+      const session = data.session
+      if (data.authTimer !== null) clearTimeout(data.authTimer)
+      if (session === null) return
+      session.closed = true
+      sessions.delete(session)
+      const workspace = session.caller?.key?.workspace
+      if (workspace !== undefined) for (const topic of session.topics) hub.unwatch(workspace, topic, session)
+    },
+  })
+  return {
+    hub, sessions,
+    closeAll: () => { for (const session of [...sessions]) session.close(1001, 'shutting down') },
+  }
+}
+
+function opened(context: StreamContext, sessions: Set<StreamSession>, ws: WebSocket<SocketData>, authTimeoutMs: number): void {
+  const data = ws.getUserData()
+  const session = new StreamSession(ws)
+  data.session = session
+  sessions.add(session)
+  if (data.authorization !== '' && authenticated(context, session, data.authorization)) return
+  // A browser cannot set the header: its first message must authenticate, within the time allowed.
+  data.authTimer = setTimeout(() => {
+    data.authTimer = null
+    if (session.caller === null) session.close(closeUnauthenticated, 'no auth message in time')
+  }, authTimeoutMs)
+}

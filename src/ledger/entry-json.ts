@@ -1,0 +1,49 @@
+/** @module Entries as JSON text straight from state, without a view object per entry: a batch answers thousands at once. */
+
+import { formatTimestamp } from './calendar.js'
+import type { Entry, WorkspaceState } from './state.js'
+
+/**
+ * Writes entries as entryView's JSON.stringify would (the same fields in the same order;
+ * test/ledger/entry-json.test.ts compares them). Per writer it keeps each account's line prefix and the
+ * last timestamps it formatted: a batch's entries share their accounts and mostly one posted_at.
+ */
+export class EntryJsonWriter {
+  readonly #state: WorkspaceState
+  readonly #linePrefixes = new Map<number, string>()
+  #lastAtMs = Number.NaN
+  #lastAt = ''
+
+  constructor(state: WorkspaceState) {
+    this.#state = state
+  }
+
+  write(entry: Entry): string {
+    let text = `{"id":${JSON.stringify(entry.id)},"lines":[`
+    const lines = entry.lines
+    for (let index = 0; index < lines.length; index++) {
+      const line = lines[index]
+      text += (index === 0 ? '' : ',') + this.#linePrefix(line.accountSeq) + line.amount + '}'
+    }
+    text += `],"effective_at":"${this.#timestamp(entry.effectiveAtMs)}","posted_at":"${this.#timestamp(entry.postedAtMs)}"`
+    return text + `,"description":${JSON.stringify(entry.description)},"metadata":${JSON.stringify(entry.metadata)}}`
+  }
+
+  #linePrefix(accountSeq: number): string {
+    let prefix = this.#linePrefixes.get(accountSeq)
+    if (prefix === undefined) {
+      const account = this.#state.accounts[accountSeq - 1]
+      prefix = `{"account":${JSON.stringify(account.name)},"account_id":${JSON.stringify(account.id)},"currency":${JSON.stringify(account.currency)},"amount":`
+      this.#linePrefixes.set(accountSeq, prefix)
+    }
+    return prefix
+  }
+
+  #timestamp(atMs: number): string {
+    if (atMs !== this.#lastAtMs) {
+      this.#lastAtMs = atMs
+      this.#lastAt = formatTimestamp(atMs)
+    }
+    return this.#lastAt
+  }
+}

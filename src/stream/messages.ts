@@ -1,0 +1,118 @@
+/**
+ * @module The WebSocket protocol (CONTRACT.md 12), without the socket: auth, subscribe, unsubscribe, and
+ * requests run through the request lifecycle (src/api/lifecycle.ts) with the socket's key as the caller.
+ */
+
+import { Type } from 'typebox'
+import type { Runtime } from '../actor/runtime.js'
+import { authenticate } from '../api/auth.js'
+import { parseJson } from '../api/json.js'
+import type { ApiRequest, Lifecycle, Transport } from '../api/lifecycle.js'
+import { validator } from '../api/schemas/validate.js'
+import { errorBody, reject, statusOf } from '../errors.js'
+import { errorText, responseText } from './replies.js'
+import { subscribe, unsubscribe } from './subscriptions.js'
+import type { LiveHub } from './hub.js'
+import { inFlightMax, type StreamSession } from './session.js'
+
+/** Close code when the socket never authenticated, failed to, or its key was revoked (CONTRACT.md 12). */
+export const closeUnauthenticated = 4401
+
+export interface StreamContext {
+  readonly runtime: Runtime
+  readonly hub: LiveHub
+  readonly lifecycle: Lifecycle<StreamExchange>
+  readonly clock: () => number
+  /** The smallest body limit: a frame no longer than it holds a body within every route's limit. */
+  readonly bodyBytesMax: number
+}
+
+/** One request on a socket: where its response goes. */
+export interface StreamExchange {
+  readonly session: StreamSession
+  readonly id: string
+}
+
+const messageId = Type.String({ minLength: 1, maxLength: 64 })
+const requestMessage = validator(Type.Object({
+  type: Type.Literal('request'),
+  id: messageId,
+  method: Type.String({ minLength: 1, maxLength: 16 }),
+  path: Type.String({ minLength: 1, maxLength: 4096 }),
+  headers: Type.Optional(Type.Object({}, { additionalProperties: Type.String({ maxLength: 4096 }), maxProperties: 64 })),
+  body: Type.Optional(Type.Unknown()),
+}))
+
+/** The lifecycle's side of a socket: an answer becomes a `response` message. */
+export const streamTransport: Transport<StreamExchange> = {
+  respond: (exchange, status, body, headers) => {
+    exchange.session.inFlight--
+    exchange.session.send(responseText(exchange.id, status, body, headers))
+  },
+}
+
+/** One text frame from the client. */
+export function handleMessage(context: StreamContext, session: StreamSession, bytes: Buffer): void {
+  const parsed = parseJson(bytes)
+  if (!parsed.ok) return session.send(errorText(parsed, undefined))
+  const message = parsed.value as Record<string, unknown> | null
+  if (message === null || typeof message !== 'object' || Array.isArray(message) || typeof message.type !== 'string') {
+    return session.send(errorText(reject('request_invalid', 'A message is a JSON object with a string "type".', [{ path: '/type', message: 'must be a string' }]), undefined))
+  }
+  if (session.caller === null) {
+    if (message.type !== 'auth') return session.close(closeUnauthenticated, 'authenticate first')
+    return authMessage(context, session, message.key)
+  }
+  switch (message.type) {
+    case 'auth': return session.send(errorText(reject('request_invalid', 'This socket is authenticated already.', [{ path: '/type', message: 'auth is the first message only' }]), message.id))
+    case 'subscribe': return subscribe(context, session, message)
+    case 'unsubscribe': return unsubscribe(context, session, message)
+    case 'request': return requestMessageIn(context, session, message, bytes.length)
+    default: return session.send(errorText(reject('request_invalid', `Unknown message type ${JSON.stringify(message.type).slice(0, 80)}.`, [{ path: '/type', message: 'must be auth, subscribe, unsubscribe or request' }]), message.id))
+  }
+}
+
+/** The key of the socket: from the upgrade's Authorization header, or the first message (a browser cannot set headers). */
+export function authenticated(context: StreamContext, session: StreamSession, authorization: string): boolean {
+  const key = authenticate(context.runtime.system, authorization)
+  const workspace = key === null ? undefined : context.runtime.system.workspaces.get(key.workspace)
+  if (key === null || workspace === undefined) return false
+  session.caller = { key, workspace }
+  session.send(`{"type":"authenticated","key":${JSON.stringify(key.id)},"workspace":${JSON.stringify(workspace.id)}}`)
+  return true
+}
+
+function authMessage(context: StreamContext, session: StreamSession, key: unknown): void {
+  if (typeof key !== 'string' || !authenticated(context, session, `Bearer ${key}`)) session.close(closeUnauthenticated, 'unauthenticated')
+}
+
+function requestMessageIn(context: StreamContext, session: StreamSession, message: Record<string, unknown>, frameBytes: number): void {
+  const valid = requestMessage(message)
+  if (!valid.ok) return session.send(errorText(valid, message.id))
+  const { id, method, path, headers, body } = valid.value
+  if (session.inFlight >= inFlightMax) {
+    return session.send(responseText(id, statusOf('rate_limited'), errorBody(reject('rate_limited', `Over ${inFlightMax} requests unanswered on this socket.`)), [['Retry-After', '1']]))
+  }
+  const headerMap = new Map<string, string>()
+  // The socket's key is the caller: an Authorization header in a request means nothing here.
+  for (const [name, value] of Object.entries(headers ?? {})) if (name.toLowerCase() !== 'authorization') headerMap.set(name.toLowerCase(), value)
+  const queryAt = path.indexOf('?')
+  const key = session.caller!.key!
+  // The workspace record as it is now: its limits may have changed since the socket opened.
+  const workspace = context.runtime.system.workspaces.get(key.workspace) ?? session.caller!.workspace
+  const request: ApiRequest = {
+    method: method.toUpperCase(), path: queryAt < 0 ? path : path.slice(0, queryAt), query: queryAt < 0 ? '' : path.slice(queryAt + 1), headers: headerMap,
+    body: bodyOf(context, body, 'body' in valid.value, headerMap.get('content-type'), frameBytes), caller: { key, workspace },
+  }
+  session.inFlight++
+  context.lifecycle.run(request, { session, id })
+}
+
+/** JSON bodies as values (sized for the limit); a text body of another media type (CSV) as its bytes. */
+function bodyOf(context: StreamContext, body: unknown, present: boolean, contentType: string | undefined, frameBytes: number): ApiRequest['body'] {
+  if (!present) return undefined
+  if (typeof body === 'string' && contentType !== undefined && !/json/i.test(contentType)) return Buffer.from(body, 'utf8')
+  // The frame holds the body: when the frame is within the smallest limit, so is the body, and it need not be measured.
+  const byteLength = frameBytes <= context.bodyBytesMax ? frameBytes : Buffer.byteLength(JSON.stringify(body) ?? '')
+  return { value: body, byteLength }
+}
