@@ -135,7 +135,8 @@ export class WorkspaceModel {
   readonly matches: ModelMatch[] = []
   readonly idempotency = new Map<string, { readonly fingerprint: string; readonly status: number; readonly bodyText: string; readonly createdAtMs: number }>()
 
-  constructor(readonly id: string, readonly timeZone: string) {}
+  /** timeZone: the workspace's zone now (an admin may change it; a window keeps the zone it was opened in). */
+  constructor(readonly id: string, public timeZone: string) {}
 
   /** A deep copy: a crash that loses a batch puts the copy taken before it back. */
   clone(): WorkspaceModel {

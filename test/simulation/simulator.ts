@@ -114,6 +114,7 @@ class Simulation {
       if (this.#prng.chance(this.#options.crashChance)) await this.#crashingBatch(size)
       else await this.#batch(size)
       this.#batches++
+      if (this.#prng.chance(0.005)) await this.#changeTimeZone()
       if (this.#prng.chance(0.1)) await this.#snapshot()
       if (this.step - this.#lastCheckStep >= this.#options.checkEverySteps) this.#tripleCheck('interval')
     }
@@ -149,6 +150,15 @@ class Simulation {
   #system(command: Parameters<SimNode['submitSystem']>[0]): void {
     const outcome = this.#running.submitSystem(command)
     if (!outcome.ok) throw new SimulationFailure(this.#options.seed, this.step, `setup ${command.type} refused: ${outcome.code}`)
+  }
+
+  /** An admin moves a workspace to another zone: new windows use it, open ones keep theirs (CONTRACT.md 4). */
+  async #changeTimeZone(): Promise<void> {
+    const model = this.#prng.pick([...this.#models.values()])
+    const timeZone = this.#prng.pick(timeZones)
+    this.#system({ type: 'workspace.update', at_ms: this.#nowMs, id: model.id, time_zone: timeZone })
+    model.timeZone = timeZone
+    await this.#running.durable()
   }
 
   /** A batch submitted in one turn (one group commit), then acknowledged once durable. */
@@ -236,7 +246,16 @@ class Simulation {
       expectation.commit(reply.outcome.body)
       if (key !== undefined) model.idempotency.set(key, { fingerprint, status: reply.outcome.status, bodyText: JSON.stringify(reply.outcome.body), createdAtMs: this.#nowMs })
     }
+    this.#checkCounts(sent, model)
     return reply.outcome.ok
+  }
+
+  /** The cheap check after every step: how many accounts, entries, windows, matches and stored answers exist. */
+  #checkCounts(sent: Sent, model: WorkspaceModel): void {
+    const state = this.#running.live().workspaces.get(model.id)!
+    const live = [state.accounts.length, state.entries.length, state.windows.windows.length, state.windows.matches.length]
+    const expected = [model.accounts.length, model.entries.length, model.windows.length, model.matches.length]
+    if (live.join() !== expected.join()) this.#fail(sent, `accounts, entries, windows, matches: ${live.join(', ')}; the model has ${expected.join(', ')}`)
   }
 
   /** A retry with a stored answer: the same request replays that answer exactly; another one is a conflict. */
