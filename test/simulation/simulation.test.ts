@@ -21,3 +21,14 @@ for (const { seed, steps } of runs) {
     t.ok(report.rejectionsChecked > 0, `rejections were checked to change nothing (${report.rejectionsChecked})`)
   })
 }
+
+t.test('deterministic: the same seed runs the same way (so a failing seed and step reproduce)', async (t) => {
+  const reports = []
+  for (let run = 0; run < 2; run++) {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'trueup-sim-'))
+    t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }))
+    reports.push(await simulate({ seed: 77, steps: 400, dir, crashChance: 0.05 }))
+  }
+  t.same(reports[1], reports[0])
+  t.ok(reports[0].crashes.transaction + reports[0].crashes.flush > 0, 'with crashes in it')
+})
