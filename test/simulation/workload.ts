@@ -93,10 +93,10 @@ function entryPost(prng: Prng, model: WorkspaceModel, client: Client, atMs: numb
   const count = prng.int(2, 3)
   const lines = prng.sample(names, count).map((account) => ({ account, amount: prng.int(1, 500) * (prng.chance(0.5) ? 1 : -1) }))
   while (lines.length < 2) lines.push({ account: prng.pick(names.length > 0 ? names : ['assets:ghost']), amount: prng.int(1, 500) })
+  // Balance it on the last line; amounts stay non-zero (0 fails the schema): a zero head sum doubles the first line.
+  if (lines.slice(0, -1).reduce((sum, line) => sum + line.amount, 0) === 0) lines[0] = { account: lines[0].account, amount: lines[0].amount * 2 }
   const head = lines.slice(0, -1).reduce((sum, line) => sum + line.amount, 0)
-  const last = -head
-  lines[lines.length - 1] = { account: lines[lines.length - 1].account, amount: last === 0 ? 1 : last }
-  if (last === 0) lines[0] = { account: lines[0].account, amount: lines[0].amount - 1 }
+  lines[lines.length - 1] = { account: lines[lines.length - 1].account, amount: -head }
   if (prng.chance(0.05)) lines[0] = { account: lines[0].account, amount: lines[0].amount + prng.pick([1, -1]) || 2 }
   if (prng.chance(0.04)) lines[1] = { account: prng.pick(['assets:ghost', 'acc_nope', 'expenses:rent']), amount: lines[1].amount }
   return { type: 'entry.post', lines, effective_at_ms: effectiveAtMs(prng, model, atMs), description: prng.chance(0.2) ? 'sim' : null, metadata: null }
