@@ -115,6 +115,7 @@ class Simulation {
       else await this.#batch(size)
       this.#batches++
       if (this.#prng.chance(0.005)) await this.#changeTimeZone()
+      if (this.#prng.chance(0.005)) await this.#rotateKey()
       if (this.#prng.chance(0.1)) await this.#snapshot()
       if (this.step - this.#lastCheckStep >= this.#options.checkEverySteps) this.#tripleCheck('interval')
     }
@@ -158,6 +159,16 @@ class Simulation {
     const timeZone = this.#prng.pick(timeZones)
     this.#system({ type: 'workspace.update', at_ms: this.#nowMs, id: model.id, time_zone: timeZone })
     model.timeZone = timeZone
+    await this.#running.durable()
+  }
+
+  /** An admin rotates a client's key: the old one is revoked (the system state keeps it), a new one takes its place. */
+  async #rotateKey(): Promise<void> {
+    const client = this.#prng.pick(this.#clients)
+    this.#system({ type: 'key.revoke', at_ms: this.#nowMs, id: client.keyId })
+    const keyId = `${client.keyId.split('~')[0]}~${this.#batches}`
+    this.#system({ type: 'key.create', at_ms: this.#nowMs, id: keyId, workspace: client.workspace, scopes: ['accounts:write', 'entries:write', 'recon:write'], accounts: client.visibility, name: 'rotated', secret_hash: `hash_${keyId}` })
+    client.keyId = keyId
     await this.#running.durable()
   }
 

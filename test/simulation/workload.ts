@@ -12,7 +12,8 @@ import type { Prng } from './prng.ts'
 export interface Client {
   readonly name: string
   readonly workspace: string
-  readonly keyId: string
+  /** Changes when an admin rotates the client's key. */
+  keyId: string
   readonly visibility: readonly string[] | null
   /** Keyed requests this client sent: a retry draws from them. */
   readonly sent: { readonly key: string; readonly request: Request }[]
