@@ -104,6 +104,20 @@ function stoppedLine(drain: DrainReport, recordsFlushedCount: number, durableSeq
     + `${snapshotsWrittenCount} snapshots written.`
 }
 
+/** The periodic snapshot check and, with it, log retention (records no recovery reads are deleted). */
+function startHousekeeping(config: Config, runtime: Runtime, hooks: ServiceHooks): { retention: LogRetention; snapshots: NodeJS.Timeout } {
+  const retention = new LogRetention(runtime, {
+    commandsKept: config.logRetentionCommands ?? 2 * config.snapshotCommandsInterval, batchRecordsMax: config.logRetentionBatchRecordsMax,
+    warn: hooks.warn ?? ((line) => process.stderr.write(`${line}\n`)),
+  })
+  const snapshots = setInterval(() => {
+    runtime.snapshotDue(false)
+    void retention.step()
+  }, snapshotCheckIntervalMs)
+  snapshots.unref()
+  return { retention, snapshots }
+}
+
 export async function startService(config: Config, hooks: ServiceHooks): Promise<Service> {
   fs.mkdirSync(config.dataDir, { recursive: true })
   const adminToken = adminTokenOf(config, hooks.print)
@@ -141,15 +155,7 @@ export async function startService(config: Config, hooks: ServiceHooks): Promise
     throw error
   }
   const webhooks = startWebhooks(config, runtime, metrics, hooks.clock, (message, error) => logger.warn({ err: error }, message))
-  const retention = new LogRetention(runtime, {
-    commandsKept: config.logRetentionCommands ?? 2 * config.snapshotCommandsInterval, batchRecordsMax: config.logRetentionBatchRecordsMax,
-    warn: hooks.warn ?? ((line) => process.stderr.write(`${line}\n`)),
-  })
-  const snapshots = setInterval(() => {
-    runtime.snapshotDue(false)
-    void retention.step()
-  }, snapshotCheckIntervalMs)
-  snapshots.unref()
+  const { retention, snapshots } = startHousekeeping(config, runtime, hooks)
   return {
     port: server.port,
     runtime,

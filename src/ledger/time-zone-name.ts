@@ -11,7 +11,7 @@ function capitalised(word: string): string {
  * ComodRivadavia, DumontDUrville); BajaNorte/BajaSur and DumontDUrville are cut into words first.
  */
 const innerCapitals = /island|noronha|murdo|rivadavia|urville/
-const words = /baja|dumont|[a-z]+/g
+const wordsPattern = 'baja|dumont|[a-z]+'
 
 /**
  * One segment of a name (between slashes) as the tz database spells it. Short or numbered segments
@@ -21,7 +21,8 @@ const words = /baja|dumont|[a-z]+/g
  */
 function segmentSpelling(segment: string, segmentIndex: number): string {
   if ((segment.length <= 3 || /\d/.test(segment)) && !/etc|yap/.test(segment)) return segment.toUpperCase()
-  return segment.replace(words, (word, at: number) => {
+  // A fresh global expression per call: a module-level one would carry lastIndex (state) between calls.
+  return segment.replace(new RegExp(wordsPattern, 'g'), (word, at: number) => {
     if ((word.length <= 2 && segmentIndex === 0) || word === 'in' || word === 'chat') return word.toUpperCase()
     if (word.length <= 2 && at > 0) return word
     return capitalised(word).replace(innerCapitals, capitalised)

@@ -1,0 +1,157 @@
+/**
+ * @module Simulation: the one file that couples the simulation to the service's public seams (Runtime,
+ * WorkspaceActor, CommandLog and its commit fault hooks, snapshots, the idempotency lookup). When those
+ * seams move (restore in src/ledger/restore.ts, the lifecycle as data, 64-bit seqs), re-point this file.
+ */
+
+import assert from 'node:assert/strict'
+import { Runtime } from '../../src/actor/runtime.ts'
+import { reject } from '../../src/errors.ts'
+import type { WorkspaceCommand } from '../../src/ledger/commands.ts'
+import { findIdempotency } from '../../src/ledger/idempotency.ts'
+import type { Outcome } from '../../src/ledger/outcome.ts'
+import { sha256Hex } from '../../src/exports/seal-hash.ts'
+import { createWorkspaceState, type WorkspaceState } from '../../src/ledger/state.ts'
+import { createSystemState, executeSystem, type SystemCommand, type SystemState } from '../../src/ledger/system.ts'
+import { executeWorkspace } from '../../src/ledger/workspace.ts'
+import { CommandLog } from '../../src/log/command-log.ts'
+
+/** Where a crash strikes the next group commit: before LMDB gets the batch (lost) or before its fsync is known (kept, unacknowledged). */
+export type CrashKind = 'transaction' | 'flush'
+
+/** What a client is told: the outcome, and whether it is a stored answer replayed for an Idempotency-Key. */
+export interface Reply {
+  readonly outcome: Outcome
+  readonly replayed: boolean
+}
+
+/** The states a triple check compares: the system and every workspace by id. */
+export interface States {
+  readonly system: SystemState
+  readonly workspaces: ReadonlyMap<string, WorkspaceState>
+}
+
+const groupCommitRecordsMax = 10_000
+const pendingRecordsMax = 10_000
+
+/** One running "process": a log on a data dir, the runtime replayed from it, and a crash switch on its commits. */
+export class SimNode {
+  readonly #log: CommandLog
+  readonly #runtime: Runtime
+  readonly #crash: { kind: CrashKind | null }
+  readonly #snapshotCommandsInterval: number
+  /** The records start-up applied (the log after the snapshots). */
+  readonly replayedRecords: number
+
+  private constructor(log: CommandLog, runtime: Runtime, crash: { kind: CrashKind | null }, interval: number, replayedRecords: number) {
+    this.#log = log
+    this.#runtime = runtime
+    this.#crash = crash
+    this.#snapshotCommandsInterval = interval
+    this.replayedRecords = replayedRecords
+  }
+
+  /** Opens the data dir and rebuilds memory from snapshots and log, as a start of the service does. */
+  static open(dir: string, snapshotCommandsInterval: number, nowMs: () => number): SimNode {
+    const crash: { kind: CrashKind | null } = { kind: null }
+    const strike = (stage: CrashKind) => (firstSeq: number, lastSeq: number) => {
+      if (crash.kind === stage) throw new Error(`simulated crash at the ${stage} of records ${firstSeq}..${lastSeq}`)
+    }
+    const log = new CommandLog({ path: dir, groupCommitRecordsMax, pendingRecordsMax, faults: { transaction: strike('transaction'), flush: strike('flush') } })
+    const runtime = new Runtime(log, snapshotCommandsInterval, (line) => { throw new Error(`unexpected runtime warning: ${line}`) })
+    const report = runtime.replay(nowMs)
+    return new SimNode(log, runtime, crash, snapshotCommandsInterval, report.records)
+  }
+
+  submitSystem(command: SystemCommand): Outcome {
+    return this.#runtime.submitSystem(command).outcome
+  }
+
+  /**
+   * A workspace command through the edge's idempotency stage and the actor: a stored answer for the key
+   * with the same fingerprint is replayed, another fingerprint is a conflict, else the actor applies it.
+   */
+  submit(workspace: string, command: WorkspaceCommand): Reply {
+    const actor = this.#runtime.actor(workspace)
+    if (command.idempotency !== undefined) {
+      const record = findIdempotency(actor.state, command.idempotency.key, command.at_ms)
+      if (record !== undefined) {
+        if (record.fingerprint !== command.idempotency.fingerprint) return { outcome: reject('idempotency_conflict'), replayed: false }
+        return { outcome: { ok: true, status: record.status, body: JSON.parse(record.body) }, replayed: true }
+      }
+    }
+    return { outcome: actor.submit(command).outcome, replayed: false }
+  }
+
+  query(workspace: string, run: (state: WorkspaceState) => Outcome): Outcome {
+    return this.#runtime.actor(workspace).query(run).outcome
+  }
+
+  /** Resolves once every appended record is durable; throws when the log failed (a crash was struck). */
+  async durable(): Promise<void> {
+    await this.#log.idle()
+    if (this.#log.failure !== null) throw this.#log.failure
+    assert.equal(this.#log.durableSeq, this.#log.lastSeq)
+  }
+
+  get durableSeq(): number { return this.#log.durableSeq }
+
+  /** The runtime's own snapshot round (as the service's timer runs it), waited for until on disk. */
+  async snapshot(force: boolean): Promise<number> {
+    const written = this.#runtime.snapshotDue(force)
+    await this.#log.root.flushed
+    return written
+  }
+
+  /** The next group commit fails at this stage (null: it does not); memory then runs ahead of the log until the restart. */
+  armCrash(kind: CrashKind | null): void {
+    this.#crash.kind = kind
+  }
+
+  /** Waits for the armed crash to strike, then lets the process go: the next open starts from the disk. */
+  async crash(): Promise<void> {
+    assert.ok(this.#crash.kind !== null)
+    await this.#log.idle()
+    assert.ok(this.#log.failure !== null, 'the armed crash did not strike (no record was appended after arming it)')
+    await this.#log.close()
+  }
+
+  async close(): Promise<void> {
+    await this.#log.close()
+  }
+
+  /** Live memory. */
+  live(): States {
+    const workspaces = new Map<string, WorkspaceState>()
+    for (const [id, actor] of this.#runtime.actors) workspaces.set(id, actor.state)
+    return { system: this.#runtime.system, workspaces }
+  }
+
+  /** Every record of the log applied from seq 1 to fresh states through the same execute functions (no snapshot). */
+  replayedFromLog(): States {
+    const system = createSystemState()
+    const workspaces = new Map<string, WorkspaceState>()
+    for (const { seq, record } of this.#log.readFrom(1)) {
+      if (record.workspace === null) {
+        const outcome = executeSystem(system, record.command)
+        assert.ok(outcome.ok, `replay of system record ${seq} was rejected`)
+        if (record.command.type === 'workspace.create') workspaces.set(record.command.id, createWorkspaceState(record.command.id, record.command.tag, sha256Hex))
+        continue
+      }
+      const state = workspaces.get(record.workspace)
+      assert.ok(state !== undefined, `record ${seq} names unknown workspace ${record.workspace}`)
+      const outcome = executeWorkspace(state, record.command)
+      assert.ok(outcome.ok, `replay of record ${seq} (${record.command.type}) was rejected: ${outcome.ok ? '' : outcome.code}`)
+    }
+    return { system, workspaces }
+  }
+
+  /** What a restart builds now: the latest snapshots plus the log after them (a second runtime on the same log). */
+  restoredFromSnapshots(nowMs: () => number): States {
+    const runtime = new Runtime(this.#log, this.#snapshotCommandsInterval, (line) => { throw new Error(`unexpected warning on restore: ${line}`) })
+    runtime.replay(nowMs)
+    const workspaces = new Map<string, WorkspaceState>()
+    for (const [id, actor] of runtime.actors) workspaces.set(id, actor.state)
+    return { system: runtime.system, workspaces }
+  }
+}

@@ -1,0 +1,380 @@
+/**
+ * @module Simulation: a seeded, deterministic, in-process run of many clients over several workspaces,
+ * through the actor and a real LMDB command log, with crashes struck into group commits. After every
+ * reply the auditor's prediction is compared with it; a sampled share of rejections is checked to leave
+ * the state byte-for-byte unchanged; at a fixed interval and after every restart, live state, state
+ * replayed from the whole log and state restored from the latest snapshots must be identical, and every
+ * window and balance must read as the auditor has them. A failure names its seed and step.
+ */
+
+import assert from 'node:assert/strict'
+import { canonicalJson } from '../../src/api/idempotency.ts'
+import { balanceAt } from '../../src/ledger/balances.ts'
+import { getWindow } from '../../src/ledger/windows.ts'
+import type { WorkspaceCommand } from '../../src/ledger/commands.ts'
+import { SimNode, type CrashKind, type Reply } from './adapter.ts'
+import { checkWindowBody, idempotencyTtlMs, WorkspaceModel, type Expectation, type Request } from './auditor.ts'
+import { Prng } from './prng.ts'
+import { statesDifference, workspaceText } from './state-views.ts'
+import { altered, nextRequest, type Client } from './workload.ts'
+
+export interface SimulationOptions {
+  readonly seed: number
+  readonly steps: number
+  /** An empty directory for the LMDB store. */
+  readonly dir: string
+  /** A full triple check every this many steps (and after every restart). */
+  readonly checkEverySteps?: number
+  /** Chance that a batch ends in a crash. */
+  readonly crashChance?: number
+  /** Share of rejections whose state is compared before and after (a full serialization each). */
+  readonly rejectionCheckChance?: number
+  readonly snapshotCommandsInterval?: number
+  readonly progress?: (line: string) => void
+}
+
+export interface SimulationReport {
+  readonly seed: number
+  readonly steps: number
+  readonly batches: number
+  readonly crashes: Readonly<Record<CrashKind, number>>
+  readonly tripleChecks: number
+  readonly snapshotRounds: number
+  readonly accepted: number
+  readonly replayed: number
+  readonly rejections: Readonly<Record<string, number>>
+  readonly rejectionsChecked: number
+  readonly retriesAfterCrash: number
+  /** Windows by final state, and how many ever reached balanced: the run's coverage of the state table. */
+  readonly windowStates: Readonly<Record<string, number>>
+}
+
+/** A failure of the system under test (or of the model): which seed, at which step, and what. */
+export class SimulationFailure extends Error {
+  constructor(readonly seed: number, readonly step: number, detail: string) {
+    super(`simulation seed ${seed} failed at step ${step}: ${detail}\n  reproduce: npm run simulate -- --seed ${seed} --steps ${step + 1}`)
+  }
+}
+
+const timeZones = ['UTC', 'Europe/Berlin', 'America/New_York', 'Asia/Tokyo'] as const
+const startMs = Date.parse('2026-06-01T08:00:00.000Z')
+
+interface Sent {
+  readonly client: Client
+  readonly request: Request
+  readonly key: string | undefined
+}
+
+export async function simulate(options: SimulationOptions): Promise<SimulationReport> {
+  const simulation = new Simulation(options)
+  try {
+    return await simulation.run()
+  } catch (error) {
+    if (error instanceof SimulationFailure) throw error
+    throw new SimulationFailure(options.seed, simulation.step, error instanceof Error ? (error.stack ?? error.message) : String(error))
+  } finally {
+    await simulation.close()
+  }
+}
+
+class Simulation {
+  readonly #options: Required<Omit<SimulationOptions, 'progress'>> & Pick<SimulationOptions, 'progress'>
+  readonly #prng: Prng
+  #nowMs = startMs
+  #node: SimNode | null = null
+  #models = new Map<string, WorkspaceModel>()
+  readonly #clients: Client[] = []
+  step = 0
+  #batches = 0
+  #lastCheckStep = 0
+  readonly #crashes: Record<CrashKind, number> = { transaction: 0, flush: 0 }
+  #tripleChecks = 0
+  #snapshotRounds = 0
+  #accepted = 0
+  #replayed = 0
+  readonly #rejections: Record<string, number> = {}
+  #rejectionsChecked = 0
+  #retriesAfterCrash = 0
+
+  constructor(options: SimulationOptions) {
+    this.#options = { checkEverySteps: 500, crashChance: 0.02, rejectionCheckChance: 0.1, snapshotCommandsInterval: 40, ...options }
+    this.#prng = new Prng(options.seed)
+  }
+
+  get #running(): SimNode {
+    assert.ok(this.#node !== null)
+    return this.#node
+  }
+
+  async run(): Promise<SimulationReport> {
+    this.#node = SimNode.open(this.#options.dir, this.#options.snapshotCommandsInterval, () => this.#nowMs)
+    await this.#setup()
+    while (this.step < this.#options.steps) {
+      const size = Math.min(this.#prng.int(1, 6), this.#options.steps - this.step)
+      if (this.#prng.chance(this.#options.crashChance)) await this.#crashingBatch(size)
+      else await this.#batch(size)
+      this.#batches++
+      if (this.#prng.chance(0.005)) await this.#changeTimeZone()
+      if (this.#prng.chance(0.005)) await this.#rotateKey()
+      if (this.#prng.chance(0.1)) await this.#snapshot()
+      if (this.step - this.#lastCheckStep >= this.#options.checkEverySteps) this.#tripleCheck('interval')
+    }
+    await this.#running.durable()
+    this.#tripleCheck('end')
+    return this.#report()
+  }
+
+  async close(): Promise<void> {
+    const node = this.#node
+    this.#node = null
+    if (node !== null) await node.close().catch(() => undefined)
+  }
+
+  /** Workspaces (one per time zone, three or four), keys and clients: two that see everything, one that sees assets and income. */
+  async #setup(): Promise<void> {
+    const count = this.#prng.int(3, 4)
+    for (let index = 0; index < count; index++) {
+      const id = `ws${index}`
+      const timeZone = timeZones[index]
+      this.#system({ type: 'workspace.create', at_ms: this.#nowMs, id, time_zone: timeZone, limits: { writes_per_minute: 600, reads_per_minute: 3000 }, tag: `t${index}x` })
+      this.#models.set(id, new WorkspaceModel(id, timeZone))
+      const visibilities: (readonly string[] | null)[] = [null, null, ['assets:*', 'income:*']]
+      visibilities.forEach((visibility, number) => {
+        const keyId = `key_${id}_${number}`
+        this.#system({ type: 'key.create', at_ms: this.#nowMs, id: keyId, workspace: id, scopes: ['accounts:write', 'entries:write', 'recon:write'], accounts: visibility, name: null, secret_hash: `hash_${keyId}` })
+        this.#clients.push({ name: `${id}/${number}`, workspace: id, keyId, visibility, sent: [], keysIssued: 0 })
+      })
+    }
+    await this.#running.durable()
+  }
+
+  #system(command: Parameters<SimNode['submitSystem']>[0]): void {
+    const outcome = this.#running.submitSystem(command)
+    if (!outcome.ok) throw new SimulationFailure(this.#options.seed, this.step, `setup ${command.type} refused: ${outcome.code}`)
+  }
+
+  /** An admin moves a workspace to another zone: new windows use it, open ones keep theirs (CONTRACT.md 4). */
+  async #changeTimeZone(): Promise<void> {
+    const model = this.#prng.pick([...this.#models.values()])
+    const timeZone = this.#prng.pick(timeZones)
+    this.#system({ type: 'workspace.update', at_ms: this.#nowMs, id: model.id, time_zone: timeZone })
+    model.timeZone = timeZone
+    await this.#running.durable()
+  }
+
+  /** An admin rotates a client's key: the old one is revoked (the system state keeps it), a new one takes its place. */
+  async #rotateKey(): Promise<void> {
+    const client = this.#prng.pick(this.#clients)
+    this.#system({ type: 'key.revoke', at_ms: this.#nowMs, id: client.keyId })
+    const keyId = `${client.keyId.split('~')[0]}~${this.#batches}`
+    this.#system({ type: 'key.create', at_ms: this.#nowMs, id: keyId, workspace: client.workspace, scopes: ['accounts:write', 'entries:write', 'recon:write'], accounts: client.visibility, name: 'rotated', secret_hash: `hash_${keyId}` })
+    client.keyId = keyId
+    await this.#running.durable()
+  }
+
+  /** A batch submitted in one turn (one group commit), then acknowledged once durable. */
+  async #batch(size: number): Promise<void> {
+    for (let index = 0; index < size; index++) this.#send(this.#draw())
+    await this.#running.durable()
+  }
+
+  /**
+   * A batch whose tail meets a crash: the head commits (its replies may or may not reach the clients),
+   * the tail's commit fails at the transaction (lost) or at the fsync (kept, never acknowledged). The
+   * process restarts from the disk; the model is put back to before the tail when it was lost; clients
+   * then retry what they were never told about, with the same Idempotency-Key.
+   */
+  async #crashingBatch(size: number): Promise<void> {
+    const head = this.#prng.int(0, size - 1)
+    const unacknowledged: Sent[] = []
+    for (let index = 0; index < head; index++) {
+      const sent = this.#draw()
+      this.#send(sent)
+      if (this.#prng.chance(0.5)) unacknowledged.push(sent)
+    }
+    await this.#running.durable()
+    const kind: CrashKind = this.#prng.chance(0.5) ? 'transaction' : 'flush'
+    const before = new Map([...this.#models].map(([id, model]) => [id, model.clone()]))
+    this.#running.armCrash(kind)
+    let appended = false
+    for (let index = head; index < size; index++) {
+      const sent = this.#draw()
+      appended = this.#send(sent) || appended
+      unacknowledged.push(sent)
+    }
+    if (!appended) {
+      // Nothing reached the log after the switch: no commit to strike, so no crash this time.
+      this.#running.armCrash(null)
+      return void (await this.#running.durable())
+    }
+    await this.#running.crash()
+    this.#crashes[kind]++
+    if (kind === 'transaction') this.#models = before
+    this.#node = SimNode.open(this.#options.dir, this.#options.snapshotCommandsInterval, () => this.#nowMs)
+    this.#tripleCheck(`restart after a ${kind} crash`)
+    for (const sent of unacknowledged) {
+      if (sent.key === undefined || this.step >= this.#options.steps) continue
+      this.#send(sent)
+      this.#retriesAfterCrash++
+    }
+    await this.#running.durable()
+  }
+
+  /** The next request: a retry of an earlier keyed one (same body, or now and then a changed one), or a new one. */
+  #draw(): Sent {
+    const client = this.#prng.pick(this.#clients)
+    if (client.sent.length > 0 && this.#prng.chance(0.06)) {
+      const earlier = this.#prng.pick(client.sent)
+      return { client, request: this.#prng.chance(0.25) ? altered(earlier.request) : earlier.request, key: earlier.key }
+    }
+    const model = this.#models.get(client.workspace)!
+    const request = nextRequest(this.#prng, model, client, this.#nowMs)
+    if (!this.#prng.chance(0.6)) return { client, request, key: undefined }
+    const key = `${client.name}-${++client.keysIssued}`
+    client.sent.push({ key, request })
+    if (client.sent.length > 50) client.sent.shift()
+    return { client, request, key }
+  }
+
+  /** Sends one request and checks its reply; returns whether it appended a log record (a fresh acceptance). */
+  #send(sent: Sent): boolean {
+    this.#tick()
+    const { client, request, key } = sent
+    const model = this.#models.get(client.workspace)!
+    const command = { ...request, at_ms: this.#nowMs, key_id: client.keyId, visibility: client.visibility } as WorkspaceCommand
+    const fingerprint = canonicalJson(request)
+    const withKey = key === undefined ? command : { ...command, idempotency: { key, fingerprint } }
+    const stored = key === undefined ? undefined : model.idempotency.get(key)
+    const mustReplay = stored !== undefined && this.#nowMs - stored.createdAtMs <= idempotencyTtlMs
+    const expectation = model.expect(request, { atMs: this.#nowMs, keyId: client.keyId, visibility: client.visibility })
+    const checkState = this.#prng.chance(this.#options.rejectionCheckChance)
+    const before = checkState ? workspaceText(this.#running.live().workspaces.get(client.workspace)!) : null
+    const reply = this.#running.submit(client.workspace, withKey)
+    this.step++
+    if (stored !== undefined && (mustReplay || reply.replayed)) return this.#checkKeyed(sent, reply, stored, fingerprint, before)
+    this.#check(sent, reply, expectation, before)
+    if (reply.outcome.ok && expectation.ok) {
+      expectation.commit(reply.outcome.body)
+      if (key !== undefined) model.idempotency.set(key, { fingerprint, status: reply.outcome.status, bodyText: JSON.stringify(reply.outcome.body), createdAtMs: this.#nowMs })
+    }
+    this.#checkCounts(sent, model)
+    return reply.outcome.ok
+  }
+
+  /** The cheap check after every step: how many accounts, entries, windows, matches and stored answers exist. */
+  #checkCounts(sent: Sent, model: WorkspaceModel): void {
+    const state = this.#running.live().workspaces.get(model.id)!
+    const live = [state.accounts.length, state.entries.length, state.windows.windows.length, state.windows.matches.length]
+    const expected = [model.accounts.length, model.entries.length, model.windows.length, model.matches.length]
+    if (live.join() !== expected.join()) this.#fail(sent, `accounts, entries, windows, matches: ${live.join(', ')}; the model has ${expected.join(', ')}`)
+  }
+
+  /** A retry with a stored answer: the same request replays that answer exactly; another one is a conflict. */
+  #checkKeyed(sent: Sent, reply: Reply, stored: { fingerprint: string; status: number; bodyText: string }, fingerprint: string, before: string | null): boolean {
+    if (stored.fingerprint !== fingerprint) {
+      this.#check(sent, reply, { ok: false, code: 'idempotency_conflict' }, before)
+      return false
+    }
+    const outcome = reply.outcome
+    if (!outcome.ok || !reply.replayed) this.#fail(sent, `a retry with key ${sent.key} was ${outcome.ok ? 'executed again' : `refused ${outcome.code}`} instead of replayed`)
+    if (outcome.ok && (outcome.status !== stored.status || JSON.stringify(outcome.body) !== stored.bodyText)) this.#fail(sent, `the replay of key ${sent.key} differs from the first answer`)
+    this.#replayed++
+    this.#checkUnchanged(sent, before)
+    return false
+  }
+
+  #check(sent: Sent, reply: Reply, expectation: Expectation, before: string | null): void {
+    const outcome = reply.outcome
+    if (reply.replayed) this.#fail(sent, 'a request the model never saw accepted was answered as a replay')
+    if (!outcome.ok) {
+      this.#rejections[outcome.code] = (this.#rejections[outcome.code] ?? 0) + 1
+      if (expectation.ok) this.#fail(sent, `refused ${outcome.code} (${outcome.message}); the model expects ${expectation.status}`)
+      if (outcome.code !== expectation.code) this.#fail(sent, `refused ${outcome.code} (${outcome.message}); the model expects ${expectation.code}`)
+      this.#checkUnchanged(sent, before)
+      return
+    }
+    this.#accepted++
+    if (!expectation.ok) this.#fail(sent, `accepted ${outcome.status}; the model expects ${expectation.code}: ${JSON.stringify(outcome.body)}`)
+    if (outcome.status !== expectation.status) this.#fail(sent, `status ${outcome.status}, the model expects ${expectation.status}`)
+    const problem = expectation.check(outcome.body)
+    if (problem !== null) this.#fail(sent, `${problem}; reply ${JSON.stringify(outcome.body)}`)
+  }
+
+  /** A refused or replayed request changes nothing (CONTRACT.md 2): compared on a sampled share, a full serialization each. */
+  #checkUnchanged(sent: Sent, before: string | null): void {
+    if (before === null) return
+    this.#rejectionsChecked++
+    const after = workspaceText(this.#running.live().workspaces.get(sent.client.workspace)!)
+    if (after !== before) this.#fail(sent, 'a refused or replayed request changed the workspace state')
+  }
+
+  #fail(sent: Sent, detail: string): never {
+    throw new SimulationFailure(this.#options.seed, this.step, `${sent.client.name} ${sent.key === undefined ? '' : `[key ${sent.key}] `}${JSON.stringify(sent.request)}: ${detail}`)
+  }
+
+  /** The injected clock: seconds to minutes per request, now and then hours (new days, expired Idempotency-Keys). */
+  #tick(): void {
+    this.#nowMs += this.#prng.chance(0.003) ? this.#prng.int(6, 30) * 3_600_000 : this.#prng.int(1_000, 90_000)
+  }
+
+  async #snapshot(): Promise<void> {
+    await this.#running.snapshot(this.#prng.chance(0.3))
+    this.#snapshotRounds++
+  }
+
+  /** Live = replayed from the log = restored from the snapshots, and every window and balance reads as the model has it. */
+  #tripleCheck(reason: string): void {
+    const node = this.#running
+    const live = node.live()
+    const replayed = node.replayedFromLog()
+    const restored = node.restoredFromSnapshots(() => this.#nowMs)
+    const problem = statesDifference(live, replayed, ['live', 'replayed from the log']) || statesDifference(live, restored, ['live', 'restored from the snapshots'])
+    if (problem !== '') throw new SimulationFailure(this.#options.seed, this.step, `triple check (${reason}): ${problem}`)
+    for (const model of this.#models.values()) this.#audit(model)
+    this.#tripleChecks++
+    this.#lastCheckStep = this.step
+    this.#options.progress?.(`step ${this.step}: triple check (${reason}) passed`)
+  }
+
+  #audit(model: WorkspaceModel): void {
+    const failure = (detail: string) => new SimulationFailure(this.#options.seed, this.step, `audit of ${model.id}: ${detail}`)
+    const selfProblem = model.selfCheck()
+    if (selfProblem !== null) throw failure(selfProblem)
+    const state = this.#running.live().workspaces.get(model.id)!
+    if (state.entries.length !== model.entries.length) throw failure(`${state.entries.length} entries, the model has ${model.entries.length}`)
+    if (state.windows.windows.length !== model.windows.length) throw failure(`${state.windows.windows.length} windows, the model has ${model.windows.length}`)
+    for (const window of model.windows) {
+      const outcome = this.#running.query(model.id, (current) => getWindow(current, window.id, null))
+      if (!outcome.ok) throw failure(`window ${window.id} reads ${outcome.code}`)
+      const problem = checkWindowBody(model, window, outcome.body)
+      if (problem !== null) throw failure(problem)
+    }
+    const times = [this.#nowMs, this.#nowMs - 10 * 86_400_000, ...model.windows.slice(-3).map((window) => window.startMs - 1)]
+    for (const [index, account] of model.accounts.entries()) {
+      for (const atMs of times) {
+        const outcome = this.#running.query(model.id, (current) => balanceAt(current, account.id, atMs, null))
+        const expected = model.balanceAt(index, atMs)
+        if (!outcome.ok || (outcome.body as { balance: number }).balance !== expected) throw failure(`balance of ${account.name} at ${new Date(atMs).toISOString()}: ${JSON.stringify(outcome)}, the model has ${expected}`)
+      }
+    }
+  }
+
+  #windowStates(): Record<string, number> {
+    const counts: Record<string, number> = { open: 0, balanced: 0, closed: 0, abandoned: 0, everBalanced: 0 }
+    for (const model of this.#models.values()) {
+      for (const window of model.windows) {
+        counts[window.state]++
+        if (window.everBalanced) counts.everBalanced++
+      }
+    }
+    return counts
+  }
+
+  #report(): SimulationReport {
+    return {
+      seed: this.#options.seed, steps: this.step, batches: this.#batches, crashes: { ...this.#crashes }, tripleChecks: this.#tripleChecks,
+      snapshotRounds: this.#snapshotRounds, accepted: this.#accepted, replayed: this.#replayed, rejections: { ...this.#rejections },
+      rejectionsChecked: this.#rejectionsChecked, retriesAfterCrash: this.#retriesAfterCrash, windowStates: this.#windowStates(),
+    }
+  }
+}
