@@ -7,6 +7,7 @@
 //   BENCH_HTTP_ENTRIES     entries seeded for the HTTP rows (1,000,000; quick 100,000): fewer for a short look at one row
 //   BENCH_PROFILE=1        server under --cpu-prof into bench/results/tmp-profile-<date>/ with that run's JSON (run.json,
 //                          not latest.json: a profiled server is slower); bench/profile-top.ts slices it per row
+//   BENCH_NODE_FLAGS       extra node flags for the trueup server (say, a heap setting to try); such a run is not a default run
 //   BENCH_LOG_LEVEL        the server's LOG_LEVEL (default info, the service default: a line per failed or slow request);
 //                          the log-level rows (balance-p1-log-info, balance-p1-log-warn) set their own
 //   BENCH_JSON=path        where the JSON goes; by default a full run writes bench/results/latest.json and
@@ -48,6 +49,7 @@ const historyText = process.env.BENCH_HISTORY ?? ''
 const sumTreeRows = process.env.BENCH_SCALE !== '0' && !quick
 const profile = process.env.BENCH_PROFILE === '1'
 const logLevel = process.env.BENCH_LOG_LEVEL ?? 'info'
+const serverNodeFlags = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter((flag) => flag !== '')
 const httpEntries = numberFromEnv('BENCH_HTTP_ENTRIES', quick ? 100_000 : 1_000_000)
 /** Pairs for the match row, 100k lines per window, one pair per request: the first window is the preflight's, the rest the row's. */
 const matchWindows = only !== null && ![...only].some((key) => key.startsWith('match')) ? 0 : quick ? 2 : 3
@@ -302,7 +304,7 @@ async function runHttp(tempDir: string, distDir: string, dataDir: string, seeded
   const ceiling = await startCeiling(benchDir, path.join(tempDir, 'ceiling.out'))
   let server: Child | null = null
   try {
-    const nodeFlags = profileDir === null ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`]
+    const nodeFlags = [...serverNodeFlags, ...(profileDir === null ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`])]
     server = await startTrueup(distDir, { dataDir, adminToken, logLevel, nodeFlags, outputPath: path.join(tempDir, 'trueup.out') })
     const raised = await call(server.port, 'PATCH', '/admin/workspaces/default', adminToken, { limits: { writes_per_minute: 100_000_000, reads_per_minute: 100_000_000 } })
     if (raised.status !== 200) throw new Error(`raising the rate limits failed: ${raised.status} ${JSON.stringify(raised.json)}`)
@@ -396,7 +398,7 @@ function writeReport(text: string, date: string, profileDir: string | null): voi
   let paths: string[]
   if (process.env.BENCH_JSON !== undefined && process.env.BENCH_JSON !== '') paths = [path.resolve(process.env.BENCH_JSON)]
   else if (profileDir !== null) paths = [path.join(profileDir, 'run.json')]
-  else if (quick || only !== null || skipped.length > 0 || process.env.BENCH_SCALE === '0' || logLevel !== 'info' || process.env.BENCH_DURATION_S !== undefined || process.env.BENCH_WARMUP_S !== undefined) paths = [path.join(resultsDir, `tmp-${stamp}.json`)]
+  else if (quick || only !== null || skipped.length > 0 || process.env.BENCH_SCALE === '0' || logLevel !== 'info' || serverNodeFlags.length > 0 || process.env.BENCH_DURATION_S !== undefined || process.env.BENCH_WARMUP_S !== undefined) paths = [path.join(resultsDir, `tmp-${stamp}.json`)]
   else paths = [path.join(resultsDir, 'latest.json'), path.join(resultsDir, `${stamp}.json`)]
   for (const file of paths) fs.writeFileSync(file, text)
   progress(`wrote ${paths.map((file) => path.relative(repoDir, file)).join(' and ')}`)
