@@ -23,7 +23,13 @@ export function addSafe(a: number, b: number): number | null {
  * whatever format it came in (JSON, CSV, the embedded Ledger), before the operation's own rules.
  */
 export function zeroAmountRejection(lines: readonly { readonly amount: number }[], what: string): Rejection | null {
-  const details = lines.flatMap((line, index) => (line.amount === 0 ? [{ path: `/lines/${index}/amount`, message: 'must not be 0' }] : []))
-  if (details.length === 0) return null
+  // A plain loop that allocates only for a zero line: flatMap cost microseconds on every posting.
+  let details: { path: string; message: string }[] | null = null
+  for (let index = 0; index < lines.length; index++) {
+    if (lines[index].amount !== 0) continue
+    details ??= []
+    details.push({ path: `/lines/${index}/amount`, message: 'must not be 0' })
+  }
+  if (details === null) return null
   return reject('request_invalid', `${what} amounts must be non-zero (line ${details[0].path.split('/')[2]} is 0).`, details)
 }

@@ -36,12 +36,17 @@ export const entryRoutes: V2Route[] = [
         effectiveAtMs = parseTimestampMs(body.effective_at)
         if (effectiveAtMs === null) return reject('request_invalid', 'effective_at must be an RFC 3339 timestamp.', [{ path: '/effective_at', message: 'must be an RFC 3339 timestamp' }])
       }
-      return {
-        ...envelope, type: 'entry.post', lines: body.lines.map(({ account, amount }) => ({ account, amount })),
-        effective_at_ms: effectiveAtMs, description: body.description ?? null, rules: entryRulesVersion,
-        // The schema bounds metadata keys through propertyNames, which Static renders as object: the values are strings.
-        metadata: (body.metadata ?? null) as Readonly<Record<string, string>> | null,
-      }
+      const lines = body.lines.map(({ account, amount }) => ({ account, amount }))
+      const description = body.description ?? null
+      // The schema bounds metadata keys through propertyNames, which Static renders as object: the values are strings.
+      const metadata = (body.metadata ?? null) as Readonly<Record<string, string>> | null
+      // Every field written out: `{ ...envelope, type, … }` took V8's slow path (about 10 µs, and a slower object after).
+      const { at_ms, key_id, visibility, idempotency } = envelope
+      const type = 'entry.post'
+      const rules = entryRulesVersion
+      const effective_at_ms = effectiveAtMs
+      if (idempotency === undefined) return { at_ms, key_id, visibility, type, lines, effective_at_ms, description, rules, metadata }
+      return { at_ms, key_id, visibility, idempotency, type, lines, effective_at_ms, description, rules, metadata }
     },
   }),
   v2Route({
