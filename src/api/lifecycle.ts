@@ -353,7 +353,7 @@ function replyStage(flow: Flow, lifecycle: Lifecycle<unknown>): Step {
     if (replayed !== null) return lifecycle.answer(flow, replayed.status, replayed.status === 204 ? '' : replayed.body, ['Replayed', 'true'])
     const { outcome } = completion
     if (!outcome.ok) return lifecycle.answer(flow, statusOf(outcome.code), errorBody(outcome), null)
-    lifecycle.answer(flow, outcome.status, outcome.status === 204 ? '' : JSON.stringify(outcome.body), null)
+    lifecycle.answer(flow, outcome.status, outcome.status === 204 ? '' : outcome.json ?? JSON.stringify(outcome.body), null)
   })
   return halted
 }

@@ -7,7 +7,7 @@ import { formatTimestamp } from './calendar.js'
 import type { EntryPost } from './commands.js'
 import { makeId, parseId } from './ids.js'
 import { addSafe } from './money.js'
-import { accept, type Outcome } from './outcome.js'
+import { accept, type Accepted, type Outcome } from './outcome.js'
 import type { Account, Entry, EntryLine, WorkspaceState } from './state.js'
 import { isVisible, type Visibility } from './visibility.js'
 import { applyEntryToWindows, checkEntryAgainstWindows } from './window-effects.js'
@@ -67,7 +67,31 @@ export function postEntry(state: WorkspaceState, command: EntryPost): Outcome {
   insertEntryPoints(state, entry, perAccount)
   state.entries.push(entry)
   applyEntryToWindows(state, entry, perAccount, command)
-  return accept(201, entryView(state, entry))
+  return postedAnswer(state, entry)
+}
+
+/**
+ * The answer to a posting: its JSON written directly (what the reply sends and an idempotency record
+ * keeps), without the view object and JSON.stringify's walk over it; the view only if something reads
+ * `body` (the webhook events, in the same synchronous step).
+ */
+function postedAnswer(state: WorkspaceState, entry: Entry): Accepted {
+  let view: object | undefined
+  return { ok: true, status: 201, json: entryJson(state, entry), get body() { return (view ??= entryView(state, entry)) } }
+}
+
+/** Exactly JSON.stringify(entryView(state, entry)), without building the view (test/ledger/entry-json.test.ts). */
+export function entryJson(state: WorkspaceState, entry: Entry): string {
+  let lines = ''
+  for (let index = 0; index < entry.lines.length; index++) {
+    const line = entry.lines[index]
+    const account = state.accounts[line.accountSeq - 1]
+    lines += `${index === 0 ? '' : ','}{"account":${JSON.stringify(account.name)},"account_id":${JSON.stringify(account.id)},"amount":${JSON.stringify(line.amount)}}`
+  }
+  // A field that is undefined (a record from before it existed) is left out, as JSON.stringify leaves it out.
+  const description = entry.description === undefined ? '' : `,"description":${JSON.stringify(entry.description)}`
+  const metadata = entry.metadata === undefined ? '' : `,"metadata":${JSON.stringify(entry.metadata)}`
+  return `{"id":${JSON.stringify(entry.id)},"lines":[${lines}],"effective_at":"${formatTimestamp(entry.effectiveAtMs)}","posted_at":"${formatTimestamp(entry.postedAtMs)}"${description}${metadata}}`
 }
 
 /** Lines all on one account move nothing (a +5 and a −5 on assets:bank), yet could be matched as if they did. */

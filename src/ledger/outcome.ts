@@ -7,6 +7,12 @@ export interface Accepted {
   readonly ok: true
   readonly status: number
   readonly body: unknown
+  /**
+   * The body as JSON, when the command built it directly (a posting: the reply and its idempotency record
+   * use it, and `body` is then built only if something reads it, synchronously, as the webhook events do).
+   * Always exactly JSON.stringify(body).
+   */
+  readonly json?: string
   /** The events it emits (webhooks); computed only when the workspace has a subscription. */
   readonly events?: readonly LedgerEvent[]
 }

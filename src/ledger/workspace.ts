@@ -27,7 +27,7 @@ export function executeWorkspace(state: WorkspaceState, command: WorkspaceComman
       key: command.idempotency.key,
       fingerprint: command.idempotency.fingerprint,
       status: outcome.status,
-      body: outcome.status === 204 ? '' : JSON.stringify(outcome.body),
+      body: outcome.status === 204 ? '' : outcome.json ?? JSON.stringify(outcome.body),
       createdAtMs: command.at_ms,
       keyId: command.key_id,
       accountSeqs: answerAccountSeqs(state, command, outcome),
