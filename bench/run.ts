@@ -96,6 +96,9 @@ export interface Row {
   readonly responses: number
   readonly reconnects: number
   readonly status_counts: Record<string, number>
+  /** The server's CPU time per answer in the measured run (user + system, µs), and the ceiling's in its runs beside it. */
+  readonly cpu_us_per_answer: number | null
+  readonly ceiling_cpu_us_per_answer: number | null
   /** Monotonic µs (same clock as the server's --cpu-prof timestamps) of the measured part. */
   readonly window_us: readonly [number, number]
 }
@@ -169,7 +172,12 @@ function meetRowTargets(rows: readonly Row[], scenarios: readonly Scenario[]): R
 }
 
 /** A row meets its target only when it is clean: a scenario full of errors or dropped connections is not a result. */
-function rowOf(scenario: Scenario, result: LoadResult, ceilingRuns: readonly number[], answerBytes: number, windowUs: readonly [number, number]): Row {
+interface CpuPerAnswer {
+  readonly server: number | null
+  readonly ceiling: number | null
+}
+
+function rowOf(scenario: Scenario, result: LoadResult, ceilingRuns: readonly number[], answerBytes: number, cpu: CpuPerAnswer, windowUs: readonly [number, number]): Row {
   const ceilingReqPerS = ceilingRuns.reduce((sum, run) => sum + run, 0) / ceilingRuns.length
   const ratio = result.reqPerS / ceilingReqPerS
   const clean = result.non2xx === 0 && result.errors === 0 && result.reconnects === 0 && result.total > 0
@@ -180,7 +188,7 @@ function rowOf(scenario: Scenario, result: LoadResult, ceilingRuns: readonly num
     req_per_s: Math.round(result.reqPerS), p50_ms: result.p50Ms, p99_ms: result.p99Ms, ratio: Number(ratio.toFixed(3)), ceiling_req_per_s: Math.round(ceilingReqPerS),
     ceiling_runs_req_per_s: ceilingRuns.map(Math.round), answer_bytes: answerBytes,
     target: targetText(scenario), met, non_2xx: result.non2xx, errors: result.errors, sent: result.sent, responses: result.total, reconnects: result.reconnects,
-    status_counts: result.statusCounts, window_us: windowUs,
+    status_counts: result.statusCounts, cpu_us_per_answer: cpu.server, ceiling_cpu_us_per_answer: cpu.ceiling, window_us: windowUs,
   }
 }
 
@@ -214,6 +222,7 @@ export interface CeilingRun {
   readonly pipelining: number
   readonly answer_bytes: number
   readonly req_per_s: number
+  readonly cpu_us_per_answer: number | null
 }
 
 function sameShape(run: CeilingRun | undefined, scenario: Scenario, answerBytes: number): boolean {
@@ -231,9 +240,14 @@ async function measureCeiling(ceiling: Child, scenario: Scenario, answerBytes: n
     if (set.status !== 204) throw new Error(`the ceiling refused the body size ${answerBytes}: ${set.status}`)
   }
   const settings = { ...scenario.settings, durationS: ceilingDurationS, warmupS: warm ? 0 : ceilingWarmupS }
-  const result = await measure(ceiling.port, settings, scenario.makeNext())
-  runs.push({ connections: settings.connections, pipelining: settings.pipelining, answer_bytes: answerBytes, req_per_s: Math.round(result.reqPerS) })
+  const result = await measure(ceiling.port, settings, scenario.makeNext(), () => ceiling.cpuMs())
+  const cpuUsPerAnswer = cpuPerAnswer(result)
+  runs.push({ connections: settings.connections, pipelining: settings.pipelining, answer_bytes: answerBytes, req_per_s: Math.round(result.reqPerS), cpu_us_per_answer: cpuUsPerAnswer })
   return result.reqPerS
+}
+
+function cpuPerAnswer(result: LoadResult): number | null {
+  return result.cpuMs === null || result.total === 0 ? null : Math.round((result.cpuMs * 1_000) / result.total)
 }
 
 /**
@@ -248,12 +262,14 @@ async function measureRow(ceiling: Child, server: Child, scenario: Scenario, ans
   const next = scenario.makeNext()
   if (warmupS > 0) await measure(server.port, { ...scenario.settings, durationS: warmupS, warmupS: 0 }, next)
   const startedUs = monotonicUs()
-  const result = await measure(server.port, { ...scenario.settings, warmupS: 0 }, next)
+  const result = await measure(server.port, { ...scenario.settings, warmupS: 0 }, next, () => server.cpuMs())
   const windowUs: [number, number] = [startedUs, monotonicUs()]
   const after = await measureCeiling(ceiling, scenario, answerBytes, ceilingRuns)
-  const row = rowOf(scenario, result, [before, after], answerBytes, windowUs)
+  const ceilingCpu = ceilingRuns.slice(-2).filter((run) => sameShape(run, scenario, answerBytes)).map((run) => run.cpu_us_per_answer)
+  const ceilingCpuUs = ceilingCpu.every((value) => value !== null) ? Math.round(ceilingCpu.reduce((sum, value) => sum + value!, 0) / ceilingCpu.length) : null
+  const row = rowOf(scenario, result, [before, after], answerBytes, { server: cpuPerAnswer(result), ceiling: ceilingCpuUs }, windowUs)
   const dropped = row.reconnects > 0 ? `, ${row.reconnects} connections closed by the server (${row.sent - row.responses} requests unanswered)` : ''
-  progress(`  ${row.req_per_s} req/s, ratio ${row.ratio} (ceiling ${row.ceiling_runs_req_per_s.join(' / ')}), p50 ${row.p50_ms} ms, p99 ${row.p99_ms} ms, non-2xx ${row.non_2xx}, errors ${row.errors}${dropped}: ${row.met ? 'met' : 'MISSED'} ${JSON.stringify(row.status_counts)}`)
+  progress(`  ${row.req_per_s} req/s, ratio ${row.ratio} (ceiling ${row.ceiling_runs_req_per_s.join(' / ')}), CPU ${row.cpu_us_per_answer} µs per answer (ceiling ${row.ceiling_cpu_us_per_answer}), p50 ${row.p50_ms} ms, p99 ${row.p99_ms} ms, non-2xx ${row.non_2xx}, errors ${row.errors}${dropped}: ${row.met ? 'met' : 'MISSED'} ${JSON.stringify(row.status_counts)}`)
   return row
 }
 

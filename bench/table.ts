@@ -18,6 +18,8 @@ interface HttpRow {
   readonly ceiling_req_per_s?: number
   readonly target: string
   readonly met: boolean
+  readonly cpu_us_per_answer?: number | null
+  readonly ceiling_cpu_us_per_answer?: number | null
   readonly reconnects?: number
   readonly non_2xx?: number
   readonly errors?: number
@@ -56,6 +58,11 @@ function verdict(met: boolean | undefined): string {
   return met ? 'met' : '**missed**'
 }
 
+function cpuCell(row: HttpRow): string {
+  if (row.cpu_us_per_answer === undefined || row.cpu_us_per_answer === null) return ''
+  return `${row.cpu_us_per_answer}${row.ceiling_cpu_us_per_answer === undefined || row.ceiling_cpu_us_per_answer === null ? '' : ` (${row.ceiling_cpu_us_per_answer})`}`
+}
+
 export function render(report: Report): string {
   const lines: string[] = []
   lines.push(`Run of ${report.date.slice(0, 16).replace('T', ' ')} UTC, commit \`${report.git_commit.slice(0, 7)}\`, Node ${report.node}, `
@@ -66,13 +73,13 @@ export function render(report: Report): string {
         + 'at the row\'s connections and pipelining, right before and right after the row (their mean).'
       : `Ceiling (bare uWebSockets.js, fixed JSON body, \`-c 64 -p 10\`): ${integer.format(report.ceiling_req_per_s)} req/s.`))
   lines.push('')
-  lines.push('| HTTP scenario | -c | -p | ceiling req/s | req/s | p50 ms | p99 ms | ratio | target | |')
-  lines.push('| --- | --: | --: | --: | --: | --: | --: | --: | --- | --- |')
+  lines.push('| HTTP scenario | -c | -p | ceiling req/s | req/s | p50 ms | p99 ms | ratio | target | | server CPU µs per answer (ceiling) |')
+  lines.push('| --- | --: | --: | --: | --: | --: | --: | --: | --- | --- | --: |')
   for (const row of report.results) {
     const broken = (row.reconnects ?? 0) > 0 || (row.errors ?? 0) > 0 || (row.non_2xx ?? 0) > 0
     const note = broken ? ` (${row.reconnects ?? 0} reconnects, ${row.non_2xx ?? 0} non-2xx)` : ''
     const ceiling = row.ceiling_req_per_s ?? report.ceiling_req_per_s
-    lines.push(`| ${row.name}${note} | ${row.connections} | ${row.pipelining} | ${ceiling === undefined ? '' : integer.format(ceiling)} | ${integer.format(row.req_per_s)} | ${row.p50_ms} | ${row.p99_ms} | ${row.ratio.toFixed(2)} | ${row.target} | ${verdict(row.met)} |`)
+    lines.push(`| ${row.name}${note} | ${row.connections} | ${row.pipelining} | ${ceiling === undefined ? '' : integer.format(ceiling)} | ${integer.format(row.req_per_s)} | ${row.p50_ms} | ${row.p99_ms} | ${row.ratio.toFixed(2)} | ${row.target} | ${verdict(row.met)} | ${cpuCell(row)} |`)
   }
   if (report.scale.length === 0) return lines.join('\n')
   lines.push('')
