@@ -12,6 +12,27 @@ export interface Child {
   readonly outputPath: string
   /** SIGTERM, then SIGKILL after graceMs; resolves when the child has exited. */
   stop(graceMs: number): Promise<void>
+  /** CPU time (user + system) the node process has used so far, in ms (10 ms steps); null where /proc cannot tell. */
+  cpuMs(): number | null
+}
+
+const clockTicksPerS = 100
+
+/**
+ * The CPU time of the node process under `timeout` (its only child), from /proc: on a machine shared with
+ * the load generator and other work, CPU per answer is steadier than answers per second.
+ */
+function cpuMsOf(timeoutPid: number | undefined): number | null {
+  if (timeoutPid === undefined) return null
+  try {
+    const children = fs.readFileSync(`/proc/${timeoutPid}/task/${timeoutPid}/children`, 'utf8').trim().split(' ')
+    const stat = fs.readFileSync(`/proc/${children[0]}/stat`, 'utf8')
+    // Fields after the command name (which may hold spaces) start at field 3; utime and stime are fields 14 and 15.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return ((Number(fields[11]) + Number(fields[12])) * 1_000) / clockTicksPerS
+  } catch {
+    return null
+  }
 }
 
 const startTimeoutMs = 180_000
@@ -46,7 +67,7 @@ export function spawnChild(args: readonly string[], env: NodeJS.ProcessEnv, read
       const match = ready.exec(text())
       if (match !== null) {
         clearInterval(poll)
-        return resolve({ process: child, port: Number(match[1]), outputPath, stop })
+        return resolve({ process: child, port: Number(match[1]), outputPath, stop, cpuMs: () => cpuMsOf(child.pid) })
       }
       if (child.exitCode !== null || child.signalCode !== null) {
         clearInterval(poll)
@@ -113,6 +134,8 @@ export interface LoadResult {
   /** Connections opened beyond the first of each client: the server closed one under it. */
   readonly reconnects: number
   readonly statusCounts: Record<string, number>
+  /** CPU time the server used during the measured run (ms), when the caller could tell. */
+  readonly cpuMs: number | null
 }
 
 interface Counters {
@@ -145,10 +168,12 @@ function runOnce(port: number, settings: LoadSettings, durationS: number, next: 
 }
 
 /** Warm-up (discarded; warmUpS 0 skips it) then the measured run, same settings. */
-export async function measure(port: number, settings: LoadSettings, next: () => LoadRequest): Promise<LoadResult> {
+export async function measure(port: number, settings: LoadSettings, next: () => LoadRequest, cpuMs: () => number | null = () => null): Promise<LoadResult> {
   if (settings.warmupS > 0) await runOnce(port, settings, settings.warmupS, next, { statusCounts: {}, connects: 0 })
   const counters: Counters = { statusCounts: {}, connects: 0 }
+  const cpuBeforeMs = cpuMs()
   const result = await runOnce(port, settings, settings.durationS, next, counters)
+  const cpuAfterMs = cpuMs()
   const total = Object.values(counters.statusCounts).reduce((sum, count) => sum + count, 0)
   return {
     reqPerS: result.requests.average,
@@ -160,6 +185,7 @@ export async function measure(port: number, settings: LoadSettings, next: () => 
     sent: result.requests.sent,
     reconnects: Math.max(0, counters.connects - settings.connections),
     statusCounts: counters.statusCounts,
+    cpuMs: cpuBeforeMs === null || cpuAfterMs === null ? null : cpuAfterMs - cpuBeforeMs,
   }
 }
 

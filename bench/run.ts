@@ -3,9 +3,11 @@
 //   BENCH_DURATION_S (10)  measured seconds per autocannon run      BENCH_WARMUP_S (2)  warm-up seconds before it
 //   BENCH_QUICK=1          ~1.5 min: 2+1 s runs, 100k seeded entries, scale at 10k and 100k, no sum-tree rows
 //   BENCH_ONLY=a,b         only these scenario keys (see bench/scenarios.ts); BENCH_ONLY=none skips HTTP
-//   BENCH_SCALE=0          skip the scale rows                     BENCH_BRACKET=0  ceiling only at start and end
+//   BENCH_SCALE=0          skip the scale rows
+//   BENCH_HTTP_ENTRIES     entries seeded for the HTTP rows (1,000,000; quick 100,000): fewer for a short look at one row
 //   BENCH_PROFILE=1        server under --cpu-prof into bench/results/tmp-profile-<date>/ with that run's JSON (run.json,
 //                          not latest.json: a profiled server is slower); bench/profile-top.ts slices it per row
+//   BENCH_NODE_FLAGS       extra node flags for the trueup server (say, a heap setting to try); such a run is not a default run
 //   BENCH_LOG_LEVEL        the server's LOG_LEVEL (default info, the service default: a line per failed or slow request);
 //                          the log-level rows (balance-p1-log-info, balance-p1-log-warn) set their own
 //   BENCH_JSON=path        where the JSON goes; by default a full run writes bench/results/latest.json and
@@ -20,7 +22,7 @@ import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { call, measure, startCeiling, startTrueup, type Child, type LoadResult, type LoadSettings } from './http.ts'
+import { call, measure, startCeiling, startTrueup, type Child, type LoadResult } from './http.ts'
 import { buildScenarios, comparedLogLevels, logLevelScenario, type Scenario } from './scenarios.ts'
 import { historyFlag, rowNames, scaleTargets, type Measurement } from './scale.ts'
 import type { HttpSeed } from './seed.ts'
@@ -45,14 +47,12 @@ const only = onlyText === '' ? null : new Set(onlyText.split(','))
 const scaleSizes = process.env.BENCH_SCALE === '0' ? [] : quick ? [10_000, 100_000] : [10_000, 100_000, 1_000_000]
 const historyText = process.env.BENCH_HISTORY ?? ''
 const sumTreeRows = process.env.BENCH_SCALE !== '0' && !quick
-/** A ceiling run between every two scenarios, so each ratio compares runs seconds apart on a shared machine. */
-const bracket = process.env.BENCH_BRACKET === undefined ? !quick : process.env.BENCH_BRACKET !== '0'
 const profile = process.env.BENCH_PROFILE === '1'
 const logLevel = process.env.BENCH_LOG_LEVEL ?? 'info'
-const httpEntries = quick ? 100_000 : 1_000_000
-/** Pairs for the match rows: 100k lines per window; the unpipelined row takes one pair per request. */
-/** One window for the pipelined match row, the rest for the unpipelined one (bench/scenarios.ts). */
-const matchWindows = quick ? 2 : 3
+const serverNodeFlags = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter((flag) => flag !== '')
+const httpEntries = numberFromEnv('BENCH_HTTP_ENTRIES', quick ? 100_000 : 1_000_000)
+/** Pairs for the match row, 100k lines per window, one pair per request: the first window is the preflight's, the rest the row's. */
+const matchWindows = only !== null && ![...only].some((key) => key.startsWith('match')) ? 0 : quick ? 2 : 3
 const matchLines = 100_000
 const adminToken = `adm_bench_${process.pid}_${Date.now()}`
 const childTimeoutMs = 300_000
@@ -66,9 +66,12 @@ const sumTreeExpectedS = 60
 const httpSetupExpectedS = quick ? 60 : 150
 /** A log-level row's own server: start from the snapshot the main server left, then its stop. */
 const logLevelServerExpectedS = quick ? 10 : 20
-const ceilingSettings: LoadSettings = { connections: 64, pipelining: 10, durationS, warmupS }
-/** The ceiling runs between scenarios: on the warm ceiling server, half as long, to stay inside 10 minutes. */
-const bracketSettings: LoadSettings = { ...ceilingSettings, durationS: Math.max(1, Math.round(durationS / 2)), warmupS: 0 }
+/** A ceiling run (one before and one after each row): half as long as a row's, to stay inside 10 minutes. */
+const ceilingDurationS = Math.max(1, Math.round(durationS / 2))
+/** The warm-up of a ceiling run at a shape other than the last one (new connections). */
+const ceilingWarmupS = 1
+/** Requests per row answered before the load, to fail early and to learn the size of the row's answers. */
+const probeRequests = 10
 
 export interface Row {
   readonly key: string
@@ -78,9 +81,13 @@ export interface Row {
   readonly req_per_s: number
   readonly p50_ms: number
   readonly p99_ms: number
-  /** req_per_s ÷ the ceiling runs next to this one (mean of the one before and the one after). */
+  /** req_per_s ÷ ceiling_req_per_s. */
   readonly ratio: number
+  /** The mean of the ceiling runs right before and right after this row, at its connections and pipelining, with its requests. */
   readonly ceiling_req_per_s: number
+  readonly ceiling_runs_req_per_s: readonly number[]
+  /** The mean body size of this row's answers (probed before the load); the ceiling answered bodies of this size. */
+  readonly answer_bytes: number
   readonly target: string
   readonly met: boolean
   readonly non_2xx: number
@@ -89,6 +96,9 @@ export interface Row {
   readonly responses: number
   readonly reconnects: number
   readonly status_counts: Record<string, number>
+  /** The server's CPU time per answer in the measured run (user + system, µs), and the ceiling's in its runs beside it. */
+  readonly cpu_us_per_answer: number | null
+  readonly ceiling_cpu_us_per_answer: number | null
   /** Monotonic µs (same clock as the server's --cpu-prof timestamps) of the measured part. */
   readonly window_us: readonly [number, number]
 }
@@ -143,10 +153,12 @@ function seed(dataDir: string): HttpSeed {
 }
 
 function targetText(scenario: Scenario): string {
-  if (scenario.target.ratioMin !== undefined) return `≥ ${scenario.target.ratioMin} × ceiling`
-  if (scenario.target.ofRow !== undefined) return `≥ ${scenario.target.ofRow.ratioMin} × ${scenario.target.ofRow.key}`
-  if (scenario.target.p99MsMax !== undefined) return `p99 < ${scenario.target.p99MsMax} ms`
-  return 'reference'
+  const { ratioMin, ofRow, p99MsMax } = scenario.target
+  const parts: string[] = []
+  if (ratioMin !== undefined) parts.push(`≥ ${ratioMin} × ceiling`)
+  if (ofRow !== undefined) parts.push(`≥ ${ofRow.ratioMin} × ${ofRow.key}`)
+  if (p99MsMax !== undefined) parts.push(`p99 < ${p99MsMax} ms`)
+  return parts.length === 0 ? 'reference' : parts.join(', ')
 }
 
 /** Targets relative to another row of the run (the log-level rows): met when clean and within the ratio. */
@@ -160,7 +172,13 @@ function meetRowTargets(rows: readonly Row[], scenarios: readonly Scenario[]): R
 }
 
 /** A row meets its target only when it is clean: a scenario full of errors or dropped connections is not a result. */
-function rowOf(scenario: Scenario, result: LoadResult, ceilingReqPerS: number, windowUs: readonly [number, number]): Row {
+interface CpuPerAnswer {
+  readonly server: number | null
+  readonly ceiling: number | null
+}
+
+function rowOf(scenario: Scenario, result: LoadResult, ceilingRuns: readonly number[], answerBytes: number, cpu: CpuPerAnswer, windowUs: readonly [number, number]): Row {
+  const ceilingReqPerS = ceilingRuns.reduce((sum, run) => sum + run, 0) / ceilingRuns.length
   const ratio = result.reqPerS / ceilingReqPerS
   const clean = result.non2xx === 0 && result.errors === 0 && result.reconnects === 0 && result.total > 0
   const { ratioMin, p99MsMax } = scenario.target
@@ -168,64 +186,112 @@ function rowOf(scenario: Scenario, result: LoadResult, ceilingReqPerS: number, w
   return {
     key: scenario.key, name: scenario.name, connections: scenario.settings.connections, pipelining: scenario.settings.pipelining,
     req_per_s: Math.round(result.reqPerS), p50_ms: result.p50Ms, p99_ms: result.p99Ms, ratio: Number(ratio.toFixed(3)), ceiling_req_per_s: Math.round(ceilingReqPerS),
+    ceiling_runs_req_per_s: ceilingRuns.map(Math.round), answer_bytes: answerBytes,
     target: targetText(scenario), met, non_2xx: result.non2xx, errors: result.errors, sent: result.sent, responses: result.total, reconnects: result.reconnects,
-    status_counts: result.statusCounts, window_us: windowUs,
+    status_counts: result.statusCounts, cpu_us_per_answer: cpu.server, ceiling_cpu_us_per_answer: cpu.ceiling, window_us: windowUs,
   }
 }
 
-/** Every scenario answers 2xx once before load: a broken seed or key shows here, not as a table of errors. */
-async function preflight(port: number, scenarios: readonly Scenario[]): Promise<void> {
-  for (const scenario of scenarios.filter((entry) => entry.settings.pipelining > 1 && !entry.key.startsWith('match'))) {
-    const request = scenario.makeNext()()
+/**
+ * A scenario's first requests, answered before the load: each must answer 2xx (a broken seed or key shows
+ * here, not as a table of errors), and their mean body size is what the ceiling answers for this row.
+ */
+async function probe(port: number, scenario: Scenario): Promise<number> {
+  const next = (scenario.probe ?? scenario.makeNext)()
+  let bytes = 0
+  for (let i = 0; i < probeRequests; i++) {
+    const request = next()
     const response = await fetch(`http://127.0.0.1:${port}${request.path}`, { method: request.method, headers: { ...request.headers, 'content-type': 'application/json' }, body: request.body })
     const text = await response.text()
-    if (response.status >= 300) throw new Error(`preflight ${scenario.key}: ${request.method} ${request.path} answered ${response.status} ${text}`)
+    if (response.status >= 300) throw new Error(`probe of ${scenario.key}: ${request.method} ${request.path} answered ${response.status} ${text}`)
+    bytes += Buffer.byteLength(text)
   }
+  return Math.round(bytes / probeRequests)
+}
+
+/** Every row's answer size, before any load. */
+async function preflight(port: number, scenarios: readonly Scenario[]): Promise<Map<string, number>> {
+  const sizes = new Map<string, number>()
+  for (const scenario of scenarios) sizes.set(scenario.key, await probe(port, scenario))
+  return sizes
+}
+
+/** The ceiling runs of the whole HTTP part, in order: each at one row's shape. */
+export interface CeilingRun {
+  readonly connections: number
+  readonly pipelining: number
+  readonly answer_bytes: number
+  readonly req_per_s: number
+  readonly cpu_us_per_answer: number | null
+}
+
+function sameShape(run: CeilingRun | undefined, scenario: Scenario, answerBytes: number): boolean {
+  return run !== undefined && run.connections === scenario.settings.connections && run.pipelining === scenario.settings.pipelining && run.answer_bytes === answerBytes
+}
+
+/**
+ * One ceiling run at the row's shape: the same connections and pipelining, the row's own requests (a fresh
+ * request maker: its counters and keys are the ceiling's own), answered with a fixed body of the row's size.
+ */
+async function measureCeiling(ceiling: Child, scenario: Scenario, answerBytes: number, runs: CeilingRun[]): Promise<number> {
+  const warm = sameShape(runs.at(-1), scenario, answerBytes)
+  if (!warm) {
+    const set = await fetch(`http://127.0.0.1:${ceiling.port}/__ceiling/bytes/${answerBytes}`, { method: 'PUT' })
+    if (set.status !== 204) throw new Error(`the ceiling refused the body size ${answerBytes}: ${set.status}`)
+  }
+  const settings = { ...scenario.settings, durationS: ceilingDurationS, warmupS: warm ? 0 : ceilingWarmupS }
+  const result = await measure(ceiling.port, settings, scenario.makeNext(), () => ceiling.cpuMs())
+  const cpuUsPerAnswer = cpuPerAnswer(result)
+  runs.push({ connections: settings.connections, pipelining: settings.pipelining, answer_bytes: answerBytes, req_per_s: Math.round(result.reqPerS), cpu_us_per_answer: cpuUsPerAnswer })
+  return result.reqPerS
+}
+
+function cpuPerAnswer(result: LoadResult): number | null {
+  return result.cpuMs === null || result.total === 0 ? null : Math.round((result.cpuMs * 1_000) / result.total)
+}
+
+/**
+ * The ceiling at the row's shape right before (the previous row's after-run when it had the same shape),
+ * the row (warm-up, measured run), the ceiling again right after; the ratio is against their mean.
+ */
+async function measureRow(ceiling: Child, server: Child, scenario: Scenario, answerBytes: number, ceilingRuns: CeilingRun[]): Promise<Row> {
+  const { connections, pipelining } = scenario.settings
+  const last = ceilingRuns.at(-1)
+  const before = sameShape(last, scenario, answerBytes) ? last!.req_per_s : await measureCeiling(ceiling, scenario, answerBytes, ceilingRuns)
+  progress(`${scenario.key}: ${scenario.name}: -c ${connections} -p ${pipelining}, ${warmupS}+${durationS} s (answers of ${answerBytes} B)`)
+  const next = scenario.makeNext()
+  if (warmupS > 0) await measure(server.port, { ...scenario.settings, durationS: warmupS, warmupS: 0 }, next)
+  const startedUs = monotonicUs()
+  const result = await measure(server.port, { ...scenario.settings, warmupS: 0 }, next, () => server.cpuMs())
+  const windowUs: [number, number] = [startedUs, monotonicUs()]
+  const after = await measureCeiling(ceiling, scenario, answerBytes, ceilingRuns)
+  const ceilingCpu = ceilingRuns.slice(-2).filter((run) => sameShape(run, scenario, answerBytes)).map((run) => run.cpu_us_per_answer)
+  const ceilingCpuUs = ceilingCpu.every((value) => value !== null) ? Math.round(ceilingCpu.reduce((sum, value) => sum + value!, 0) / ceilingCpu.length) : null
+  const row = rowOf(scenario, result, [before, after], answerBytes, { server: cpuPerAnswer(result), ceiling: ceilingCpuUs }, windowUs)
+  const dropped = row.reconnects > 0 ? `, ${row.reconnects} connections closed by the server (${row.sent - row.responses} requests unanswered)` : ''
+  progress(`  ${row.req_per_s} req/s, ratio ${row.ratio} (ceiling ${row.ceiling_runs_req_per_s.join(' / ')}), CPU ${row.cpu_us_per_answer} µs per answer (ceiling ${row.ceiling_cpu_us_per_answer}), p50 ${row.p50_ms} ms, p99 ${row.p99_ms} ms, non-2xx ${row.non_2xx}, errors ${row.errors}${dropped}: ${row.met ? 'met' : 'MISSED'} ${JSON.stringify(row.status_counts)}`)
+  return row
 }
 
 interface HttpReport {
-  readonly ceilingRuns: number[]
+  readonly ceilingRuns: CeilingRun[]
   readonly rows: Row[]
   readonly profileDir: string | null
 }
 
-function ceilingRequest() {
-  return { method: 'GET' as const, path: '/' }
+/** What a row takes: its ceiling run before (at most), its warm-up and measured run, its ceiling run after. */
+function rowExpectedS(): number {
+  return 2 * (ceilingWarmupS + ceilingDurationS) + warmupS + durationS
 }
 
-/** Warm-up, the measured run, then (bracket) the ceiling run after it; ceilingRuns gains that run. */
-async function measureRow(ceiling: Child, server: Child, scenario: Scenario, ceilingRuns: number[]): Promise<Row> {
-  progress(`${scenario.name}: -c ${scenario.settings.connections} -p ${scenario.settings.pipelining}, ${warmupS}+${durationS} s`)
-  const next = scenario.makeNext()
-  if (warmupS > 0) await measure(server.port, { ...scenario.settings, durationS: warmupS, warmupS: 0 }, next)
-  const startedUs = monotonicUs()
-  const result = await measure(server.port, { ...scenario.settings, warmupS: 0 }, next)
-  const windowUs: [number, number] = [startedUs, monotonicUs()]
-  // The ceiling runs on the warm server: no second warm-up.
-  if (bracket) ceilingRuns.push((await measure(ceiling.port, bracketSettings, ceilingRequest)).reqPerS)
-  const around = bracket ? (ceilingRuns.at(-2)! + ceilingRuns.at(-1)!) / 2 : ceilingRuns[0]
-  const row = rowOf(scenario, result, around, windowUs)
-  const dropped = row.reconnects > 0 ? `, ${row.reconnects} connections closed by the server (${row.sent - row.responses} requests unanswered)` : ''
-  progress(`  ${row.req_per_s} req/s, ratio ${row.ratio} (ceiling ${row.ceiling_req_per_s}), p50 ${row.p50_ms} ms, p99 ${row.p99_ms} ms, non-2xx ${row.non_2xx}, errors ${row.errors}${dropped}: ${row.met ? 'met' : 'MISSED'} ${JSON.stringify(row.status_counts)}`)
-  return row
-}
-
-async function runScenarios(ceiling: Child, server: Child, scenarios: readonly Scenario[]): Promise<{ ceilingRuns: number[]; rows: Row[] }> {
-  progress(`ceiling (bare uWS, fixed JSON): -c 64 -p 10, ${warmupS}+${durationS} s`)
-  const first = await measure(ceiling.port, ceilingSettings, ceilingRequest)
-  const ceilingRuns = [first.reqPerS]
-  progress(`  ceiling ${Math.round(first.reqPerS)} req/s, p99 ${first.p99Ms} ms`)
+async function runScenarios(ceiling: Child, server: Child, scenarios: readonly Scenario[], answerBytes: ReadonlyMap<string, number>, ceilingRuns: CeilingRun[]): Promise<Row[]> {
   const rows: Row[] = []
   for (const scenario of scenarios) {
-    // Warm-up, measured run, the ceiling run after it, and room left for the server's stop (flush, snapshot).
-    if (!withinBudget(`scenario ${scenario.key}`, warmupS + durationS + (bracket ? bracketSettings.durationS : 0) + httpStopReserveS)) continue
-    rows.push(await measureRow(ceiling, server, scenario, ceilingRuns))
+    // Room is left for the server's stop (flush, snapshot).
+    if (!withinBudget(`scenario ${scenario.key}`, rowExpectedS() + httpStopReserveS)) continue
+    rows.push(await measureRow(ceiling, server, scenario, answerBytes.get(scenario.key)!, ceilingRuns))
   }
-  if (!bracket) {
-    progress('ceiling again, for the drift within the run')
-    ceilingRuns.push((await measure(ceiling.port, bracketSettings, ceilingRequest)).reqPerS)
-  }
-  return { ceilingRuns, rows }
+  return rows
 }
 
 /**
@@ -233,14 +299,14 @@ async function runScenarios(ceiling: Child, server: Child, scenarios: readonly S
  * (it is stopped first: one process per LMDB env), measured one right after the other so that their
  * ratio compares runs seconds apart on a shared machine.
  */
-async function runLogLevels(ceiling: Child, distDir: string, dataDir: string, tempDir: string, seeded: HttpSeed, ceilingRuns: number[]): Promise<Row[]> {
+async function runLogLevels(ceiling: Child, distDir: string, dataDir: string, tempDir: string, seeded: HttpSeed, ceilingRuns: CeilingRun[]): Promise<Row[]> {
   const levels = comparedLogLevels.map((level) => ({ level, scenario: logLevelScenario(seeded, durationS, warmupS, level) })).filter(({ scenario }) => only === null || only.has(scenario.key))
   const rows: Row[] = []
   for (const { level, scenario } of levels) {
-    if (!withinBudget(`scenario ${scenario.key}`, logLevelServerExpectedS + warmupS + durationS + (bracket ? bracketSettings.durationS : 0))) continue
+    if (!withinBudget(`scenario ${scenario.key}`, logLevelServerExpectedS + rowExpectedS())) continue
     const server = await startTrueup(distDir, { dataDir, adminToken, logLevel: level, nodeFlags: [], outputPath: path.join(tempDir, `trueup-${level}.out`) })
     try {
-      rows.push(await measureRow(ceiling, server, scenario, ceilingRuns))
+      rows.push(await measureRow(ceiling, server, scenario, await probe(server.port, scenario), ceilingRuns))
     } finally {
       await server.stop(stopGraceMs)
     }
@@ -254,12 +320,13 @@ async function runHttp(tempDir: string, distDir: string, dataDir: string, seeded
   const ceiling = await startCeiling(benchDir, path.join(tempDir, 'ceiling.out'))
   let server: Child | null = null
   try {
-    const nodeFlags = profileDir === null ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`]
+    const nodeFlags = [...serverNodeFlags, ...(profileDir === null ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`])]
     server = await startTrueup(distDir, { dataDir, adminToken, logLevel, nodeFlags, outputPath: path.join(tempDir, 'trueup.out') })
     const raised = await call(server.port, 'PATCH', '/admin/workspaces/default', adminToken, { limits: { writes_per_minute: 100_000_000, reads_per_minute: 100_000_000 } })
     if (raised.status !== 200) throw new Error(`raising the rate limits failed: ${raised.status} ${JSON.stringify(raised.json)}`)
-    await preflight(server.port, scenarios)
-    const { ceilingRuns, rows } = await runScenarios(ceiling, server, scenarios)
+    const answerBytes = await preflight(server.port, scenarios)
+    const ceilingRuns: CeilingRun[] = []
+    const rows = await runScenarios(ceiling, server, scenarios, answerBytes, ceilingRuns)
     progress('stopping the server (SIGTERM: drain, flush, snapshot)')
     await server.stop(stopGraceMs)
     server = null
@@ -303,22 +370,26 @@ function runScale(tempDir: string): Measurement[] {
 function gitCommit(): string {
   try {
     // Read the ref files instead of running git: HEAD, then the ref it names.
-    const head = fs.readFileSync(path.join(repoDir, '.git', 'HEAD'), 'utf8').trim()
+    // In a worktree, .git is a file naming the worktree's git dir, whose `commondir` holds the shared refs.
+    let gitDir = path.join(repoDir, '.git')
+    if (fs.statSync(gitDir).isFile()) gitDir = path.resolve(repoDir, fs.readFileSync(gitDir, 'utf8').trim().replace(/^gitdir: /, ''))
+    const commonFile = path.join(gitDir, 'commondir')
+    const commonDir = fs.existsSync(commonFile) ? path.resolve(gitDir, fs.readFileSync(commonFile, 'utf8').trim()) : gitDir
+    const head = fs.readFileSync(path.join(gitDir, 'HEAD'), 'utf8').trim()
     if (!head.startsWith('ref: ')) return head
     const ref = head.slice(5)
-    const loose = path.join(repoDir, '.git', ref)
+    const loose = path.join(commonDir, ref)
     if (fs.existsSync(loose)) return fs.readFileSync(loose, 'utf8').trim()
-    const packed = fs.readFileSync(path.join(repoDir, '.git', 'packed-refs'), 'utf8').split('\n').find((line) => line.endsWith(` ${ref}`))
+    const packed = fs.readFileSync(path.join(commonDir, 'packed-refs'), 'utf8').split('\n').find((line) => line.endsWith(` ${ref}`))
     return packed?.split(' ')[0] ?? 'unknown'
   } catch {
     return 'unknown'
   }
 }
 
-function printTable(ceilingRuns: readonly number[], rows: readonly Row[], scale: readonly Measurement[]): void {
-  if (ceilingRuns.length > 0) console.log(`\nceiling (bare uWS, -c 64 -p 10): ${ceilingRuns.map(Math.round).join(', ')} req/s over the run; each ratio uses the runs next to its row`)
+function printTable(rows: readonly Row[], scale: readonly Measurement[]): void {
   console.table(rows.map((row) => ({
-    scenario: row.name, 'req/s': row.req_per_s, p50_ms: row.p50_ms, p99_ms: row.p99_ms, ratio: row.ratio, target: row.target, met: row.met ? 'yes' : 'NO',
+    scenario: row.name, c: row.connections, p: row.pipelining, 'ceiling req/s': row.ceiling_req_per_s, 'req/s': row.req_per_s, p50_ms: row.p50_ms, p99_ms: row.p99_ms, ratio: row.ratio, target: row.target, met: row.met ? 'yes' : 'NO',
     non_2xx: row.non_2xx, closed: row.reconnects,
   })))
   const names = [...new Set(scale.map((m) => m.name))]
@@ -343,16 +414,11 @@ function writeReport(text: string, date: string, profileDir: string | null): voi
   let paths: string[]
   if (process.env.BENCH_JSON !== undefined && process.env.BENCH_JSON !== '') paths = [path.resolve(process.env.BENCH_JSON)]
   else if (profileDir !== null) paths = [path.join(profileDir, 'run.json')]
-  else if (quick || only !== null || skipped.length > 0 || process.env.BENCH_SCALE === '0' || logLevel !== 'info' || process.env.BENCH_DURATION_S !== undefined || process.env.BENCH_WARMUP_S !== undefined) paths = [path.join(resultsDir, `tmp-${stamp}.json`)]
+  else if (quick || only !== null || skipped.length > 0 || process.env.BENCH_SCALE === '0' || logLevel !== 'info' || serverNodeFlags.length > 0 || process.env.BENCH_DURATION_S !== undefined || process.env.BENCH_WARMUP_S !== undefined) paths = [path.join(resultsDir, `tmp-${stamp}.json`)]
   else paths = [path.join(resultsDir, 'latest.json'), path.join(resultsDir, `${stamp}.json`)]
   for (const file of paths) fs.writeFileSync(file, text)
   progress(`wrote ${paths.map((file) => path.relative(repoDir, file)).join(' and ')}`)
   if (profileDir !== null) progress(`top self time per row: node --import=tsx bench/profile-top.ts ${path.relative(repoDir, profileDir)} <row-key>`)
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted.length === 0 ? 0 : sorted[Math.floor((sorted.length - 1) / 2)]
 }
 
 /** However the machine behaves, the bench stops by itself (children are killed on exit, see spawnChild). */
@@ -373,14 +439,14 @@ async function main(): Promise<void> {
     const skipHttp = only?.has('none') === true || !withinBudget('every HTTP row (compile, seed, server)', httpSetupExpectedS + warmupS + durationS)
     const { distDir, buildErrors } = skipHttp ? { distDir: '', buildErrors: [] } : buildService(tempDir)
     const http = skipHttp ? { ceilingRuns: [], rows: [], profileDir: null } : await runHttp(tempDir, distDir, httpDir, seed(httpDir))
-    printTable(http.ceilingRuns, http.rows, scale)
+    printTable(http.rows, scale)
     const date = new Date().toISOString()
     const cpus = os.cpus()
     const report = {
       date, node: process.version, cpu_count: cpus.length, cpu_model: cpus[0]?.model ?? 'unknown', git_commit: gitCommit(),
       load_average_start: loadAtStart, load_average_end: os.loadavg(), mode: quick ? 'quick' : 'full', duration_s: durationS, warmup_s: warmupS,
       server: 'node dist/main.js (src/ compiled by tsc for this run)', build_errors: buildErrors, server_log_level: logLevel, http_entries: httpEntries, match_pairs: matchWindows * matchLines,
-      total_s: Math.round((Date.now() - startedMs) / 1_000), budget_s: budgetS, skipped, ceiling_req_per_s: Math.round(median(http.ceilingRuns)), ceiling_runs_req_per_s: http.ceilingRuns.map(Math.round),
+      total_s: Math.round((Date.now() - startedMs) / 1_000), budget_s: budgetS, skipped, ceiling_runs: http.ceilingRuns,
       profile_dir: http.profileDir === null ? null : path.relative(repoDir, http.profileDir), results: http.rows, scale,
     }
     writeReport(`${JSON.stringify(report, null, 2)}\n`, date, http.profileDir)

@@ -20,6 +20,8 @@ export interface Scenario {
   readonly target: Target
   /** A fresh request maker per scenario: counters start at zero, keys are unique to this run. */
   readonly makeNext: () => () => LoadRequest
+  /** The requests of the probe before the load (bench/run.ts), when they must not be the row's own (match pairs are used once). */
+  readonly probe?: () => () => LoadRequest
 }
 
 /** Seeded (mulberry32) so every run asks for the same accounts in the same order. */
@@ -33,10 +35,18 @@ export function seededRandom(seed: number): () => number {
   }
 }
 
+/**
+ * The rows. Writes are measured without pipelining only: uWebSockets.js closes a connection when a
+ * pipelined request arrives while an earlier response on it is still pending (uNetworking/uWebSockets.js#277,
+ * wontfix; #1301), and every durable write is answered after its fsync (and every read waits for the
+ * durable barrier while writes are in flight), so a `-p 10` write row gets no answers at all. The same
+ * 640 requests in flight, one per connection (`-c 640 -p 1`), give the write path its throughput figure.
+ */
 export function buildScenarios(seed: HttpSeed, durationS: number, warmupS: number): Scenario[] {
   const auth = { authorization: `Bearer ${seed.secret}` }
   const pipelined: LoadSettings = { connections: 64, pipelining: 10, durationS, warmupS }
   const unpipelined: LoadSettings = { ...pipelined, pipelining: 1 }
+  const manyConnections: LoadSettings = { ...unpipelined, connections: 640 }
   const accounts = seed.accountIds.map((id) => id)
   const names = accounts.map((_, i) => `acct:${String(i).padStart(3, '0')}`)
   const runTag = randomBytes(6).toString('hex')
@@ -49,42 +59,34 @@ export function buildScenarios(seed: HttpSeed, durationS: number, warmupS: numbe
   }
   const post = (random: () => number, index: number): LoadRequest => ({ method: 'POST', path: '/v2/entries', headers: auth, body: entryBody(random, index) })
   const linesPerWindow = seed.matchWindows[0]?.entryIds.length ?? 0
-  /** A cursor over the prepared pairs of these windows, each pair used once (warm-up included). */
-  const matchCursor = (windows: HttpSeed['matchWindows']): (() => LoadRequest) => {
-    let pair = 0
-    const pairsCount = linesPerWindow * windows.length
-    return () => {
-      // Past the prepared pairs the requests repeat the last pair: they answer 409 and count as non-2xx.
-      const index = Math.min(pair++, pairsCount - 1)
-      const window = windows[Math.floor(index / linesPerWindow)]
-      const line = index % linesPerWindow
-      return { method: 'POST', path: `/v2/reconciliations/${window.id}/matches`, headers: auth, body: JSON.stringify({ statement_lines: [`l${line + 1}`], entries: [window.entryIds[line]], strategy: 'amount_and_date' }) }
-    }
-  }
-  // Each match row draws on windows of its own. The pipelined row's connections are closed by uWS (see
-  // unpipelinedVariant) with most of their requests never run, yet every request made took a pair; with one
-  // cursor for both rows, the row that measures got only used pairs and answered 409 to nearly everything.
-  const pipelinedMatchWindows = seed.matchWindows.slice(0, 1)
-  const unpipelinedMatchWindows = seed.matchWindows.slice(1)
-  const specified: Scenario[] = [
+  const bigWindow = `GET reconciliation (window over ${seed.entriesCount.toLocaleString('en')} entries)`
+  return [
     {
       key: 'balance', name: 'GET balance (random of 1,000 accounts)', settings: pipelined, target: { ratioMin: 0.8 },
       makeNext: () => { const random = seededRandom(1); return () => balance(random) },
     },
     {
-      key: 'window', name: `GET reconciliation (window over ${seed.entriesCount.toLocaleString('en')} entries)`, settings: pipelined, target: { ratioMin: 0.8 },
+      key: 'window', name: bigWindow, settings: pipelined, target: { ratioMin: 0.8 },
       makeNext: () => () => ({ method: 'GET', path: `/v2/reconciliations/${seed.bigWindowId}`, headers: auth }),
     },
     {
-      key: 'post', name: 'POST entries, 2 lines, durable', settings: pipelined, target: { ratioMin: 0.3 },
-      makeNext: () => { const random = seededRandom(2); let index = 0; return () => post(random, index++) },
+      key: 'balance-p1', name: 'GET balance (random of 1,000 accounts)', settings: unpipelined, target: { ratioMin: 0.9 },
+      makeNext: () => { const random = seededRandom(6); return () => balance(random) },
     },
     {
-      key: 'post-latency', name: 'POST entries, -c 64 no pipelining (latency)', settings: unpipelined, target: { p99MsMax: 10 },
+      key: 'window-p1', name: bigWindow, settings: unpipelined, target: { ratioMin: 0.9 },
+      makeNext: () => () => ({ method: 'GET', path: `/v2/reconciliations/${seed.bigWindowId}`, headers: auth }),
+    },
+    {
+      key: 'post-latency', name: 'POST entries, 2 lines, durable', settings: unpipelined, target: { ratioMin: 0.35, p99MsMax: 10 },
       makeNext: () => { const random = seededRandom(3); let index = 0; return () => post(random, index++) },
     },
     {
-      key: 'idempotent', name: 'POST entries + Idempotency-Key, half replays', settings: pipelined, target: { ratioMin: 0.3 },
+      key: 'post-c640', name: 'POST entries, 2 lines, durable', settings: manyConnections, target: { ratioMin: 0.45 },
+      makeNext: () => { const random = seededRandom(2); let index = 0; return () => post(random, index++) },
+    },
+    {
+      key: 'idempotent-c640', name: 'POST entries + Idempotency-Key, half replays', settings: manyConnections, target: { ratioMin: 0.3 },
       makeNext: () => {
         const tag = `${runTag}-${randomBytes(3).toString('hex')}`
         let index = 0
@@ -99,16 +101,30 @@ export function buildScenarios(seed: HttpSeed, durationS: number, warmupS: numbe
       },
     },
     {
-      key: 'match', name: `POST matches one-to-one (window of ${linesPerWindow.toLocaleString('en')} lines)`, settings: pipelined, target: { ratioMin: 0.3 },
-      makeNext: () => matchCursor(pipelinedMatchWindows),
+      // The first window is the preflight's (bench/run.ts); the row's cursor draws on the others.
+      key: 'match-c640', name: `POST matches one-to-one (window of ${linesPerWindow.toLocaleString('en')} lines)`, settings: manyConnections, target: { ratioMin: 0.3 },
+      makeNext: () => matchCursor(seed.matchWindows.slice(1), auth),
+      probe: () => matchCursor(seed.matchWindows.slice(0, 1), auth),
     },
     {
-      key: 'mixed', name: 'mixed 80% GET balance / 20% POST entries', settings: pipelined, target: { ratioMin: 0.5 },
+      key: 'mixed-c640', name: 'mixed 80% GET balance / 20% POST entries', settings: manyConnections, target: { ratioMin: 0.5 },
       makeNext: () => { const random = seededRandom(4); let index = 0; return () => (random() < 0.8 ? balance(random) : post(random, index++)) },
     },
   ]
-  return [...specified, ...specified.filter((scenario) => unpipelinedKeys.includes(scenario.key)).map((scenario) => unpipelinedVariant(scenario,
-    scenario.key === 'match' ? () => matchCursor(unpipelinedMatchWindows) : scenario.makeNext))]
+}
+
+/** A cursor over the prepared pairs of these windows, each pair used once (warm-up and the ceiling's run included). */
+export function matchCursor(windows: HttpSeed['matchWindows'], auth: Record<string, string>): () => LoadRequest {
+  const linesPerWindow = windows[0]?.entryIds.length ?? 0
+  let pair = 0
+  const pairsCount = linesPerWindow * windows.length
+  return () => {
+    // Past the prepared pairs the requests repeat the last pair: they answer 409 and count as non-2xx.
+    const index = Math.min(pair++, pairsCount - 1)
+    const window = windows[Math.floor(index / linesPerWindow)]
+    const line = index % linesPerWindow
+    return { method: 'POST', path: `/v2/reconciliations/${window.id}/matches`, headers: auth, body: JSON.stringify({ statement_lines: [`l${line + 1}`], entries: [window.entryIds[line]], strategy: 'amount_and_date' }) }
+  }
 }
 
 /** The levels the log-level rows compare: the default, and the one that writes no request line. */
@@ -134,24 +150,4 @@ export function logLevelScenario(seed: HttpSeed, durationS: number, warmupS: num
 
 export function logLevelKey(level: ComparedLogLevel): string {
   return `balance-p1-log-${level}`
-}
-
-/**
- * uWebSockets.js closes a connection when a pipelined request arrives while an earlier response on it
- * is still pending (uNetworking/uWebSockets.js#277, wontfix; #1301). Every durable write is answered
- * after its fsync, and every read waits for the durable barrier while writes are in flight, so the
- * -p 10 write rows cannot complete. These variants keep the same 640 requests in flight without
- * pipelining, so the write path still gets a throughput figure in the same run.
- */
-const unpipelinedKeys = ['post', 'idempotent', 'match', 'mixed']
-const unpipelinedConnections = 640
-
-function unpipelinedVariant(scenario: Scenario, makeNext: Scenario['makeNext']): Scenario {
-  return {
-    ...scenario,
-    makeNext,
-    key: `${scenario.key}-c640`,
-    name: `${scenario.name} [-c 640 -p 1]`,
-    settings: { ...scenario.settings, connections: unpipelinedConnections, pipelining: 1 },
-  }
 }

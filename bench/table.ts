@@ -14,8 +14,12 @@ interface HttpRow {
   readonly p50_ms: number
   readonly p99_ms: number
   readonly ratio: number
+  /** The ceiling at this row's connections and pipelining (runs before 2026-11-23 evening: one ceiling at -c 64 -p 10 for all). */
+  readonly ceiling_req_per_s?: number
   readonly target: string
   readonly met: boolean
+  readonly cpu_us_per_answer?: number | null
+  readonly ceiling_cpu_us_per_answer?: number | null
   readonly reconnects?: number
   readonly non_2xx?: number
   readonly errors?: number
@@ -29,7 +33,8 @@ interface Report {
   readonly cpu_count: number
   readonly cpu_model?: string
   readonly git_commit: string
-  readonly ceiling_req_per_s: number
+  /** Runs before the same-shape ceilings: the one ceiling, at -c 64 -p 10. */
+  readonly ceiling_req_per_s?: number
   readonly total_s?: number
   readonly load_average_start?: readonly number[]
   readonly results: readonly HttpRow[]
@@ -53,20 +58,30 @@ function verdict(met: boolean | undefined): string {
   return met ? 'met' : '**missed**'
 }
 
+function cpuCell(row: HttpRow): string {
+  if (row.cpu_us_per_answer === undefined || row.cpu_us_per_answer === null) return ''
+  return `${row.cpu_us_per_answer}${row.ceiling_cpu_us_per_answer === undefined || row.ceiling_cpu_us_per_answer === null ? '' : ` (${row.ceiling_cpu_us_per_answer})`}`
+}
+
 export function render(report: Report): string {
   const lines: string[] = []
   lines.push(`Run of ${report.date.slice(0, 16).replace('T', ' ')} UTC, commit \`${report.git_commit.slice(0, 7)}\`, Node ${report.node}, `
     + `${report.cpu_count} × ${report.cpu_model ?? 'CPU'} shared with the load generator`
-    + `${report.total_s === undefined ? '' : `, ${report.total_s} s in all`}. Ceiling (bare uWebSockets.js, fixed JSON body, \`-c 64 -p 10\`): `
-    + `${integer.format(report.ceiling_req_per_s)} req/s.`)
+    + `${report.total_s === undefined ? '' : `, ${report.total_s} s in all`}. `
+    + (report.ceiling_req_per_s === undefined
+      ? 'Ceiling: a bare uWebSockets.js server answering a fixed JSON body of the row\'s answer size to the row\'s own requests, '
+        + 'at the row\'s connections and pipelining, right before and right after the row (their mean).'
+      : `Ceiling (bare uWebSockets.js, fixed JSON body, \`-c 64 -p 10\`): ${integer.format(report.ceiling_req_per_s)} req/s.`))
   lines.push('')
-  lines.push('| HTTP scenario | -c | -p | req/s | p50 ms | p99 ms | ratio | target | |')
-  lines.push('| --- | --: | --: | --: | --: | --: | --: | --- | --- |')
+  lines.push('| HTTP scenario | -c | -p | ceiling req/s | req/s | p50 ms | p99 ms | ratio | target | | server CPU µs per answer (ceiling) |')
+  lines.push('| --- | --: | --: | --: | --: | --: | --: | --: | --- | --- | --: |')
   for (const row of report.results) {
     const broken = (row.reconnects ?? 0) > 0 || (row.errors ?? 0) > 0 || (row.non_2xx ?? 0) > 0
     const note = broken ? ` (${row.reconnects ?? 0} reconnects, ${row.non_2xx ?? 0} non-2xx)` : ''
-    lines.push(`| ${row.name}${note} | ${row.connections} | ${row.pipelining} | ${integer.format(row.req_per_s)} | ${row.p50_ms} | ${row.p99_ms} | ${row.ratio.toFixed(2)} | ${row.target} | ${verdict(row.met)} |`)
+    const ceiling = row.ceiling_req_per_s ?? report.ceiling_req_per_s
+    lines.push(`| ${row.name}${note} | ${row.connections} | ${row.pipelining} | ${ceiling === undefined ? '' : integer.format(ceiling)} | ${integer.format(row.req_per_s)} | ${row.p50_ms} | ${row.p99_ms} | ${row.ratio.toFixed(2)} | ${row.target} | ${verdict(row.met)} | ${cpuCell(row)} |`)
   }
+  if (report.scale.length === 0) return lines.join('\n')
   lines.push('')
   const sizes = [...new Set(report.scale.map((row) => row.n))].sort((a, b) => a - b)
   const names = [...new Set(report.scale.map((row) => `${row.name}\u0000${row.unit}`))]

@@ -27,7 +27,8 @@ export class Submitted {
   /** The same completion with fields added to an accepted answer's body (a new key's secret, which is never logged). */
   withFields(fields: Readonly<Record<string, unknown>>): Submitted {
     if (!this.outcome.ok) return this
-    return new Submitted({ ...this.outcome, body: { ...(this.outcome.body as object), ...fields } }, this.barrierSeq, this.#log)
+    // json, if the command built one, no longer matches the body: the reply then serialises the body.
+    return new Submitted({ ...this.outcome, json: undefined, body: { ...(this.outcome.body as object), ...fields } }, this.barrierSeq, this.#log)
   }
 
   /** Calls back once durable (error null), or with the log's failure: the answer must then be 503. */

@@ -26,6 +26,9 @@ function envelopeOf(flow: Flow): CommandEnvelope {
   return { at_ms: flow.atMs, key_id: key.id, visibility: key.accounts, idempotency }
 }
 
+/** The query of every request without one (most writes): handlers only read their query. */
+const noQuery = new URLSearchParams()
+
 /** /v2: a key by the hash of its secret, its workspace's actor, handlers that build workspace commands and queries. */
 export function v2Surface(runtime: Runtime): Surface {
   return {
@@ -40,7 +43,8 @@ export function v2Surface(runtime: Runtime): Surface {
       actorOf: (flow) => actorOf(runtime, flow),
       build: (flow) => {
         const { key, workspace } = flow.caller as Required<{ [K in keyof Caller]: NonNullable<Caller[K]> }>
-        const context = { params: flow.params, query: new URLSearchParams(flow.request.query), body: flow.body, key, workspace, actor: actorOf(runtime, flow), atMs: flow.atMs, envelope: envelopeOf(flow) }
+        const query = flow.request.query === '' ? noQuery : new URLSearchParams(flow.request.query)
+        const context = { params: flow.params, query, body: flow.body, key, workspace, actor: actorOf(runtime, flow), atMs: flow.atMs, envelope: envelopeOf(flow) }
         return (flow.route as V2Route).handle(context)
       },
       execute: (flow, built): Submitted | Deferred => {

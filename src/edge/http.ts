@@ -40,6 +40,13 @@ const statusText: Record<number, string> = {
   500: 'Internal Server Error', 503: 'Service Unavailable',
 }
 
+/** `201 Created`: built once per status, not per answer. */
+const statusLines = new Map(Object.entries(statusText).map(([status, text]) => [Number(status), `${status} ${text}`]))
+
+function statusLineOf(status: number): string {
+  return statusLines.get(status) ?? `${status} Unknown`
+}
+
 export function openExchange(res: HttpResponse, method: string, requestId: string, startedMs: number, onSettled: (exchange: Exchange) => void, server: ServerState): Exchange {
   const exchange: Exchange = { res, method, requestId, startedMs, route: null, aborted: false, answered: false, status: 0, streaming: false, onSettled, server }
   // uWS frees the response when the client goes away; touching it after that would crash the process.
@@ -83,11 +90,13 @@ export function readBody(exchange: Exchange, bytesMax: number, done: (body: Read
         tooLarge = true
         chunks.length = 0
       } else {
-        // uWS reuses the chunk's memory after this callback: copy it.
-        chunks.push(Buffer.from(new Uint8Array(chunk).slice()))
+        // uWS reuses the chunk's memory after this callback: copy it, once (into Node's pool when small).
+        chunks.push(Buffer.copyBytesFrom(new Uint8Array(chunk)))
       }
     }
-    if (isLast) done({ bytes: tooLarge ? null : Buffer.concat(chunks, length) })
+    if (!isLast) return
+    // Most bodies come in one chunk: that copy is the body.
+    done({ bytes: tooLarge ? null : chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, length) })
   })
 }
 
@@ -96,22 +105,44 @@ export function send(exchange: Exchange, status: number, body: string, headers: 
   exchange.answered = true
   exchange.status = status
   exchange.onSettled(exchange)
+  // uWS runs the cork's callback at once: one callback for every answer, fed through `corked`, saves a closure per answer.
+  corked.exchange = exchange
+  corked.status = status
+  corked.body = body
+  corked.headers = headers
+  corked.contentType = contentType
+  exchange.res.cork(writeCorked)
+}
+
+/** The answer being written inside res.cork (never more than one: writing it calls nothing that answers). */
+const corked: { exchange: Exchange | null; status: number; body: string; headers: readonly (readonly [string, string])[]; contentType: string } = {
+  exchange: null, status: 0, body: '', headers: [], contentType: '',
+}
+
+function writeCorked(): void {
+  const { exchange, status, body, headers, contentType } = corked
+  corked.exchange = null
+  corked.body = ''
+  write(exchange!, status, body, headers, contentType)
+}
+
+/** The answer's bytes, inside the cork: status, headers, body go out as one write. */
+function write(exchange: Exchange, status: number, body: string, headers: readonly (readonly [string, string])[], contentType: string): void {
+  const res = exchange.res
   const closeConnection = exchange.server.closing
-  exchange.res.cork(() => {
-    exchange.res.writeStatus(`${status} ${statusText[status] ?? 'Unknown'}`)
-    exchange.res.writeHeader('Request-Id', exchange.requestId)
-    for (const [name, value] of headers) exchange.res.writeHeader(name, value)
-    // Without a body uWS can close the connection only by also writing Content-Length: 0, wrong after
-    // a 204 or a HEAD; the header alone makes the client close it, which the drain waits for.
-    if (closeConnection && (status === 204 || exchange.method === 'HEAD')) exchange.res.writeHeader('connection', 'close')
-    if (status === 204) {
-      exchange.res.endWithoutBody()
-      return
-    }
-    exchange.res.writeHeader('content-type', contentType)
-    if (exchange.method === 'HEAD') return endHead(exchange.res, body)
-    exchange.res.end(body, closeConnection)
-  })
+  res.writeStatus(statusLineOf(status))
+  res.writeHeader('Request-Id', exchange.requestId)
+  for (let i = 0; i < headers.length; i++) res.writeHeader(headers[i][0], headers[i][1])
+  // Without a body uWS can close the connection only by also writing Content-Length: 0, wrong after
+  // a 204 or a HEAD; the header alone makes the client close it, which the drain waits for.
+  if (closeConnection && (status === 204 || exchange.method === 'HEAD')) res.writeHeader('connection', 'close')
+  if (status === 204) {
+    res.endWithoutBody()
+    return
+  }
+  res.writeHeader('content-type', contentType)
+  if (exchange.method === 'HEAD') return endHead(res, body)
+  res.end(body, closeConnection)
 }
 
 /**

@@ -7,10 +7,11 @@ import { formatTimestamp } from './calendar.js'
 import type { CommandEnvelope, EntryPost } from './commands.js'
 import { makeId, parseId } from './ids.js'
 import { addSafe } from './money.js'
-import { accept, type Outcome } from './outcome.js'
+import { accept, type Accepted, type Outcome } from './outcome.js'
 import type { Account, Entry, EntryLine, WorkspaceState } from './state.js'
 import { isVisible, type Visibility } from './visibility.js'
 import { applyEntryToClosedWindows } from './closed-windows.js'
+import { EntryJsonWriter } from './entry-json.js'
 import { applyEntryToWindows, checkEntryAgainstWindows } from './window-effects.js'
 
 /** What postEntry reads of a command: the entry's own fields, the batch's envelope for a batch item. */
@@ -27,7 +28,7 @@ export function postEntry(state: WorkspaceState, command: EntryPost): Outcome {
   const checked = checkEntry(state, command, command)
   if ('ok' in checked) return checked
   applyEntry(state, checked, command)
-  return accept(201, entryView(state, checked.entry))
+  return postedAnswer(state, checked.entry)
 }
 
 /**
@@ -88,6 +89,21 @@ export function applyEntry(state: WorkspaceState, checked: CheckedEntry, envelop
   state.entries.push(entry)
   applyEntryToWindows(state, entry, perAccount, envelope)
   applyEntryToClosedWindows(state.windows, entry, perAccount)
+}
+
+/**
+ * The answer to a posting: its JSON written directly (what the reply sends and an idempotency record
+ * keeps), without the view object and JSON.stringify's walk over it; the view only if something reads
+ * `body` (the webhook events, in the same synchronous step).
+ */
+function postedAnswer(state: WorkspaceState, entry: Entry): Accepted {
+  let view: object | undefined
+  return { ok: true, status: 201, json: entryJson(state, entry), get body() { return (view ??= entryView(state, entry)) } }
+}
+
+/** Exactly JSON.stringify(entryView(state, entry)), without building the view (test/ledger/entry-json.test.ts). */
+export function entryJson(state: WorkspaceState, entry: Entry): string {
+  return new EntryJsonWriter(state).write(entry)
 }
 
 /** Lines all on one account move nothing (a +5 and a −5 on assets:bank), yet could be matched as if they did. */

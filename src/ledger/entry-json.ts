@@ -26,7 +26,10 @@ export class EntryJsonWriter {
       text += (index === 0 ? '' : ',') + this.#linePrefix(line.accountSeq) + line.amount + '}'
     }
     text += `],"effective_at":"${this.#timestamp(entry.effectiveAtMs)}","posted_at":"${this.#timestamp(entry.postedAtMs)}"`
-    return text + `,"description":${JSON.stringify(entry.description)},"metadata":${JSON.stringify(entry.metadata)}}`
+    // A field that is undefined (a record from before it existed) is left out, as JSON.stringify leaves it out.
+    if (entry.description !== undefined) text += `,"description":${JSON.stringify(entry.description)}`
+    if (entry.metadata !== undefined) text += `,"metadata":${JSON.stringify(entry.metadata)}`
+    return text + '}'
   }
 
   #linePrefix(accountSeq: number): string {

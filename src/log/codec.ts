@@ -129,7 +129,15 @@ function recordProblem(value: unknown): string | null {
 /** The stored bytes of record seq (format 2: the checksum covers 8 bytes of seq). A programmer's value: asserted, not checked. */
 export function encodeRecord(seq: number, record: LogRecord): Buffer {
   assertRecord(record)
-  return frame(seqKeyBytes(seq, 8), packr.pack(record))
+  assert.ok(Number.isSafeInteger(seq) && seq >= 1 && seq <= seqMaxOf(8))
+  // As frame(seqKeyBytes(seq, 8), payload), without the key's buffer: this runs for every write.
+  const payload = packr.pack(record)
+  const bytes = Buffer.allocUnsafe(frameHeaderBytes + payload.length)
+  bytes[0] = frameMarker
+  bytes[1] = frameVersion
+  bytes.writeUInt32BE(crc32cFinish(crc32cUpdate(crc32cUpdateSeq(crc32cInitial, seq, 8), payload)), 2)
+  bytes.set(payload, frameHeaderBytes)
+  return bytes
 }
 
 export type RecordRead = { readonly ok: true; readonly record: LogRecord } | { readonly ok: false; readonly reason: string }

@@ -135,7 +135,7 @@ export class CommandLog {
     assert.ok(this.#nextSeq <= seqMaxOf(8), 'the log has used every seq')
     const seq = this.#nextSeq++
     this.#pending.push({ seq, bytes: encodeRecord(seq, record), side: side === undefined ? null : side(seq) })
-    if (!this.#inFlight) queueMicrotask(() => void this.#commit())
+    if (!this.#inFlight) queueMicrotask(() => this.#commit())
     return seq
   }
 
@@ -187,16 +187,26 @@ export class CommandLog {
     }
   }
 
-  async #commit(): Promise<void> {
+  /**
+   * Hands the pending records (groupCommitRecordsMax at most) to LMDB as one transaction, unless a commit is
+   * in flight or the log failed. Nothing waits for a timer or for a batch to fill: a lone write is committed
+   * at once and answered after its own fsync.
+   */
+  #commit(): void {
     if (this.#inFlight || this.#pending.length === 0 || this.#failure !== null) return
     this.#inFlight = true
-    const batch = this.#pending.splice(0, this.#options.groupCommitRecordsMax)
+    void this.#write(this.#pending.splice(0, this.#options.groupCommitRecordsMax))
+  }
+
+  async #write(batch: readonly PendingRecord[]): Promise<void> {
     const firstSeq = batch[0].seq
     const lastSeq = batch[batch.length - 1].seq
     const startedMs = performance.now()
     try {
       this.#options.faults?.transaction?.(firstSeq, lastSeq)
-      await this.#root.transaction(() => {
+      // batch() writes the puts into LMDB's instruction buffer now and its write thread commits them as one
+      // transaction without calling back into JavaScript (transaction() would wait for a turn of the event loop).
+      await this.#root.batch(() => {
         for (const { seq, bytes, side } of batch) {
           this.#records.put(seq, bytes)
           if (side !== null) for (const put of side.puts) this.#side[put.db].put(put.key, put.value)
@@ -204,21 +214,26 @@ export class CommandLog {
       })
       this.#options.faults?.flush?.(firstSeq, lastSeq)
       await this.#root.flushed
-      this.#durableSeq = lastSeq
-      this.#options.onCommit?.(batch.length, performance.now() - startedMs)
-      this.#release(firstSeq, lastSeq, null)
-      this.#notifySide(batch)
     } catch (error) {
       // Refuse appends at once; the reason LMDB gives comes a moment later.
       this.#failure = error instanceof Error ? error : new Error(String(error))
       this.#failure = await describeFailure(error, firstSeq, lastSeq)
       this.#pending = []
-      this.#release(firstSeq, this.lastSeq, this.#failure)
-    } finally {
       this.#inFlight = false
+      this.#release(firstSeq, this.lastSeq, this.#failure)
+      for (const resolve of this.#idleResolvers.splice(0)) resolve()
+      return
     }
-    if (this.#pending.length > 0 && this.#failure === null) queueMicrotask(() => void this.#commit())
-    else for (const resolve of this.#idleResolvers.splice(0)) resolve()
+    this.#durableSeq = lastSeq
+    this.#inFlight = false
+    this.#options.onCommit?.(batch.length, performance.now() - startedMs)
+    // The next batch goes to the disk before this one's replies go out: under load, sending hundreds of
+    // replies takes a while, and the disk would sit idle meanwhile. Commits stay one after the other.
+    this.#commit()
+    this.#release(firstSeq, lastSeq, null)
+    this.#notifySide(batch)
+    // A reply's callback may have appended: that record's commit is queued, so the log is not idle yet.
+    if (!this.#inFlight && this.#pending.length === 0) for (const resolve of this.#idleResolvers.splice(0)) resolve()
   }
 
   #notifySide(batch: readonly PendingRecord[]): void {

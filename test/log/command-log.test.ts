@@ -106,3 +106,44 @@ t.test('a reply is released once its own seq is durable, not behind one register
   t.ok(released.every((each) => each.durableSeq >= Number(each.name.split(' at ')[1])), 'none before its seq was durable')
   await log.close()
 })
+
+t.test('a lone writer is answered after one commit of its own record: no timer, no waiting for a batch to fill', async (t) => {
+  const commits: { firstSeq: number; lastSeq: number }[] = []
+  const log = openLog({ flush: (firstSeq, lastSeq) => { commits.push({ firstSeq, lastSeq }) } })
+  const seen: { seq: number; commitsAtReply: number; durableSeq: number }[] = []
+  for (let i = 1; i <= 20; i++) {
+    const commitsBefore = commits.length
+    const seq = log.append(record(i))
+    await new Promise<void>((resolve) => log.afterDurable(seq, () => {
+      seen.push({ seq, commitsAtReply: commits.length - commitsBefore, durableSeq: log.durableSeq })
+      resolve()
+    }))
+  }
+  t.same(seen.map((each) => each.commitsAtReply), Array.from({ length: 20 }, () => 1), 'each reply came after exactly one commit')
+  t.same(commits, Array.from({ length: 20 }, (_, i) => ({ firstSeq: i + 1, lastSeq: i + 1 })), 'and that commit held the one record, nothing else')
+  t.ok(seen.every((each) => each.durableSeq === each.seq), 'each reply once its own record was durable')
+  await log.close()
+})
+
+t.test('the next batch goes to LMDB before the replies of the one just flushed go out', async (t) => {
+  const started: { firstSeq: number; lastSeq: number }[] = []
+  let log: CommandLog | null = null
+  const faults: CommitFaults = {
+    transaction: (firstSeq, lastSeq) => {
+      started.push({ firstSeq, lastSeq })
+      // Records that arrive while the first batch is in flight: they form the second batch.
+      if (firstSeq === 1) for (let i = 2; i <= 4; i++) log!.append(record(i))
+    },
+  }
+  log = openLog(faults)
+  const startedAtReply: number[][] = []
+  const seq = log.append(record(1))
+  for (let each = 1; each <= 4; each++) log.afterDurable(each, () => startedAtReply.push(started.map((batch) => batch.firstSeq)))
+  await log.idle()
+  t.equal(seq, 1)
+  t.same(started, [{ firstSeq: 1, lastSeq: 1 }, { firstSeq: 2, lastSeq: 4 }], 'two batches: the first record, then the three that came meanwhile')
+  t.same(startedAtReply[0], [1, 2], 'when the first reply went out, the second batch had already been handed over')
+  t.equal(startedAtReply.length, 4, 'every reply went out')
+  t.equal(log.durableSeq, 4)
+  await log.close()
+})
