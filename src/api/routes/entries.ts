@@ -28,7 +28,14 @@ export const entryRoutes: V2Route[] = [
     response: { status: 201, description: 'The entry', schema: entry },
     handle: ({ envelope, body }) => {
       const fields = entryFieldsOf(body)
-      return 'ok' in fields ? fields : { ...envelope, type: 'entry.post', ...fields, rules: entryRulesVersion }
+      if ('ok' in fields) return fields
+      // Every field written out: `{ ...envelope, type, …fields }` took V8's slow path (about 10 µs a posting, and a slower object after).
+      const { at_ms, key_id, visibility, idempotency } = envelope
+      const { lines, effective_at_ms, description, metadata } = fields
+      const type = 'entry.post'
+      const rules = entryRulesVersion
+      if (idempotency === undefined) return { at_ms, key_id, visibility, type, lines, effective_at_ms, description, rules, metadata }
+      return { at_ms, key_id, visibility, idempotency, type, lines, effective_at_ms, description, rules, metadata }
     },
   }),
   v2Route({
