@@ -8,12 +8,11 @@ import { findEntry } from './entries.js'
 import { makeId, parseId } from './ids.js'
 import { addSafe, sumSafe } from './money.js'
 import { accept, type Outcome } from './outcome.js'
-import { collectPage, cursorSeq, invalidCursor, listScope, seqKeys } from './pages.js'
 import type { Entry, WorkspaceState } from './state.js'
 import type { Visibility } from './visibility.js'
 import { derivedOf, findWindow, isTerminal, recordChange, residualFrom, residualOf } from './window-effects.js'
 import type { Match, ReconciliationWindow, StatementLine, WindowStateName, WindowsState } from './windows-state.js'
-import { terminalRejection } from './windows.js'
+import { terminalRejection, windowListPage, type PositionListQuery } from './windows.js'
 
 export const writeOffReasonLengthMax = 500
 
@@ -271,22 +270,12 @@ export function matchView(state: WorkspaceState, match: Match, figures: { readon
   }
 }
 
-export interface MatchListQuery {
-  readonly limit: number
-  readonly cursor: string | null
-}
-
-/** The window's matches in creation order, active and reversed alike. */
-export function listMatches(state: WorkspaceState, windowId: string, query: MatchListQuery, visibility: Visibility): Outcome {
-  const window = findWindow(state, windowId, visibility)
-  if (window === undefined) return reject('not_found', 'No such reconciliation.')
-  const scope = listScope('matches', window.id)
-  const startIndex = cursorSeq(scope, query.cursor)
-  if (startIndex === null) return invalidCursor()
-  // The cursor counts positions in this window's match list (1-based), not workspace match seqs.
-  return accept(200, collectPage(scope, seqKeys(startIndex, window.matchSeqs.length), query.limit, (key) => {
-    return matchView(state, state.windows.matches[window.matchSeqs[key.seq - 1] - 1])
-  }))
+/** The window's matches in creation order, active and reversed alike (positions in the window's list, not match seqs). */
+export function listMatches(state: WorkspaceState, windowId: string, query: PositionListQuery, visibility: Visibility): Outcome {
+  return windowListPage(state, windowId, query, visibility, {
+    name: 'matches', filters: [], lengthOf: (window) => window.matchSeqs.length,
+    viewAt: (window, position) => matchView(state, state.windows.matches[window.matchSeqs[position - 1] - 1]),
+  })
 }
 
 /** What a match stored before it kept its figures looks like (snapshots written before then). */

@@ -409,39 +409,53 @@ export function listWindows(state: WorkspaceState, query: WindowListQuery, visib
   }))
 }
 
-export interface LineListQuery {
-  readonly status: 'matched' | 'unmatched' | null
+/** What a page of one of a window's own lists asks for: how many, and from where. */
+export interface PositionListQuery {
   readonly limit: number
   readonly cursor: string | null
+}
+
+/** How one of a window's own lists (lines, matches, history) is paged: by 1-based position in it. */
+interface WindowList<T> {
+  /** The list's name and filters, as its cursors are scoped (listScope), after the window's id. */
+  readonly name: string
+  readonly filters: readonly (string | number | null)[]
+  readonly lengthOf: (window: ReconciliationWindow) => number
+  /** The item at a position, or undefined when a filter leaves it out. */
+  readonly viewAt: (window: ReconciliationWindow, position: number) => T | undefined
+}
+
+/** A page of one of a window's own lists; not_found for a window the key cannot see, 400 for another list's cursor. */
+export function windowListPage<T>(state: WorkspaceState, windowId: string, query: PositionListQuery, visibility: Visibility, list: WindowList<T>): Outcome {
+  const window = findWindow(state, windowId, visibility)
+  if (window === undefined) return reject('not_found', 'No such reconciliation.')
+  const scope = listScope(list.name, window.id, ...list.filters)
+  const startPosition = cursorSeq(scope, query.cursor)
+  if (startPosition === null) return invalidCursor()
+  return accept(200, collectPage(scope, seqKeys(startPosition, list.lengthOf(window)), query.limit, (key) => list.viewAt(window, key.seq)))
+}
+
+export interface LineListQuery extends PositionListQuery {
+  readonly status: 'matched' | 'unmatched' | null
 }
 
 export function listLines(state: WorkspaceState, windowId: string, query: LineListQuery, visibility: Visibility): Outcome {
-  const window = findWindow(state, windowId, visibility)
-  if (window === undefined) return reject('not_found', 'No such reconciliation.')
-  const scope = listScope('lines', window.id, query.status)
-  const startNumber = cursorSeq(scope, query.cursor)
-  if (startNumber === null) return invalidCursor()
   const matches = state.windows.matches
-  return accept(200, collectPage(scope, seqKeys(startNumber, window.lines.length), query.limit, (key) => {
-    const line = window.lines[key.seq - 1]
-    if (query.status === 'matched' && line.matchSeq === 0) return undefined
-    if (query.status === 'unmatched' && line.matchSeq !== 0) return undefined
-    return { ...lineView(line), match: line.matchSeq === 0 ? null : matches[line.matchSeq - 1].id }
-  }))
-}
-
-export interface HistoryListQuery {
-  readonly limit: number
-  readonly cursor: string | null
+  return windowListPage(state, windowId, query, visibility, {
+    name: 'lines', filters: [query.status], lengthOf: (window) => window.lines.length,
+    viewAt: (window, position) => {
+      const line = window.lines[position - 1]
+      if (query.status === 'matched' && line.matchSeq === 0) return undefined
+      if (query.status === 'unmatched' && line.matchSeq !== 0) return undefined
+      return { ...lineView(line), match: line.matchSeq === 0 ? null : matches[line.matchSeq - 1].id }
+    },
+  })
 }
 
 /** The window's audit trail, oldest first, a page at a time: it grows with every posting into the period. */
-export function windowHistory(state: WorkspaceState, windowId: string, query: HistoryListQuery, visibility: Visibility): Outcome {
-  const window = findWindow(state, windowId, visibility)
-  if (window === undefined) return reject('not_found', 'No such reconciliation.')
-  const scope = listScope('history', window.id)
-  const startIndex = cursorSeq(scope, query.cursor)
-  if (startIndex === null) return invalidCursor()
-  // The cursor counts positions in this window's history (1-based).
-  return accept(200, collectPage(scope, seqKeys(startIndex, window.history.length), query.limit, (key) => historyView(window.history[key.seq - 1])))
+export function windowHistory(state: WorkspaceState, windowId: string, query: PositionListQuery, visibility: Visibility): Outcome {
+  return windowListPage(state, windowId, query, visibility, {
+    name: 'history', filters: [], lengthOf: (window) => window.history.length,
+    viewAt: (window, position) => historyView(window.history[position - 1]),
+  })
 }
