@@ -69,6 +69,15 @@ export function cursorQuery(lengthMax: number): QueryParam<string | null> {
   return { name: 'cursor', schema: Type.String({ minLength: 1, maxLength: lengthMax }), description: 'next_cursor of the previous page', parse: (query) => textParam(query, 'cursor', lengthMax) }
 }
 
+/** A page's limit, then its cursor, in that order (the first bad one answers): what every plain list reads. */
+export function pageParams(query: URLSearchParams, cursor: QueryParam<string | null>): Parsed<{ limit: number; cursor: string | null }> {
+  const limit = limitQuery.parse(query)
+  if (!limit.ok) return limit
+  const after = cursor.parse(query)
+  if (!after.ok) return after
+  return { ok: true, value: { limit: limit.value, cursor: after.value } }
+}
+
 export function timestampQuery(name: string, description: string): QueryParam<number | null> {
   return { name, schema: Type.String({ format: 'date-time', maxLength: 64 }), description: `${description} (RFC 3339)`, parse: (query) => timestampParam(query, name) }
 }

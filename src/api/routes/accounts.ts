@@ -5,7 +5,7 @@ import { accountView, findAccount, listAccounts } from '../../ledger/accounts.js
 import { balanceAt } from '../../ledger/balances.js'
 import { accept } from '../../ledger/outcome.js'
 import { v2Route, type V2Route } from '../route.js'
-import { cursorQuery, limitQuery, timestampQuery } from '../query.js'
+import { cursorQuery, limitQuery, pageParams, timestampQuery } from '../query.js'
 import { accountCreate, accountUpdate } from '../schemas/ledger.js'
 import { account, accountPage, balance } from '../schemas/responses.js'
 import { validator } from '../schemas/validate.js'
@@ -33,11 +33,9 @@ export const accountRoutes: V2Route[] = [
     errors: ['request_invalid'],
     response: { status: 200, description: 'A page of accounts, in creation order', schema: accountPage },
     handle: ({ query, key }) => {
-      const limit = limitQuery.parse(query)
-      if (!limit.ok) return limit
-      const cursor = accountCursor.parse(query)
-      if (!cursor.ok) return cursor
-      return (state) => listAccounts(state, { limit: limit.value, cursor: cursor.value }, key.accounts)
+      const page = pageParams(query, accountCursor)
+      if (!page.ok) return page
+      return (state) => listAccounts(state, page.value, key.accounts)
     },
   }),
   v2Route({

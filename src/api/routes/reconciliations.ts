@@ -9,7 +9,7 @@ import { canonicalTimeZone } from '../../ledger/time-zone-name.js'
 import { getWindow, listLines, listWindows, windowHistory } from '../../ledger/windows.js'
 import type { Statement } from '../../statements/types.js'
 import { v2Route, type Built, type BuiltLater, type V2Route } from '../route.js'
-import { cursorQuery, enumQuery, limitQuery, textQuery } from '../query.js'
+import { cursorQuery, enumQuery, limitQuery, pageParams, textQuery } from '../query.js'
 import { linesAdd, windowOpen, windowTransition } from '../schemas/ledger.js'
 import { history, linesAdded, linePage, match, matchPage, reconciliationWindow, windowPage, windowStates } from '../schemas/responses.js'
 import { validator, type Validator } from '../schemas/validate.js'
@@ -140,11 +140,9 @@ export const reconciliationRoutes: V2Route[] = [
     errors: ['request_invalid', 'not_found'],
     response: { status: 200, description: 'A page of matches, in creation order', schema: matchPage },
     handle: ({ key, params, query }) => {
-      const limit = limitQuery.parse(query)
-      if (!limit.ok) return limit
-      const after = cursor.parse(query)
-      if (!after.ok) return after
-      return (state) => listMatches(state, params.id, { limit: limit.value, cursor: after.value }, key.accounts)
+      const page = pageParams(query, cursor)
+      if (!page.ok) return page
+      return (state) => listMatches(state, params.id, page.value, key.accounts)
     },
   }),
   v2Route({
@@ -159,11 +157,9 @@ export const reconciliationRoutes: V2Route[] = [
     errors: ['request_invalid', 'not_found'],
     response: { status: 200, description: 'A page of the window\'s events, oldest first', schema: history },
     handle: ({ key, params, query }) => {
-      const limit = limitQuery.parse(query)
-      if (!limit.ok) return limit
-      const after = cursor.parse(query)
-      if (!after.ok) return after
-      return (state) => windowHistory(state, params.id, { limit: limit.value, cursor: after.value }, key.accounts)
+      const page = pageParams(query, cursor)
+      if (!page.ok) return page
+      return (state) => windowHistory(state, params.id, page.value, key.accounts)
     },
   }),
 ]

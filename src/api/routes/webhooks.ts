@@ -6,7 +6,7 @@ import { invalidCursor } from '../../ledger/pages.js'
 import { findWebhook, getWebhook, listWebhooks, webhookUrlProblem } from '../../ledger/webhooks.js'
 import { newWebhookSecret } from '../../webhooks/signature.js'
 import { v2Route, type V2Route } from '../route.js'
-import { cursorQuery, limitQuery } from '../query.js'
+import { cursorQuery, limitQuery, pageParams } from '../query.js'
 import { webhookCreate } from '../schemas/ledger.js'
 import { createdWebhook, webhook, webhookDeliveryPage, webhookPage } from '../schemas/responses.js'
 import { validator } from '../schemas/validate.js'
@@ -34,11 +34,9 @@ export const webhookRoutes: V2Route[] = [
     errors: ['request_invalid'],
     response: { status: 200, description: 'A page of subscriptions, in creation order', schema: webhookPage },
     handle: ({ query }) => {
-      const limit = limitQuery.parse(query)
-      if (!limit.ok) return limit
-      const after = cursor.parse(query)
-      if (!after.ok) return after
-      return (state) => listWebhooks(state, limit.value, after.value)
+      const page = pageParams(query, cursor)
+      if (!page.ok) return page
+      return (state) => listWebhooks(state, page.value.limit, page.value.cursor)
     },
   }),
   v2Route({
@@ -59,14 +57,12 @@ export const webhookRoutes: V2Route[] = [
     errors: ['request_invalid', 'not_found'],
     response: { status: 200, description: 'A page of deliveries, in event order (the order they are delivered in)', schema: webhookDeliveryPage },
     handle: ({ actor, params, query }) => {
-      const limit = limitQuery.parse(query)
-      if (!limit.ok) return limit
-      const after = cursor.parse(query)
-      if (!after.ok) return after
+      const page = pageParams(query, cursor)
+      if (!page.ok) return page
       return (state) => {
         if (findWebhook(state, params.id) === undefined) return reject('not_found', 'No such webhook subscription.')
-        const page = actor.deliveries(params.id, limit.value, after.value)
-        return page === null ? invalidCursor() : accept(200, page)
+        const deliveries = actor.deliveries(params.id, page.value.limit, page.value.cursor)
+        return deliveries === null ? invalidCursor() : accept(200, deliveries)
       }
     },
   }),
