@@ -8,8 +8,8 @@ export interface Accepted {
   readonly status: number
   readonly body: unknown
   /**
-   * The answer as JSON text, when the operation wrote it itself (a batch: thousands of entries without a
-   * view object each); else it is JSON.stringify(body). Read it through answerText.
+   * The answer as JSON text, when the operation wrote it itself (a posting, a batch: entries without a
+   * view object each, entry-json.ts); else it is JSON.stringify(body). Read it through answerText.
    */
   readonly json?: string
   /** The events it emits (webhooks); computed only when the workspace has a subscription. */
