@@ -1,10 +1,12 @@
 // Live updates over /v2/stream (CONTRACT.md 12). The browser cannot set headers on a WebSocket, so the
-// key goes in the first message. When the upgrade fails (a server without the stream answers 404), the
-// console falls back to re-reading after its own actions and on Refresh.
+// key goes in the first message. "Live" once the server acknowledges the subscription; when the socket
+// cannot open or closes (a proxy without WebSocket, a revoked key), the console falls back to re-reading
+// after its own actions and on Refresh.
 
 import { session } from './api.js'
 
 const authTimeoutMs = 10_000
+const subscribeId = 'window'
 
 /**
  * Subscribes to one window's updates. onStatus('connecting' | 'live' | 'unavailable'),
@@ -27,13 +29,16 @@ export function watchWindow(windowId, { onStatus, onWindow }) {
     opened = true
     clearTimeout(timer)
     socket.send(JSON.stringify({ type: 'auth', key: session.key() }))
-    socket.send(JSON.stringify({ type: 'subscribe', reconciliations: [windowId] }))
-    onStatus('live')
+    socket.send(JSON.stringify({ type: 'subscribe', id: subscribeId, reconciliations: [windowId] }))
   })
   socket.addEventListener('message', (event) => {
     let message
     try { message = JSON.parse(event.data) } catch { return }
-    if (message?.type === 'reconciliation' && message.data?.id === windowId) onWindow(message.data)
+    if (message?.type === 'subscribed' && message.id === subscribeId) onStatus('live')
+    // The server follows its acknowledgement with the window as it stands: a change between the page's
+    // own read and the subscription is not missed.
+    else if (message?.type === 'reconciliation' && message.data?.id === windowId) onWindow(message.data)
+    else if (message?.type === 'error' && message.id === subscribeId) socket.close()
   })
   socket.addEventListener('close', () => {
     clearTimeout(timer)

@@ -6,7 +6,6 @@ import { render } from 'preact'
 import { useEffect, useErrorBoundary, useRef, useState } from 'preact/hooks'
 import { html } from './html.js'
 import { session } from './api.js'
-import { readCapabilities } from './capabilities.js'
 import { timezone } from './format.js'
 import { SignIn } from './views/signin.js'
 import { WindowsPage } from './views/windows.js'
@@ -56,17 +55,14 @@ function Guarded({ children }) {
 
 function App() {
   const [signedIn, setSignedIn] = useState(session.key() !== null)
-  const [capabilities, setCapabilities] = useState(null)
   const [zone, setZone] = useState(timezone.get())
   const route = useRoute()
   const main = useRef(null)
-  useEffect(() => { readCapabilities().then(setCapabilities) }, [])
   // A new page moves focus to its heading, so a screen reader announces where the user is.
   useEffect(() => { main.current?.querySelector('h1')?.focus() }, [route.page, route.id, signedIn])
   if (!signedIn) return html`<main ref=${main}><${SignIn} onSignedIn=${() => setSignedIn(true)} /></main>`
-  if (capabilities === null) return html`<p>Loading…</p>`
   const signOut = () => { session.signOut(); setSignedIn(false) }
-  const props = { capabilities, zone, key: `${route.page}/${route.id}/${zone}` }
+  const props = { zone, key: `${route.page}/${route.id}/${zone}` }
   let page
   if (route.page === 'accounts') page = html`<${AccountsPage} ...${props} accountId=${route.id} />`
   else if (route.page === 'windows' && route.id !== null) page = html`<${WindowPage} ...${props} windowId=${route.id} />`

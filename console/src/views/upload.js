@@ -1,9 +1,9 @@
 // Statement upload (POST /v2/statements, CONTRACT.md 10): a camt.053, MT940 or BAI2 file opens windows.
-// Shown only when the server has the route; a 404 at upload time hides it too.
+// The file goes as it is, its format named by Content-Type from its extension (the server also recognises it from the content).
 
 import { useState } from 'preact/hooks'
 import { html } from '../html.js'
-import { ApiError, api, describeError, enc } from '../api.js'
+import { api, describeError, enc } from '../api.js'
 import { Alert, Status } from '../ui.js'
 
 function contentTypeOf(file) {
@@ -19,8 +19,6 @@ export function StatementUpload({ onUploaded }) {
   const [label, setLabel] = useState('')
   const [error, setError] = useState(null)
   const [status, setStatus] = useState(null)
-  const [missing, setMissing] = useState(false)
-  if (missing) return null
   const submit = async (event) => {
     event.preventDefault()
     setError(null)
@@ -31,7 +29,6 @@ export function StatementUpload({ onUploaded }) {
       setStatus(`${answer.statements} statement(s) read: opened ${answer.data.map((window) => window.label).join(', ')}.`)
       onUploaded()
     } catch (failure) {
-      if (failure instanceof ApiError && failure.status === 404 && failure.code === 'not_found') return setMissing(true)
       setError(describeError(failure))
     }
   }

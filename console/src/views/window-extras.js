@@ -1,37 +1,26 @@
-// Matching proposals (CONTRACT.md 11) and the audit-pack exports (CONTRACT.md 14): shown only when the
-// server has their routes, and hidden when such a route answers 404 (not built on this server).
+// Matching proposals (CONTRACT.md 11): each accepted as given, or all in one batch (all or nothing, one
+// log record); and the audit-pack exports (CONTRACT.md 14), downloaded with the key as bearer token.
 
 import { useEffect, useState } from 'preact/hooks'
 import { html } from '../html.js'
-import { ApiError, api, describeError, enc } from '../api.js'
+import { api, describeError, enc } from '../api.js'
 import { Alert, Empty } from '../ui.js'
 
-const routeMissing = (error) => error instanceof ApiError && error.status === 404 && error.code === 'not_found'
-
-export function Proposals({ window, data, act, capabilities }) {
+export function Proposals({ window, data, act }) {
   const [proposals, setProposals] = useState(null)
   const [error, setError] = useState(null)
-  const [missing, setMissing] = useState(false)
-  const [batchMissing, setBatchMissing] = useState(false)
+  // Read again whenever the window is (after an action, a live update, Refresh): proposals follow what is
+  // unmatched. An answer overtaken by a newer read is dropped.
   useEffect(() => {
-    api('GET', `/v2/reconciliations/${enc(window.id)}/proposals`).then((page) => setProposals(page.data), (failure) => {
-      if (routeMissing(failure)) setMissing(true)
-      else setError(describeError(failure))
-    })
+    let latest = true
+    setError(null)
+    api('GET', `/v2/reconciliations/${enc(window.id)}/proposals`).then((page) => latest && setProposals(page.data), (failure) => latest && setError(describeError(failure)))
+    return () => { latest = false }
   }, [data])
-  if (missing) return null
   const bodyOf = (proposal) => ({ statement_lines: proposal.statement_lines, entries: proposal.entries, strategy: proposal.strategy, date_tolerance_days: proposal.date_tolerance_days })
   const accept = (proposal) => act((answer) => `Accepted the proposal as ${answer.id}.`, () => api('POST', `/v2/reconciliations/${enc(window.id)}/matches`, { body: bodyOf(proposal) }))
-  // All or nothing, one log record (CONTRACT.md 11), when the server has the batch route.
-  const acceptAll = () => act((answer) => `Accepted ${answer.data.length} proposals.`, async () => {
-    try {
-      return await api('POST', `/v2/reconciliations/${enc(window.id)}/matches/batch`, { body: { matches: proposals.map(bodyOf) } })
-    } catch (failure) {
-      if (!routeMissing(failure)) throw failure
-      setBatchMissing(true)
-      return undefined
-    }
-  })
+  // All or nothing, one log record (CONTRACT.md 11): no line or entry is in two proposals of one answer.
+  const acceptAll = () => act((answer) => `Accepted ${answer.data.length} proposals.`, () => api('POST', `/v2/reconciliations/${enc(window.id)}/matches/batch`, { body: { matches: proposals.map(bodyOf) } }))
   return html`<section aria-labelledby="proposals-heading">
     <h2 id="proposals-heading">Proposals</h2><${Alert} message=${error} />
     ${proposals === null ? html`<p>Loading…</p>` : proposals.length === 0 ? html`<${Empty}>No proposal: nothing unmatched nets to zero.<//>` : html`<ul class="proposals">
@@ -39,11 +28,11 @@ export function Proposals({ window, data, act, capabilities }) {
         lines ${proposal.statement_lines.join(', ')} ↔ entries ${proposal.entries.join(', ')} · score ${proposal.score.toFixed(2)} · ${proposal.reasons.join(', ')}
         <button type="button" onClick=${() => accept(proposal)} aria-label=${`Accept proposal: lines ${proposal.statement_lines.join(', ')}`}>Accept</button>
       </li>`)}</ul>
-      ${capabilities.batch && !batchMissing && proposals.length > 1 && html`<button type="button" onClick=${acceptAll}>Accept all ${proposals.length} proposals</button>`}`}
+      ${proposals.length > 1 && html`<button type="button" onClick=${acceptAll}>Accept all ${proposals.length} proposals</button>`}`}
   </section>`
 }
 
-async function download(window, format, setError, setMissing) {
+async function download(window, format, setError) {
   setError(null)
   try {
     const response = await api('GET', `/v2/reconciliations/${enc(window.id)}/export?format=${format}`, { binary: true })
@@ -55,19 +44,16 @@ async function download(window, format, setError, setMissing) {
     anchor.remove()
     setTimeout(() => URL.revokeObjectURL(url), 60_000)
   } catch (failure) {
-    if (routeMissing(failure)) setMissing(true)
-    else setError(describeError(failure))
+    setError(describeError(failure))
   }
 }
 
 export function Exports({ window }) {
   const [error, setError] = useState(null)
-  const [missing, setMissing] = useState(false)
-  if (missing) return null
   return html`<section aria-labelledby="exports-heading">
     <h2 id="exports-heading">Exports</h2>
     <p>The audit pack of this window${window.seal ? ', with its seal' : ''}.</p>
-    ${['json', 'csv', 'pdf'].map((format) => html`<button type="button" class="secondary" onClick=${() => download(window, format, setError, setMissing)}>Download ${format.toUpperCase()}</button> `)}
+    ${['json', 'csv', 'pdf'].map((format) => html`<button type="button" class="secondary" onClick=${() => download(window, format, setError)}>Download ${format.toUpperCase()}</button> `)}
     <${Alert} message=${error} />
   </section>`
 }

@@ -1,5 +1,5 @@
 // The statement lines and the period's entries side by side: pick lines and entries, see their
-// difference (and the what-if residual when the server offers dry runs), then match or write off.
+// difference and the what-if residual (a dry run: nothing stored), then match or write off.
 
 import { useState } from 'preact/hooks'
 import { html } from '../html.js'
@@ -24,11 +24,11 @@ function LinesTable({ lines, currency, selected, setSelected, writable, show }) 
   const shown = lines.filter((line) => show === 'all' || (show === 'matched') === (line.match !== null))
   if (shown.length === 0) return html`<${Empty}>${lines.length === 0 ? 'This window has no statement lines yet.' : `No ${show} lines.`}<//>`
   return html`<table class="list selectable"><caption>Statement lines</caption>
-    <thead><tr><th scope="col"><span class="visually-hidden">Select</span></th><th scope="col">Line</th><th scope="col">Date</th><th scope="col">Reference</th><th scope="col">Description</th><th scope="col" class="num">Amount</th><th scope="col">Match</th></tr></thead>
+    <thead><tr><th scope="col"><span class="visually-hidden">Select</span></th><th scope="col">Line</th><th scope="col">Date</th><th scope="col">Reference</th><th scope="col">Description</th><th scope="col">Counterparty</th><th scope="col" class="num">Amount</th><th scope="col">Match</th></tr></thead>
     <tbody>${shown.map((line) => html`<tr class=${selected.has(line.id) ? 'selected' : ''}>
       <td><input type="checkbox" id=${`line-${line.id}`} checked=${selected.has(line.id)} disabled=${!writable || line.match !== null}
         aria-label=${`Select line ${line.id}, ${formatAmount(line.amount, currency)} on ${line.date}`} onChange=${() => setSelected(toggle(selected, line.id))} /></td>
-      <th scope="row"><label for=${`line-${line.id}`}>${line.id}</label></th><td>${formatDate(line.date)}</td><td>${line.reference ?? ''}</td><td>${line.description ?? ''}</td>
+      <th scope="row"><label for=${`line-${line.id}`}>${line.id}</label></th><td>${formatDate(line.date)}${line.outside_period ? html` <span class="meta">(outside the period)</span>` : ''}</td><td>${line.reference ?? ''}</td><td>${line.description ?? ''}</td><td>${line.counterparty?.name ?? ''}</td>
       <td class="num"><${Amount} minor=${line.amount} currency=${currency} /></td><td>${line.match ?? html`<span class="unmatched">unmatched</span>`}</td>
     </tr>`)}</tbody></table>`
 }
@@ -55,7 +55,7 @@ function sumOf(ids, amountOf) {
   return sum
 }
 
-function MatchPanel({ window, data, act, capabilities, lines, entries, clear }) {
+function MatchPanel({ window, data, act, lines, entries, clear }) {
   const [strategy, setStrategy] = useState('amount_and_date')
   const [reason, setReason] = useState('')
   const [whatIf, setWhatIf] = useState(null)
@@ -70,7 +70,10 @@ function MatchPanel({ window, data, act, capabilities, lines, entries, clear }) 
     const done = await act((answer) => `Matched ${lines.size} line(s) with ${entries.size} entr${entries.size === 1 ? 'y' : 'ies'} as ${answer.id}; residual now ${formatAmount(answer.residual, window.currency)}.`, () => api('POST', path, { body: body({}) }))
     if (done !== undefined) { clear(); setWhatIf(null) }
   }
-  const dryRun = () => act((answer) => { setWhatIf(answer); return 'What-if computed; nothing was stored.' }, () => api('POST', path, { body: body({ dry_run: true }) }))
+  // A what-if speaks of this selection in this window as it stands: once either changes (an action, a
+  // live update) it no longer holds and is not shown.
+  const basis = `${[...lines]}|${[...entries]}|${strategy}|${window.residual}|${window.matched_count}`
+  const dryRun = () => act((answer) => { setWhatIf({ ...answer, basis }); return 'What-if computed; nothing was stored.' }, () => api('POST', path, { body: body({ dry_run: true }) }))
   const none = lines.size === 0 || entries.size === 0
   return html`<form class="panel match-panel" onSubmit=${match} aria-label="Match the selected lines and entries">
     <p>Selected: ${lines.size} line(s) <${Amount} minor=${linesSum} currency=${window.currency} />, ${entries.size} entr${entries.size === 1 ? 'y' : 'ies'} <${Amount} minor=${entriesSum} currency=${window.currency} /> ·
@@ -78,9 +81,9 @@ function MatchPanel({ window, data, act, capabilities, lines, entries, clear }) 
     <label>Strategy <select value=${strategy} onChange=${(event) => setStrategy(event.currentTarget.value)}>
       <option value="amount_and_date">amount and date must agree</option><option value="manual">manual (accept the difference)</option></select></label>
     <label>Reason (optional) <input value=${reason} onInput=${(event) => setReason(event.currentTarget.value)} maxlength="500" /></label>
-    ${capabilities.whatIf && html`<button type="button" class="secondary" disabled=${none} onClick=${dryRun}>What if?</button>`}
+    <button type="button" class="secondary" disabled=${none} onClick=${dryRun}>What if?</button>
     <button type="submit" disabled=${none}>Match selected</button>
-    ${whatIf && html`<p class="what-if" role="status">What-if: residual would be <${Amount} minor=${whatIf.residual} currency=${window.currency} strong />, state ${whatIf.state}.</p>`}
+    ${whatIf?.basis === basis && html`<p class="what-if" role="status">What-if: residual would be <${Amount} minor=${whatIf.residual} currency=${window.currency} strong />, state ${whatIf.state}.</p>`}
   </form>`
 }
 
@@ -100,17 +103,24 @@ function WriteOffPanel({ window, act, lines, clear }) {
 
 export function MatchWorkbench(props) {
   const { window, data, writable } = props
-  const [lines, setLines] = useState(new Set())
-  const [entries, setEntries] = useState(new Set())
+  const [pickedLines, setLines] = useState(new Set())
+  const [pickedEntries, setEntries] = useState(new Set())
   const [show, setShow] = useState('all')
   const clear = () => { setLines(new Set()); setEntries(new Set()) }
+  const matchOf = activeMatchOfEntries(data.matches)
+  // A picked line or entry that got matched meanwhile (a proposal accepted, a live update) is no longer
+  // picked: a write-off or match must never carry it.
+  const unmatchedLines = new Set(data.lines.filter((line) => line.match === null).map((line) => line.id))
+  const unmatchedEntries = new Set(data.entries.filter((entry) => !matchOf.has(entry.id)).map((entry) => entry.id))
+  const lines = new Set([...pickedLines].filter((id) => unmatchedLines.has(id)))
+  const entries = new Set([...pickedEntries].filter((id) => unmatchedEntries.has(id)))
   return html`<section aria-labelledby="work-heading">
     <h2 id="work-heading">Lines and entries</h2>
     <label>Show lines <select value=${show} onChange=${(event) => setShow(event.currentTarget.value)}>
       <option value="all">all</option><option value="unmatched">unmatched</option><option value="matched">matched</option></select></label>
     <div class="columns">
       <${LinesTable} lines=${data.lines} currency=${window.currency} selected=${lines} setSelected=${setLines} writable=${writable} show=${show} />
-      <${EntriesTable} entries=${data.entries} window=${window} zone=${props.zone} selected=${entries} setSelected=${setEntries} writable=${writable} matchOf=${activeMatchOfEntries(data.matches)} />
+      <${EntriesTable} entries=${data.entries} window=${window} zone=${props.zone} selected=${entries} setSelected=${setEntries} writable=${writable} matchOf=${matchOf} />
     </div>
     ${writable && html`<${MatchPanel} ...${props} lines=${lines} entries=${entries} clear=${clear} />`}
     ${writable && html`<${WriteOffPanel} ...${props} lines=${lines} clear=${clear} />`}

@@ -1,6 +1,6 @@
 // One window: its figures, lines and entries with manual matching and write-off, proposals, matches,
-// close and abandon, history, exports. Live through /v2/stream when the server has it; otherwise the
-// window is re-read after each action the console makes and on Refresh.
+// close and abandon, history, exports. Live through /v2/stream: every update of the window re-reads it;
+// without the socket, the window is re-read after each action the console makes and on Refresh.
 
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks'
 import { html } from '../html.js'
@@ -37,9 +37,6 @@ function Figures({ window }) {
   </dl>`
 }
 
-/** CONTRACT.md 14 names post_close_entries without fixing its shape: a list of entries or a count. */
-const laterEntries = (value) => Array.isArray(value) ? value.length : Number(value ?? 0)
-
 function Summary({ window, zone }) {
   return html`<p class="meta">
     ${window.accounts.join(', ')} · ${formatDate(window.window.from)} – ${formatDate(window.window.to)} · ${window.lines_count} lines, ${window.unmatched_lines_count} unmatched · ${window.matched_count} active matches ·
@@ -47,7 +44,7 @@ function Summary({ window, zone }) {
     ${window.closed_at ? html` · closed ${formatTimestamp(window.closed_at, zone)} by ${window.closed_by}${window.close_reason ? ` (${window.close_reason})` : ''}` : ''}
     ${window.abandoned_at ? html` · abandoned ${formatTimestamp(window.abandoned_at, zone)}: ${window.abandon_reason}` : ''}
     ${window.seal ? html` · seal <code>${window.seal}</code>` : ''}
-    ${typeof window.post_close_drift === 'number' && window.post_close_drift !== 0 ? html` · <strong>drift since the close <${Amount} minor=${window.post_close_drift} currency=${window.currency} /></strong> (${laterEntries(window.post_close_entries)} entries posted into the period since)` : ''}
+    ${typeof window.post_close_drift === 'number' && window.post_close_drift !== 0 ? html` · <strong>drift since the close <${Amount} minor=${window.post_close_drift} currency=${window.currency} /></strong> (${window.post_close_entries} entries posted into the period since)` : ''}
   </p>`
 }
 
@@ -57,7 +54,7 @@ function LiveIndicator({ live, onRefresh }) {
     <button type="button" class="secondary" onClick=${onRefresh}>Refresh</button></div>`
 }
 
-export function WindowPage({ windowId, capabilities }) {
+export function WindowPage({ windowId }) {
   const [data, setData] = useState(null)
   const [error, setError] = useState(null)
   const [status, setStatus] = useState(null)
@@ -86,7 +83,7 @@ export function WindowPage({ windowId, capabilities }) {
   const { window } = data
   const zone = window.timezone ?? timezone.get()
   const writable = window.state === 'open' || window.state === 'balanced'
-  const shared = { window, data, act, zone, writable, capabilities }
+  const shared = { window, data, act, zone, writable }
   return html`<section class="window-page">
     <p><a href="#/windows">← All windows</a></p>
     <h1 tabindex="-1">${window.label || window.id}</h1>
@@ -94,11 +91,11 @@ export function WindowPage({ windowId, capabilities }) {
     <${Figures} window=${window} />
     <${Summary} window=${window} zone=${zone} />
     <${Alert} message=${error} /><${Status} message=${status} />
-    ${capabilities.proposals && writable && html`<${Proposals} ...${shared} />`}
+    ${writable && html`<${Proposals} ...${shared} />`}
     <${MatchWorkbench} ...${shared} />
     <${Matches} ...${shared} />
     ${writable && html`<${Transitions} ...${shared} />`}
     <${History} ...${shared} />
-    ${capabilities.exports && html`<${Exports} window=${window} />`}
+    <${Exports} window=${window} />
   </section>`
 }

@@ -44,7 +44,7 @@ function WindowsTable({ windows, filtered }) {
   </table>`
 }
 
-export function WindowsPage({ capabilities }) {
+export function WindowsPage() {
   const [accounts, setAccounts] = useState([])
   const [filter, setFilter] = useState({ state: '', account: '' })
   const [windows, setWindows] = useState(null)
@@ -62,7 +62,7 @@ export function WindowsPage({ capabilities }) {
     <${Filters} accounts=${accounts} filter=${filter} setFilter=${setFilter} />
     <${Alert} message=${error} />
     ${windows === null ? html`<p>Loading…</p>` : html`<${WindowsTable} windows=${windows} filtered=${filter.state !== '' || filter.account !== ''} />`}
-    ${capabilities.statements && html`<${StatementUpload} onUploaded=${() => setReload(reload + 1)} />`}
+    <${StatementUpload} onUploaded=${() => setReload(reload + 1)} />
   </section>`
 }
 
