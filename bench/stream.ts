@@ -63,10 +63,21 @@ function percentile(sorted: readonly number[], fraction: number): number {
   return sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))]
 }
 
+/**
+ * The node flags `npm start` gives the service (package.json's start script: `node <flags> dist/main.js`), so the
+ * bench measures the service as it is run; STREAM_BENCH_SERVER_FLAGS (space-separated) replaces them for an A/B run.
+ */
+function serverFlags(): string[] {
+  const given = process.env.STREAM_BENCH_SERVER_FLAGS
+  if (given !== undefined) return given.split(' ').filter((flag) => flag !== '')
+  const start = (JSON.parse(fs.readFileSync(path.join(repoDir, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start
+  return start.split(' ').filter((word) => word.startsWith('--'))
+}
+
 async function startServers(dataDir: string): Promise<{ trueup: Child; ceiling: Child; key: string }> {
   const trueupLog = path.join(os.tmpdir(), `stream-bench-trueup-${process.pid}.log`)
   const profile = profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`]
-  const trueup = await spawnChild([...profile, '--import=tsx', path.join(repoDir, 'src/main.ts')], {
+  const trueup = await spawnChild([...profile, ...serverFlags(), '--import=tsx', path.join(repoDir, 'src/main.ts')], {
     HOST: '127.0.0.1', PORT: '0', DATA_DIR: dataDir, ADMIN_TOKEN: adminToken, LOG_LEVEL: 'warn', SNAPSHOT_COMMANDS_INTERVAL: '100000000',
   }, /listening on http:\/\/127\.0\.0\.1:(\d+)/, 'trueup', trueupLog)
   const ceiling = await spawnChild(['--import=tsx', path.join(benchDir, 'ws-ceiling-server.ts')], {}, /listening (\d+)/, 'ws ceiling', path.join(os.tmpdir(), `stream-bench-ceiling-${process.pid}.log`))
