@@ -48,6 +48,8 @@ interface Row {
   readonly commit_mean_ms?: number
   readonly target?: string
   readonly met?: boolean
+  /** The service's CPU time (user + system) per unit in the measured window: less moved by a shared machine than the rate. */
+  readonly server_cpu_us_per_unit?: number
   /** The machine's 1-minute load average as the row ended: on shared cores the number to read beside the rate. */
   readonly load_average_1m?: number
 }
@@ -101,6 +103,9 @@ async function seed(port: number, key: string): Promise<string> {
 const monotonicUs = () => Number(process.hrtime.bigint() / 1000n)
 /** The measured window of the row that ran last (the trueup part of a row beside a ceiling). */
 let lastWindowUs: [number, number] = [0, 0]
+/** The service's CPU time so far (user + system, ms), once it runs; and per unit in the last measured window. */
+let serverCpuMs: () => number | null = () => null
+let lastCpuUsPerUnit: number | undefined
 
 /** Runs `loops` loops for warm-up then the measured time; returns the units counted per measured second. */
 async function timed(loops: number, step: () => Promise<number>): Promise<number> {
@@ -110,17 +115,22 @@ async function timed(loops: number, step: () => Promise<number>): Promise<number
   const measureFromMs = startMs + warmupS * 1000
   const endMs = measureFromMs + durationS * 1000
   let windowStartUs = 0
+  let cpuStartMs: number | null = null
   await Promise.all(Array.from({ length: loops }, async () => {
     while (Date.now() < endMs) {
       const units = await step()
       if (!measuring && Date.now() >= measureFromMs) {
         measuring = true
         windowStartUs = monotonicUs()
+        cpuStartMs = serverCpuMs()
       }
       if (measuring) counted += units
     }
   }))
   lastWindowUs = [windowStartUs, monotonicUs()]
+  const cpuEndMs = serverCpuMs()
+  // CPU time per unit holds better than a rate when other processes share the cores.
+  lastCpuUsPerUnit = cpuStartMs === null || cpuEndMs === null || counted === 0 ? undefined : Math.round(((cpuEndMs - cpuStartMs) * 1000 / counted) * 10) / 10
   return counted / durationS
 }
 
@@ -250,10 +260,10 @@ async function fanOutRow(port: number, key: string, windowId: string, fanOutInte
 }
 
 function printTable(rows: readonly Row[]): void {
-  const lines = ['| row | trueup | ceiling | ratio | p99 ms (from commit) | commit ms | load 1m | target | met |', '| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |']
+  const lines = ['| row | trueup | ceiling | ratio | p99 ms (from commit) | server CPU µs each | commit ms | load 1m | target | met |', '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |']
   for (const row of rows) {
     const p99 = row.p99_ms === undefined ? '' : `${row.p99_ms}${row.p99_from_commit_ms === undefined ? '' : ` (${row.p99_from_commit_ms})`}`
-    lines.push(`| ${row.name} | ${row.value.toLocaleString('en')} ${row.unit} | ${row.ceiling?.toLocaleString('en') ?? ''} | ${row.ratio ?? ''} | ${p99} | ${row.commit_mean_ms ?? ''} | ${row.load_average_1m ?? ''} | ${row.target ?? ''} | ${row.met === undefined ? '' : row.met ? 'yes' : 'no'} |`)
+    lines.push(`| ${row.name} | ${row.value.toLocaleString('en')} ${row.unit} | ${row.ceiling?.toLocaleString('en') ?? ''} | ${row.ratio ?? ''} | ${p99} | ${row.server_cpu_us_per_unit ?? ''} | ${row.commit_mean_ms ?? ''} | ${row.load_average_1m ?? ''} | ${row.target ?? ''} | ${row.met === undefined ? '' : row.met ? 'yes' : 'no'} |`)
   }
   process.stdout.write(`${lines.join('\n')}\n`)
 }
@@ -261,6 +271,7 @@ function printTable(rows: readonly Row[]): void {
 const profileDir = process.env.STREAM_BENCH_PROFILE
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stream-bench-'))
 const { trueup, ceiling, key } = await startServers(dataDir)
+serverCpuMs = trueup.cpuMs
 try {
   const windowId = await seed(trueup.port, key)
   const rows: Row[] = []
@@ -272,10 +283,10 @@ try {
     const measured = await row()
     const after = await commitTotals(trueup.port)
     const commits = after.count - before.count
-    const done = { ...measured, commit_mean_ms: commits === 0 ? undefined : Math.round(((after.sumS - before.sumS) / commits) * 10_000) / 10, load_average_1m: Math.round(os.loadavg()[0] * 10) / 10 }
+    const done = { ...measured, server_cpu_us_per_unit: measured.key.startsWith('fan-out') ? undefined : lastCpuUsPerUnit, commit_mean_ms: commits === 0 ? undefined : Math.round(((after.sumS - before.sumS) / commits) * 10_000) / 10, load_average_1m: Math.round(os.loadavg()[0] * 10) / 10 }
     rows.push(done)
     windows.push({ key, window_us: lastWindowUs })
-    process.stderr.write(`${done.key}: ${done.value} ${done.unit}${done.ceiling === undefined ? '' : ` (ceiling ${done.ceiling})`}\n`)
+    process.stderr.write(`${done.key}: ${done.value} ${done.unit}${done.ceiling === undefined ? '' : ` (ceiling ${done.ceiling})`}${done.server_cpu_us_per_unit === undefined ? '' : `, server ${done.server_cpu_us_per_unit} µs CPU each`}, load ${done.load_average_1m}\n`)
   }
   await run('batch-100', () => batchRow(trueup.port, key, 100, 16))
   await run('batch-8190', () => batchRow(trueup.port, key, 8190, 8))
