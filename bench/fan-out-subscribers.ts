@@ -15,7 +15,13 @@ export interface SubscribersData {
   readonly count: number
 }
 
-/** What a worker sends back: `ready` once all subscribed, then on `stop` the arrivals (parallel arrays). */
+/** Told when the writer is done: the last movement posted, and how long to wait for it on every socket. */
+export interface SubscribersStop {
+  readonly lastMovement: number
+  readonly waitMsMax: number
+}
+
+/** What a worker sends back: `ready` once all subscribed, then on stop (once every socket saw the last movement, or time ran out) the arrivals (parallel arrays). */
 export type SubscribersReport =
   | { readonly type: 'ready' }
   | { readonly type: 'arrivals'; readonly movements: Float64Array; readonly atMs: Float64Array; readonly count: number }
@@ -57,7 +63,11 @@ function movementOf(bytes: Buffer): number | null {
   return negative ? -value : value
 }
 
+/** Per socket, the highest movement it received: the worker stops once each has the writer's last. */
+const lastSeen: number[] = []
+
 function subscriber(): Promise<WebSocket> {
+  const index = lastSeen.push(Number.NEGATIVE_INFINITY) - 1
   const socket = new WebSocket(url, { headers: { authorization: `Bearer ${key}` }, skipUTF8Validation: true, perMessageDeflate: false })
   return new Promise((resolve, reject) => {
     socket.on('message', (data: Buffer) => {
@@ -65,7 +75,9 @@ function subscriber(): Promise<WebSocket> {
       const atMs = performance.timeOrigin + performance.now()
       if (data.subarray(0, typePrefix.length).equals(typePrefix)) {
         const movement = movementOf(data)
-        if (movement !== null) record(movement, atMs)
+        if (movement === null) return
+        record(movement, atMs)
+        if (movement > lastSeen[index]) lastSeen[index] = movement
       } else if (data.subarray(0, subscribedPrefix.length).equals(subscribedPrefix)) resolve(socket)
     })
     socket.once('open', () => socket.send(JSON.stringify({ type: 'subscribe', reconciliations: [windowId] })))
@@ -78,7 +90,10 @@ for (let started = 0; started < count; started += connectAtOnce) {
   sockets.push(...await Promise.all(Array.from({ length: Math.min(connectAtOnce, count - started) }, subscriber)))
 }
 parentPort!.postMessage({ type: 'ready' } satisfies SubscribersReport)
-parentPort!.once('message', () => {
+parentPort!.once('message', async ({ lastMovement, waitMsMax }: SubscribersStop) => {
+  // Late updates are waited for, not cut off: a lagging subscriber must show in the delays, not drop out of them.
+  const untilMs = Date.now() + waitMsMax
+  while (lastSeen.some((seen) => seen < lastMovement) && Date.now() < untilMs) await new Promise((resolve) => setTimeout(resolve, 20))
   for (const socket of sockets) socket.close()
   const report: SubscribersReport = { type: 'arrivals', movements: movements.slice(0, arrivals), atMs: arrivalsMs.slice(0, arrivals), count: arrivals }
   parentPort!.postMessage(report, [report.movements.buffer as ArrayBuffer, report.atMs.buffer as ArrayBuffer])

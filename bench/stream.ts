@@ -13,7 +13,7 @@ import path from 'node:path'
 import { Worker } from 'node:worker_threads'
 import { WebSocket } from 'ws'
 import { connect, type WebSocketConstructor } from '../src/client/index.ts'
-import type { SubscribersData, SubscribersReport } from './fan-out-subscribers.ts'
+import type { SubscribersData, SubscribersReport, SubscribersStop } from './fan-out-subscribers.ts'
 import { spawnChild, type Child } from './http.ts'
 
 const benchDir = import.meta.dirname
@@ -172,6 +172,8 @@ async function wsRow(trueupPort: number, ceilingPort: number, key: string, depth
   }
 }
 
+/** How long the subscribers wait for the last posting's update after the writer stops; what is still missing then counts as never delivered. */
+const arrivalWaitMsMax = 10_000
 /** Threads the fan-out subscribers are spread over: one thread receiving 1,000 sockets was the row's limit. */
 const subscriberThreads = 4
 
@@ -192,10 +194,10 @@ async function startSubscribers(url: string, key: string, windowId: string): Pro
 }
 
 /** Stops the threads; every arrival (movement, epoch ms) they recorded. */
-async function arrivalsOf(workers: readonly Worker[]): Promise<{ movements: Float64Array; atMs: Float64Array }[]> {
+async function arrivalsOf(workers: readonly Worker[], lastMovement: number): Promise<{ movements: Float64Array; atMs: Float64Array }[]> {
   const reports = await Promise.all(workers.map((worker) => new Promise<SubscribersReport>((resolve) => {
     worker.once('message', resolve)
-    worker.postMessage('stop')
+    worker.postMessage({ lastMovement, waitMsMax: arrivalWaitMsMax } satisfies SubscribersStop)
   })))
   await Promise.all(workers.map((worker) => worker.terminate()))
   return reports.flatMap((report) => report.type === 'arrivals' ? [report] : [])
@@ -235,12 +237,11 @@ async function fanOutRow(port: number, key: string, windowId: string, fanOutInte
     await new Promise((resolve) => setTimeout(resolve, fanOutIntervalMs))
   }
   await Promise.all(posts)
-  await new Promise((resolve) => setTimeout(resolve, 500))
   lastWindowUs = [windowStartUs, monotonicUs()]
   writer.close()
   const fromSendMs: number[] = []
   const fromCommitMs: number[] = []
-  for (const { movements, atMs } of await arrivalsOf(workers)) {
+  for (const { movements, atMs } of await arrivalsOf(workers, derived)) {
     for (let index = 0; index < movements.length; index++) {
       const sent = sentAtMs.get(movements[index])
       if (sent === undefined) continue
@@ -251,11 +252,17 @@ async function fanOutRow(port: number, key: string, windowId: string, fanOutInte
   const at = (delays: number[], fraction: number) => Math.round(percentile(delays.sort((a, b) => a - b), fraction) * 10) / 10
   const p99 = (delays: number[]) => at(delays, 0.99)
   const expected = sentAtMs.size * subscribersCount
+  const delivered = fromSendMs.length
+  // An update that never arrived is slower than any that did: it counts at the top of the distribution (p99 then Infinity, null in JSON).
+  for (let missing = delivered; missing < expected; missing++) {
+    fromSendMs.push(Number.POSITIVE_INFINITY)
+    fromCommitMs.push(Number.POSITIVE_INFINITY)
+  }
   return {
     key: `fan-out-${fanOutIntervalMs}`, name: `fan-out: ${subscribersCount} subscribers of one window, a posting every ${fanOutIntervalMs} ms`,
-    value: Math.round(fromSendMs.length / durationS), unit: 'updates/s', p50_ms: at(fromSendMs, 0.5), p99_ms: p99(fromSendMs), p99_from_commit_ms: p99(fromCommitMs),
-    delivered_share: Math.round((fromSendMs.length / expected) * 1000) / 1000,
-    target: 'p99 < 50 ms', met: p99(fromSendMs) < 50 && fromSendMs.length === expected,
+    value: Math.round(delivered / durationS), unit: 'updates/s', p50_ms: at(fromSendMs, 0.5), p99_ms: p99(fromSendMs), p99_from_commit_ms: p99(fromCommitMs),
+    delivered_share: Math.round((delivered / expected) * 1000) / 1000,
+    target: 'p99 < 50 ms', met: p99(fromSendMs) < 50,
   }
 }
 
