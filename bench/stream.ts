@@ -7,6 +7,7 @@
 // Env: STREAM_BENCH_DURATION_S (5) measured seconds per row; STREAM_BENCH_WARMUP_S (1);
 //      STREAM_BENCH_ONLY=batch-8190,ws-1024 only these rows; STREAM_BENCH_PROFILE=<dir> the server under --cpu-prof into dir.
 
+import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -300,7 +301,8 @@ try {
   for (const depth of [1, 64, 1024]) await run(`ws-${depth}`, () => wsRow(trueup.port, ceiling.port, key, depth))
   for (const intervalMs of fanOutIntervalsMs) await run(`fan-out-${intervalMs}`, () => fanOutRow(trueup.port, key, windowId, intervalMs))
   printTable(rows)
-  const report = { date: new Date().toISOString(), node: process.version, cpu_count: os.cpus().length, cpu_model: os.cpus()[0]?.model, load_average: os.loadavg(), duration_s: durationS, warmup_s: warmupS, rows }
+  const commit = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: repoDir, encoding: 'utf8' }).stdout.trim()
+  const report = { date: new Date().toISOString(), commit, node: process.version, cpu_count: os.cpus().length, cpu_model: os.cpus()[0]?.model, load_average: os.loadavg(), duration_s: durationS, warmup_s: warmupS, rows }
   if (only === null) fs.writeFileSync(path.join(benchDir, 'results', 'stream.json'), `${JSON.stringify(report, null, 2)}\n`)
   // `bench/profile-top.ts <dir> <row key>` counts only the samples of that row's measured window.
   if (profileDir !== undefined) fs.writeFileSync(path.join(profileDir, 'run.json'), `${JSON.stringify({ results: windows }, null, 2)}\n`)
