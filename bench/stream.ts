@@ -182,7 +182,8 @@ const subscriberThreads = 4
 async function startSubscribers(url: string, key: string, windowId: string): Promise<Worker[]> {
   const perThread = Math.ceil(subscribersCount / subscriberThreads)
   // A worker does not inherit the --import=tsx hooks: it registers them, then loads the TypeScript module.
-  const source = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(new URL('./fan-out-subscribers.ts', import.meta.url).href)}) })`
+  // Both resolved here, so the worker finds them whatever the working directory.
+  const source = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then(({ register }) => { register(); return import(${JSON.stringify(new URL('./fan-out-subscribers.ts', import.meta.url).href)}) })`
   const workers = Array.from({ length: subscriberThreads }, (_, index) => new Worker(source, {
     eval: true,
     workerData: { url, key, windowId, count: Math.min(perThread, subscribersCount - index * perThread) } satisfies SubscribersData,
