@@ -163,6 +163,19 @@ export class Flow {
     return this.request.headers.get('content-type') ?? 'application/json'
   }
 
+  /**
+   * Lets go of the body and the command once the actor has applied it (the log holds its own bytes): until
+   * the commit they would stay alive (a batch's parsed body is tens of thousands of objects), and every
+   * young-generation collection meanwhile would copy them, then promote them for the old generation to collect.
+   */
+  release(): void {
+    this.#parsed = undefined
+    this.body = undefined
+    this.built = undefined
+    this.bytes = undefined
+    ;(this.request as { body?: unknown }).body = undefined
+  }
+
   /** The parsed body, parsed once: the fingerprint needs it before the `parse` stage may answer its error. */
   parsed(): ParsedBody | null {
     if (this.#parsed !== undefined) return this.#parsed
@@ -429,6 +442,7 @@ function actorStage(flow: Flow, lifecycle: Lifecycle<unknown>): Step {
 /** Nothing leaves before the log is durable up to what the answer rests on; the actor's completion says when. */
 function replyStage(flow: Flow, lifecycle: Lifecycle<unknown>): Step {
   const completion = flow.completion!
+  flow.release()
   completion.whenDurable((error) => {
     if (error !== null) {
       lifecycle.answer(flow, 503, errorBody(reject('unavailable', 'The log could not be written; the service is restarting.')), null)

@@ -3,6 +3,7 @@
  * Requests with ids, many in flight; subscriptions with callbacks; reconnect with backoff and resubscribe.
  */
 
+import { scanResponse } from './response.js'
 import { StreamError, type ConnectOptions, type StreamResponse, type Subscription, type Topics, type Update, type WebSocketConstructor, type WebSocketLike } from './types.js'
 
 export * from './types.js'
@@ -11,6 +12,12 @@ const openState = 1
 /** Close codes after which reconnecting cannot help: the key is wrong or was revoked. */
 const finalCloseCodes = new Set([4401])
 const reconnectDelayMinMs = 100
+
+/** The `ws` package's socket underneath (Node's net.Socket): corked while a turn's messages are written. */
+interface Corkable {
+  cork(): void
+  uncork(): void
+}
 
 interface Waiter<T> {
   resolve(value: T): void
@@ -55,6 +62,8 @@ export class StreamClient {
   readonly #WebSocket: WebSocketConstructor
   #socket: WebSocketLike | null = null
   #ready!: Promise<void>
+  /** The current connection is authenticated: a request need not wait on #ready. */
+  #isReady = false
   #readyWaiter!: Waiter<void>
   #nextId = 0
   #delayMs = reconnectDelayMinMs
@@ -64,6 +73,8 @@ export class StreamClient {
   readonly #acks = new Map<string, Waiter<Ack> & { active?: Active }>()
   readonly #active = new Set<Active>()
   readonly #listeners = new Map<string, Set<Active>>()
+  /** Messages of this turn, written together when it ends (#flush). */
+  #outbox: string[] = []
 
   constructor(url: string, options: ConnectOptions, WebSocket: WebSocketConstructor) {
     this.#url = url
@@ -78,12 +89,21 @@ export class StreamClient {
   }
 
   /** One request through the server's request lifecycle; resolves with its response, whatever the status. */
-  async request<B = any>(method: string, path: string, body?: unknown, headers?: Readonly<Record<string, string>>): Promise<StreamResponse<B>> {
-    await this.#ready
+  request<B = any>(method: string, path: string, body?: unknown, headers?: Readonly<Record<string, string>>): Promise<StreamResponse<B>> {
+    // Once #ready settles the request goes out (or fails, the socket being closed): never waits twice.
+    if (!this.#isReady) return this.#ready.then(() => this.#request<B>(method, path, body, headers))
+    return this.#request<B>(method, path, body, headers)
+  }
+
+  #request<B>(method: string, path: string, body: unknown, headers: Readonly<Record<string, string>> | undefined): Promise<StreamResponse<B>> {
     const id = String(++this.#nextId)
+    // The envelope written out: no object built only to be stringified (the body is stringified as ever).
+    const headersText = headers === undefined ? '' : `,"headers":${JSON.stringify(headers)}`
+    const bodyText = body === undefined ? undefined : JSON.stringify(body)
+    const text = `{"type":"request","id":"${id}","method":${JSON.stringify(method)},"path":${JSON.stringify(path)}${headersText}${bodyText === undefined ? '' : `,"body":${bodyText}`}}`
     return new Promise((resolve, reject) => {
+      this.#send(text)
       this.#requests.set(id, { resolve, reject })
-      this.#send({ type: 'request', id, method, path, headers, body })
     })
   }
 
@@ -113,18 +133,41 @@ export class StreamClient {
     await this.#ready
     const id = `s${++this.#nextId}`
     return new Promise((resolve, reject) => {
+      this.#send(JSON.stringify({ type, id, reconciliations: topics.reconciliations, accounts: topics.accounts }))
       this.#acks.set(id, { resolve, reject, active })
-      this.#send({ type, id, reconciliations: topics.reconciliations, accounts: topics.accounts })
     })
   }
 
-  #send(message: object): void {
+  /**
+   * Queued, and written with the rest of this turn's messages when it ends: with the `ws` package the
+   * socket underneath is corked meanwhile, so many requests leave in one write instead of a syscall each.
+   */
+  #send(text: string): void {
     const socket = this.#socket
     if (socket === null || socket.readyState !== openState) throw new StreamError('unavailable', 'The connection is not open.')
-    socket.send(JSON.stringify(message))
+    if (this.#outbox.length === 0) queueMicrotask(this.#flush)
+    this.#outbox.push(text)
+  }
+
+  readonly #flush = (): void => {
+    const outbox = this.#outbox
+    this.#outbox = []
+    const socket = this.#socket
+    // Closed meanwhile: the drop fails these requests (#failAll), as it fails every unanswered one.
+    if (socket === null || socket.readyState !== openState) return
+    // ws keeps Node's net.Socket as _socket (not public API, hence looked for): browsers and undici have none.
+    const stream = (socket as { _socket?: Partial<Corkable> })._socket
+    const corkable = typeof stream?.cork === 'function' && typeof stream.uncork === 'function' ? stream as Corkable : null
+    corkable?.cork()
+    try {
+      for (const text of outbox) socket.send(text)
+    } finally {
+      corkable?.uncork()
+    }
   }
 
   #open(): void {
+    this.#isReady = false
     this.#ready = new Promise((resolve, reject) => { this.#readyWaiter = { resolve, reject } })
     // Nobody may be waiting yet: an unhandled rejection must not crash the caller's process.
     this.#ready.catch(() => {})
@@ -137,6 +180,8 @@ export class StreamClient {
   }
 
   #dispatch(text: string): void {
+    const scanned = scanResponse(text)
+    if (scanned !== null) return this.#answered(scanned.id, scanned.response)
     const message = JSON.parse(text) as { type: string; id?: string; [field: string]: any }
     switch (message.type) {
       case 'authenticated': return this.#authenticated()
@@ -159,6 +204,7 @@ export class StreamClient {
     const reconnected = this.#connectedOnce
     this.#connectedOnce = true
     this.#delayMs = reconnectDelayMinMs
+    this.#isReady = true
     this.#readyWaiter.resolve()
     if (!reconnected) return
     // After a reconnect: every subscription again, then tell the caller.
@@ -202,6 +248,7 @@ export class StreamClient {
 
   #dropped(socket: WebSocketLike, code: number, reason: string): void {
     if (socket !== this.#socket) return
+    this.#isReady = false
     const error = new StreamError(code === 4401 ? 'unauthenticated' : 'unavailable', `The connection closed (${code}${reason === '' ? '' : `: ${reason}`}).`)
     this.#readyWaiter.reject(error)
     this.#failAll(error)

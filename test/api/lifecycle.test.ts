@@ -5,7 +5,8 @@ import path from 'node:path'
 import t from 'tap'
 import { Runtime } from '../../src/actor/runtime.ts'
 import { createKeyCommand, newKeySecret } from '../../src/api/admin-routes.ts'
-import { Lifecycle, stageNames, type ApiRequest, type Headers, type RateBudgets, type Transport } from '../../src/api/lifecycle.ts'
+import { Submitted } from '../../src/actor/completion.ts'
+import { Lifecycle, stageNames, type ApiRequest, type Flow, type Headers, type RateBudgets, type Transport } from '../../src/api/lifecycle.ts'
 import { v2Surface } from '../../src/api/surfaces.ts'
 import { limitsDefault, scopes } from '../../src/ledger/system.ts'
 import { CommandLog } from '../../src/log/command-log.ts'
@@ -89,4 +90,33 @@ t.test('a caller handed over by the transport (a WebSocket): auth takes it witho
   runtime.submitSystem({ type: 'key.revoke', at_ms: Date.now(), id: key.id })
   const refused = await run({ method: 'GET', path: '/v2/accounts' })
   t.equal(refused.status, 401, 'the key revoked since the socket opened')
+})
+
+t.test('once the actor has the command, the flow lets go of the body and the command while the answer waits for the log', async (t) => {
+  const surface = v2Surface(runtime)
+  const seen: { flow?: Flow; held?: { body: unknown; built: unknown; requestBody: unknown }; release?: () => void } = {}
+  const handler = {
+    ...surface.handler,
+    execute: (given: Flow, built: unknown) => {
+      const submitted = surface.handler.execute(given, built) as Submitted
+      seen.flow = given
+      seen.held = { body: given.body, built: given.built, requestBody: given.request.body }
+      // The answer's wait for durability, held here: what the flow keeps meanwhile is what is checked.
+      const waiter = { afterDurable: (seq: number, callback: (error: Error | null) => void) => { seen.release = () => submitted.whenDurable(callback); void seq } }
+      return new Submitted(submitted.outcome, submitted.barrierSeq, waiter)
+    },
+  }
+  const lifecycle = new Lifecycle({ ...options, handler, skip: [] }, transport)
+  const answered = send(lifecycle, { method: 'POST', path: '/v2/accounts', body: { value: { name: 'assets:held' } } })
+  const { flow, held, release } = seen
+  t.ok(held !== undefined && held.body !== undefined && held.built !== undefined && held.requestBody !== undefined, 'the actor got the body and the command')
+  t.ok(release !== undefined, 'the answer waits for the log')
+  t.equal(flow?.body, undefined, 'the validated body let go')
+  t.equal(flow?.built, undefined, 'the command let go')
+  t.equal(flow?.request.body, undefined, 'the request\'s body let go')
+  t.equal(flow?.bytes, undefined, 'no bytes kept')
+  release!()
+  const answer = await answered
+  t.equal(answer.status, 201, 'answered once durable, as before')
+  t.equal(answer.body.name, 'assets:held')
 })

@@ -1,5 +1,6 @@
 /** Request bodies as JSON: the nesting bound (src/api/json.ts) on both of its paths, strings not counted. */
 
+import fc from 'fast-check'
 import t from 'tap'
 import { jsonDepthMax, nestingDepth, parseJson } from '../../src/api/json.ts'
 
@@ -54,4 +55,33 @@ t.test('bytes that are not UTF-8 are json_invalid, never U+FFFD', async (t) => {
   t.same(valid.ok ? valid.value : valid, { description: 'Überweisung € 😀 ÿ' }, 'two-, three- and four-byte characters parse')
   const bom = parseJson(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{}')]))
   t.equal(bom.ok ? 'parsed' : bom.code, 'json_invalid', 'a byte-order mark is not JSON, as before')
+})
+
+t.test('the depth scan agrees with a byte-by-byte reference on any text, strings and escapes included', async (t) => {
+  /** The scan as first written: one test per byte, a flag for being inside a string. */
+  const reference = (bytes: Uint8Array): number => {
+    let depth = 0
+    let deepest = 0
+    let inString = false
+    for (let i = 0; i < bytes.length; i++) {
+      const byte = bytes[i]
+      if (inString) {
+        if (byte === 0x5c) i++
+        else if (byte === 0x22) inString = false
+      } else if (byte === 0x22) inString = true
+      else if (byte === 0x7b || byte === 0x5b) deepest = Math.max(deepest, ++depth)
+      else if (byte === 0x7d || byte === 0x5d) depth--
+    }
+    return deepest
+  }
+  const piece = fc.constantFrom('{', '}', '[', ']', '"', '\\', '\\"', 'a', ',', ':', 'é')
+  fc.assert(fc.property(fc.array(piece, { maxLength: 200 }), (pieces) => {
+    const bytes = Buffer.from(pieces.join(''))
+    return nestingDepth(bytes) === reference(bytes)
+  }), { numRuns: 2000 })
+  fc.assert(fc.property(fc.jsonValue({ maxDepth: 8 }), (value) => {
+    const bytes = Buffer.from(JSON.stringify(value))
+    return nestingDepth(bytes) === reference(bytes)
+  }), { numRuns: 500 })
+  t.pass('2,500 texts scanned alike')
 })

@@ -2,7 +2,7 @@
 declare module 'ws' {
   import type { IncomingMessage } from 'node:http'
   export class WebSocket {
-    constructor(url: string, options?: { headers?: Record<string, string>; maxPayload?: number })
+    constructor(url: string, options?: { headers?: Record<string, string>; maxPayload?: number; skipUTF8Validation?: boolean; perMessageDeflate?: boolean })
     readonly readyState: number
     readonly bufferedAmount: number
     send(data: string | Buffer): void
