@@ -9,6 +9,8 @@
  */
 
 import PDFDocument from 'pdfkit'
+import { currencyExponent } from '../ledger/currency.js'
+import { decimalAmountText } from './amount-text.js'
 import type { PackHead, PackLine, PackWriter, SectionName } from './pack.js'
 
 const margin = 40
@@ -51,6 +53,8 @@ export class PdfPackWriter implements PackWriter {
   readonly #doc: PDFKit.PDFDocument
   #y = margin
   #columns: readonly Column[] = lineColumns
+  /** Decimals of the window's currency; undefined when its accounts have none (amounts then print in minor units). */
+  #exponent: number | undefined
 
   constructor() {
     this.#doc = new PDFDocument({ size: 'A4', margin, bufferPages: false, compress: true })
@@ -64,16 +68,18 @@ export class PdfPackWriter implements PackWriter {
     doc.font('Helvetica-Bold').fontSize(14).text(`Reconciliation: ${printable(window.label)}`, margin, margin, { width: 595.28 - 2 * margin })
     doc.moveDown(0.5)
     const currency = head.accounts.find((account) => account.currency !== undefined)?.currency
+    this.#exponent = currency === undefined ? undefined : currencyExponent(String(currency))
+    const amount = (minor: unknown) => this.#amount(minor)
     const period = window.window as { from: string; to: string }
     const rows: [string, unknown][] = [
       ['Window', window.id], ['Accounts', head.accounts.map((account) => `${account.name} (${account.id})`).join(', ')],
       ...(currency === undefined ? [] : [['Currency', currency] as [string, unknown]]),
       ['Period', `${period.from} to ${period.to}, time zone ${head.time_zone}`], ['Statement', window.statement_ref ?? '-'],
-      ['Claimed movement', window.claimed_movement], ['Derived movement', window.derived_movement], ['Matched', head.matched],
-      ['Residual', window.residual], ['Tolerance', window.tolerance], ['State', window.state], ['Opened at', window.opened_at],
+      ['Claimed movement', amount(window.claimed_movement)], ['Derived movement', amount(window.derived_movement)], ['Matched', amount(head.matched)],
+      ['Residual', amount(window.residual)], ['Tolerance', amount(window.tolerance)], ['State', window.state], ['Opened at', window.opened_at],
       ['Closed at', window.closed_at ?? '-'], ['Closed by', window.closed_by ?? '-'], ['Close reason', window.close_reason ?? '-'],
       ...(window.state === 'abandoned' ? [['Abandoned at', window.abandoned_at], ['Abandon reason', window.abandon_reason]] as [string, unknown][] : []),
-      ['Post-close drift', window.post_close_drift ?? '-'], ['Post-close entries', window.post_close_entries ?? '-'],
+      ['Post-close drift', amount(window.post_close_drift)], ['Post-close entries', window.post_close_entries ?? '-'],
       ['Exported at', head.exported_at],
     ]
     doc.fontSize(9)
@@ -81,7 +87,8 @@ export class PdfPackWriter implements PackWriter {
       doc.font('Helvetica-Bold').text(`${name}: `, { continued: true }).font('Helvetica').text(printable(value))
     }
     doc.font('Helvetica-Bold').text('Seal (SHA-256): ', { continued: true }).font('Courier').text(printable(window.seal ?? 'none (the window is not closed)'))
-    doc.font('Helvetica').fontSize(7).text('Amounts in minor units of the currency. The seal is recomputed from the JSON export as docs/API.md, "The seal", describes.')
+    const amounts = this.#exponent === undefined ? 'Amounts in minor units (the accounts have no currency).' : `Amounts in ${String(currency)}, ${this.#exponent} decimals.`
+    doc.font('Helvetica').fontSize(7).text(`${amounts} The seal is recomputed from the JSON export as docs/API.md, "The seal", describes.`)
     this.#y = doc.y + rowHeight
   }
 
@@ -95,20 +102,20 @@ export class PdfPackWriter implements PackWriter {
   }
 
   line({ line, match }: PackLine): void {
-    this.#row([line.id, line.date, line.amount, line.match, match?.strategy, line.reference, line.description])
+    this.#row([line.id, line.date, this.#amount(line.amount), line.match, match?.strategy, line.reference, line.description])
   }
 
   match(item: Record<string, unknown>): void {
     const lines = item.statement_lines as string[]
     const entries = item.entries as string[]
-    this.#row([item.id, item.strategy, item.matched_amount, lines.join(' '), entries.length, item.created_at, item.reversed_at ?? '-'])
+    this.#row([item.id, item.strategy, this.#amount(item.matched_amount), lines.join(' '), entries.length, item.created_at, item.reversed_at ?? '-'])
     if (item.reason !== null) this.#text(`    reason: ${printable(item.reason)}`)
   }
 
   historyEvent(item: Record<string, unknown>): void {
     const { at, type, state, residual, key_id: keyId, ...detail } = item
     const details = Object.entries(detail).map(([name, value]) => `${name}=${typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value)}`).join(' ')
-    this.#row([at, type, state, residual, keyId, details])
+    this.#row([at, type, state, this.#amount(residual), keyId, details])
   }
 
   end(): void {
@@ -123,6 +130,12 @@ export class PdfPackWriter implements PackWriter {
 
   close(): void {
     this.#doc.destroy()
+  }
+
+  /** A figure in the currency's decimals; absent figures (no drift yet) print as -. */
+  #amount(minor: unknown): string {
+    if (minor === null || minor === undefined) return '-'
+    return typeof minor === 'number' ? decimalAmountText(minor, this.#exponent) : printable(minor)
   }
 
   #bottom(): number {

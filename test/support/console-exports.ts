@@ -54,8 +54,8 @@ export async function checkExports(page: Page, test: TestService, stored: any, t
   fs.writeFileSync(path.join(outputDir, `${stored.id}.pdf.txt`), text)
   t.match(text, 'Reconciliation: Girokonto October 2026', 'the PDF names the window')
   t.match(text, 'Period: 2026-10-01 to 2026-10-31, time zone UTC', 'its period')
-  for (const figure of ['Claimed movement: 161010', 'Derived movement: 161760', 'Matched: -750', 'Residual: 0', 'State: closed']) t.match(text, figure, `the figure ${figure}`)
+  for (const figure of ['Claimed movement: 1,610.10', 'Derived movement: 1,617.60', 'Matched: -7.50', 'Residual: 0.00', 'State: closed', 'Amounts in EUR, 2 decimals.']) t.match(text, figure, `the figure ${figure}`)
   t.match(text, `Seal (SHA-256): ${stored.seal}`, 'the seal')
-  t.match(text, new RegExp(`l4 +2026-10-28 +20000 ${matchOf('l4').id} amount_and_date`), 'a line with its match')
+  t.match(text, new RegExp(`l4 +2026-10-28 +200.00 ${matchOf('l4').id} amount_and_date`), 'a line with its match')
   t.match(text, 'reason: Bank account fee October, not booked', 'the write-off reason')
 }
