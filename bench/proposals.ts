@@ -11,7 +11,12 @@ import path from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { createServer } from '../src/embedded/server.ts'
 import type { WorkspaceCommand } from '../src/ledger/commands.ts'
+import { WorkspaceActor } from '../src/actor/workspace-actor.ts'
+import { runSlice, sliceClockDefault } from '../src/actor/slice-runner.ts'
+import { accept } from '../src/ledger/outcome.ts'
+import { WorkMeter, type ProposalWork } from '../src/ledger/proposal-work.ts'
 import { proposalDefaults, proposalRun, type Proposal } from '../src/ledger/proposals.ts'
+import type { CommandLog } from '../src/log/command-log.ts'
 import { createWorkspaceState, type WorkspaceState } from '../src/ledger/state.ts'
 import { findWindow } from '../src/ledger/window-effects.ts'
 import { getWindow } from '../src/ledger/windows.ts'
@@ -140,62 +145,109 @@ interface Row {
   readonly entries: number
   readonly proposals: number
   readonly total_ms: number
+  /** CPU time of the run (process.cpuUsage, user + system): far less load-dependent than the wall time. */
   readonly total_cpu_ms: number
+  /** Slices as the actor cuts them (src/actor/slice-runner.ts, its default clock). */
   readonly slices: number
-  readonly slice_p99_ms: number
-  readonly longest_slice_ms: number
-  /** CPU time of the longest slice: the wall time includes whatever else the shared machine ran meanwhile. */
-  readonly longest_slice_cpu_ms: number
-  /** A read asked every readEveryMs while the run goes on in slices: from when it was due to its answer. */
+  readonly slice_ms_max: number
+  /** CPU time per slice: what the actor spends in one slice without yielding, whatever else the machine runs. */
+  readonly slice_cpu_ms: Distribution
+  readonly slice_wall_ms: Distribution
+  /** Slices by CPU time: up to 1, 2, 4, 8, 16 ms and longer. */
+  readonly slice_cpu_histogram: Readonly<Record<string, number>>
+  /** The longest stretch between two yield points of the run (wall): how far a slice can overrun its time. */
+  readonly yield_gap_max_ms: number
+  /** A read asked every readEveryMs while the actor runs the proposals in slices: from when it was due to its answer. */
   readonly read_p99_ms: number
   readonly read_max_ms: number
   readonly reads: number
+  /** Candidates (items looked at, combinations tried) over every search, per statement line of the window. */
+  readonly candidates_per_line: number
+  readonly work: ProposalWork
   readonly covered_share: number
   readonly exact_share: number
+}
+
+interface Distribution {
+  readonly p50: number
+  readonly p90: number
+  readonly p99: number
+  readonly max: number
 }
 
 async function measure(maxGroup: number): Promise<Row> {
   const planned = plan(15 + maxGroup, maxGroup)
   const { state, windowId, entryIds, lineOrder } = build(planned, 15 + maxGroup)
   const window = findWindow(state, windowId, null)!
+  const settings = { ...proposalDefaults, maxGroup }
   // A running service has its code compiled: one unmeasured run first, so the slices measure the work, not the JIT.
-  for (const _ of proposalRun(state, window, null, { ...proposalDefaults, maxGroup }));
-  const timed = timeSlices(proposalRun(state, window, null, { ...proposalDefaults, maxGroup }))
-  const reads = await readsBeside(proposalRun(state, window, null, { ...proposalDefaults, maxGroup }), () => getWindow(state, windowId, null))
+  for (const _ of proposalRun(state, window, null, settings));
+  const meter = new WorkMeter(settings.yieldSteps)
+  const timed = timeSlices(proposalRun(state, window, null, settings, meter))
+  const reads = await readsBeside(new WorkspaceActor('bench', 'bnch01', durableAtOnce, state), () => proposalRun(state, window, null, settings), () => getWindow(state, windowId, null))
+  const work = meter.work
   return {
     name: `proposals 10k × 10k, max_group ${maxGroup}`, max_group: maxGroup, lines: linesCount, entries: entriesCount, proposals: timed.proposals.length,
-    total_ms: round(timed.totalMs), total_cpu_ms: round(timed.totalCpuMs), slices: timed.slicesMs.length,
-    slice_p99_ms: round(percentile(timed.slicesMs, 0.99)), longest_slice_ms: round(Math.max(...timed.slicesMs)), longest_slice_cpu_ms: round(timed.longestCpuMs),
+    total_ms: round(timed.totalMs), total_cpu_ms: round(timed.totalCpuMs), slices: timed.sliceCpuMs.length, slice_ms_max: sliceClockDefault.sliceMsMax,
+    slice_cpu_ms: distribution(timed.sliceCpuMs), slice_wall_ms: distribution(timed.sliceWallMs), slice_cpu_histogram: histogram(timed.sliceCpuMs),
+    yield_gap_max_ms: round(timed.yieldGapMaxMs, 3),
     read_p99_ms: round(percentile(reads, 0.99)), read_max_ms: round(Math.max(...reads)), reads: reads.length,
+    candidates_per_line: round(work.candidates / linesCount, 1), work,
     ...coverage(planned, lineOrder, timed.proposals, entryIds),
   }
 }
 
-/** Runs every slice back to back, timing each (wall and CPU). */
-function timeSlices(run: Generator<undefined, Proposal[], undefined>): { proposals: Proposal[]; totalMs: number; totalCpuMs: number; slicesMs: number[]; longestCpuMs: number } {
-  const slicesMs: number[] = []
-  let longestCpuMs = 0
+/** Only what a completion needs of the log: the bench's reads rest on nothing unflushed. */
+const durableAtOnce = { afterDurable: (_seq: number, callback: (error: Error | null) => void) => callback(null), canAppend: () => true } as unknown as CommandLog
+
+interface Timed {
+  readonly proposals: Proposal[]
+  readonly totalMs: number
+  readonly totalCpuMs: number
+  readonly sliceWallMs: number[]
+  readonly sliceCpuMs: number[]
+  readonly yieldGapMaxMs: number
+}
+
+/** Runs the slices back to back, cut as the actor cuts them, timing each (wall and CPU) and the gaps between yield points. */
+function timeSlices(run: Generator<undefined, Proposal[], undefined>): Timed {
+  const gaps = { maxMs: 0 }
+  const gapped = timeGaps(run, gaps)
+  const sliceWallMs: number[] = []
+  const sliceCpuMs: number[] = []
   const startMs = performance.now()
   const runCpuStart = process.cpuUsage()
   for (;;) {
     const sliceStartMs = performance.now()
     const cpuStart = process.cpuUsage()
-    const step = run.next()
-    slicesMs.push(performance.now() - sliceStartMs)
+    const step = runSlice(gapped, sliceClockDefault)
+    sliceWallMs.push(performance.now() - sliceStartMs)
     const cpu = process.cpuUsage(cpuStart)
-    longestCpuMs = Math.max(longestCpuMs, (cpu.user + cpu.system) / 1000)
+    sliceCpuMs.push((cpu.user + cpu.system) / 1000)
     if (step.done === true) {
       const runCpu = process.cpuUsage(runCpuStart)
-      return { proposals: step.value, totalMs: performance.now() - startMs, totalCpuMs: (runCpu.user + runCpu.system) / 1000, slicesMs, longestCpuMs }
+      return { proposals: step.value, totalMs: performance.now() - startMs, totalCpuMs: (runCpu.user + runCpu.system) / 1000, sliceWallMs, sliceCpuMs, yieldGapMaxMs: gaps.maxMs }
     }
   }
 }
 
+/** The run, with the longest time spent in one resume (between two yield points) noted in `gaps`. */
+function* timeGaps<T>(run: Generator<undefined, T, undefined>, gaps: { maxMs: number }): Generator<undefined, T, undefined> {
+  for (;;) {
+    const startMs = performance.now()
+    const step = run.next()
+    gaps.maxMs = Math.max(gaps.maxMs, performance.now() - startMs)
+    if (step.done === true) return step.value
+    yield
+  }
+}
+
 /**
- * Runs the slices as the actor does (one per turn of the event loop) while a read is asked every
- * readEveryMs: the time from when each read was due to its answer, as a client beside the run sees it.
+ * Runs the proposals through the actor's own querySliced (slices by time, one per turn of the event
+ * loop) while a read is asked every readEveryMs: the time from when each read was due to its answer,
+ * as a client beside the run sees it.
  */
-async function readsBeside(run: Generator<undefined, Proposal[], undefined>, read: () => unknown): Promise<number[]> {
+async function readsBeside(actor: WorkspaceActor, start: () => Generator<undefined, Proposal[], undefined>, read: () => unknown): Promise<number[]> {
   const latenciesMs: number[] = []
   let done = false
   const schedule = (): void => {
@@ -209,11 +261,9 @@ async function readsBeside(run: Generator<undefined, Proposal[], undefined>, rea
   }
   schedule()
   await new Promise<void>((resolve) => {
-    const step = (): void => {
-      if (run.next().done === true) return resolve()
-      setImmediate(step)
-    }
-    step()
+    actor.querySliced(function* () {
+      return accept(200, yield* start())
+    }, () => resolve())
   })
   done = true
   return latenciesMs
@@ -266,6 +316,22 @@ interface BatchRow {
   readonly matched: number
 }
 
+function distribution(values: readonly number[]): Distribution {
+  return { p50: round(percentile(values, 0.5), 3), p90: round(percentile(values, 0.9), 3), p99: round(percentile(values, 0.99), 3), max: round(Math.max(...values), 3) }
+}
+
+function histogram(valuesMs: readonly number[]): Record<string, number> {
+  const bounds = [1, 2, 4, 8, 16]
+  const counts: Record<string, number> = {}
+  for (const bound of bounds) counts[`<=${bound}`] = 0
+  counts['>16'] = 0
+  for (const value of valuesMs) {
+    const bound = bounds.find((each) => value <= each)
+    counts[bound === undefined ? '>16' : `<=${bound}`] += 1
+  }
+  return counts
+}
+
 function percentile(values: readonly number[], share: number): number {
   const sorted = [...values].sort((a, b) => a - b)
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * share))]
@@ -296,16 +362,30 @@ function round(value: number, decimals = 2): number {
 }
 
 // The machine may be shared: the load at the start says how far the wall-clock figures can be trusted.
+// BENCH_PROPOSALS_MAX_GROUPS=4 measures that row only, BENCH_PROPOSALS_BATCH=0 leaves out the HTTP batch row;
+// such a partial run writes its JSON to the temporary directory, not to bench/results.
 const loadAverageStart = os.loadavg().map((load) => round(load))
+const maxGroupsRun = process.env.BENCH_PROPOSALS_MAX_GROUPS === undefined ? maxGroups : process.env.BENCH_PROPOSALS_MAX_GROUPS.split(',').map(Number)
+const batchRun = process.env.BENCH_PROPOSALS_BATCH !== '0'
 const rows: Row[] = []
-for (const maxGroup of maxGroups) rows.push(await measure(maxGroup))
-const batchRow = await batchOverHttp()
-console.log('| row | proposals | total ms (wall) | total ms (cpu) | slices | slice p99 ms (wall) | longest slice ms (wall) | longest slice ms (cpu) | read p99 / max ms beside it | covered | exact |')
-console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |')
-for (const row of rows) console.log(`| ${row.name} | ${row.proposals} | ${row.total_ms} | ${row.total_cpu_ms} | ${row.slices} | ${row.slice_p99_ms} | ${row.longest_slice_ms} | ${row.longest_slice_cpu_ms} | ${row.read_p99_ms} / ${row.read_max_ms} | ${(row.covered_share * 100).toFixed(2)} % | ${(row.exact_share * 100).toFixed(2)} % |`)
-console.log()
-console.log('| row | GET proposals ms | POST batch ms (durable) | matched |')
-console.log('| --- | ---: | ---: | ---: |')
-console.log(`| ${batchRow.name} | ${batchRow.proposals_ms} | ${batchRow.batch_ms} | ${batchRow.matched} |`)
-fs.mkdirSync(path.dirname(resultsPath), { recursive: true })
-fs.writeFileSync(resultsPath, `${JSON.stringify({ date: new Date().toISOString(), node: process.version, load_average_start: loadAverageStart, settings: proposalDefaults, rows, batch: batchRow, load_average_end: os.loadavg().map((load) => round(load)) }, null, 2)}\n`)
+for (const maxGroup of maxGroupsRun) rows.push(await measure(maxGroup))
+const batchRow = batchRun ? await batchOverHttp() : null
+console.log(`load average at the start ${loadAverageStart.join(' ')}, slices of ${sliceClockDefault.sliceMsMax} ms (by time), a yield point every ${proposalDefaults.yieldSteps} steps`)
+console.log('| row | proposals | total ms (wall) | total ms (cpu) | slices | slice cpu ms p50 / p99 / max | slice wall ms p99 / max | longest gap between yields ms | read p99 / max ms beside it | candidates per line | searches out of budget | covered | exact |')
+console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |')
+for (const row of rows) {
+  const cpu = row.slice_cpu_ms
+  console.log(`| ${row.name} | ${row.proposals} | ${row.total_ms} | ${row.total_cpu_ms} | ${row.slices} | ${cpu.p50} / ${cpu.p99} / ${cpu.max} | ${row.slice_wall_ms.p99} / ${row.slice_wall_ms.max} | ${row.yield_gap_max_ms} | ${row.read_p99_ms} / ${row.read_max_ms} | ${row.candidates_per_line} | ${row.work.searchesSpent} of ${row.work.searches} | ${(row.covered_share * 100).toFixed(2)} % | ${(row.exact_share * 100).toFixed(2)} % |`)
+}
+for (const row of rows) console.log(`${row.name}: slices by CPU ms ${Object.entries(row.slice_cpu_histogram).map(([bound, count]) => `${bound}: ${count}`).join(', ')}; longest search ${row.work.searchCandidatesMax} candidates`)
+if (batchRow !== null) {
+  console.log()
+  console.log('| row | GET proposals ms | POST batch ms (durable) | matched |')
+  console.log('| --- | ---: | ---: | ---: |')
+  console.log(`| ${batchRow.name} | ${batchRow.proposals_ms} | ${batchRow.batch_ms} | ${batchRow.matched} |`)
+}
+const partial = maxGroupsRun.join() !== maxGroups.join() || !batchRun
+const writtenPath = partial ? path.join(os.tmpdir(), 'trueup-bench-proposals-partial.json') : resultsPath
+fs.mkdirSync(path.dirname(writtenPath), { recursive: true })
+fs.writeFileSync(writtenPath, `${JSON.stringify({ date: new Date().toISOString(), node: process.version, load_average_start: loadAverageStart, settings: proposalDefaults, slice_ms_max: sliceClockDefault.sliceMsMax, rows, batch: batchRow, load_average_end: os.loadavg().map((load) => round(load)) }, null, 2)}\n`)
+console.log(`written to ${writtenPath}`)
