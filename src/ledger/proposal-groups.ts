@@ -103,7 +103,10 @@ function searchGroups<T extends LineItem | EntryItem>(target: Item, pools: DayPo
   const groups = findSubsets(pool, target.amount, pass.size, pass.signs, budget, groupSolutionsMax)
   const spentSteps = candidateBudget - Math.max(0, budget.left)
   meter.searched(spentSteps, budget.left <= 0)
-  return { groups, steps: spentSteps }
+  // The pool's pair indexes serve every target of its day: their cost counts for the yields, not against this target's budget.
+  const sharedSteps = pool.sharedSteps
+  pool.sharedSteps = 0
+  return { groups, steps: spentSteps + sharedSteps }
 }
 
 /** The best scored of the candidates (the first found among equals), or null when there are none. */

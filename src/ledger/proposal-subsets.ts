@@ -14,6 +14,13 @@ export type SubsetSigns = 'same' | 'mixed'
 
 /** The most items one group can hold (max_group is 2..8). */
 const groupItemsMax = 8
+/**
+ * A side indexes the sums of its pairs only up to this many items (32,640 pairs, about a millisecond to
+ * build); a larger side finds the last two picks by a sweep instead.
+ */
+const pairIndexItemsMax = 256
+/** A pair's two positions in one number (sides hold fewer than 1,024 items: the pool is at most 512). */
+const pairPositionBits = 10
 
 /**
  * The items a search draws from, split by sign and sorted once (largest amount first, ties: order), so
@@ -23,6 +30,8 @@ export class SubsetPool<T extends Item> {
   readonly items: readonly T[]
   #positive: Side<T> | null = null
   #negative: Side<T> | null = null
+  /** Steps of work shared by the searches of the pool (its pair indexes), not charged to one target's budget: the caller counts them for its yields. */
+  sharedSteps = 0
 
   constructor(items: readonly T[]) {
     this.items = items
@@ -35,10 +44,24 @@ export class SubsetPool<T extends Item> {
     const items = this.items.filter((item) => item.amount > 0 === positive)
     items.sort((a, b) => Math.abs(b.amount) - Math.abs(a.amount) || a.order - b.order)
     budget.left -= items.length
-    const side = { items, values: Float64Array.from(items, (item) => Math.abs(item.amount)) }
+    const side: Side<T> = { items, values: Float64Array.from(items, (item) => Math.abs(item.amount)), pairs: null, sweptSteps: 0 }
     if (positive) this.#positive = side
     else this.#negative = side
     return side
+  }
+
+  /**
+   * The side's pair index for a search that picks three or more, built once the sweeps of the last two
+   * picks on this side have cost as many steps as the index has pairs (so a side searched little is
+   * never indexed, one searched much is, and neither costs more than twice the better choice); null
+   * until then, and for a side too large to index.
+   */
+  pairsOf(side: Side<T>): PairIndex | null {
+    if (side.pairs !== null || side.items.length > pairIndexItemsMax) return side.pairs
+    if (side.sweptSteps < (side.items.length * (side.items.length - 1)) / 2) return null
+    side.pairs = indexPairs(side.values)
+    this.sharedSteps += side.pairs.codes.length
+    return side.pairs
   }
 }
 
@@ -46,6 +69,58 @@ interface Side<T extends Item> {
   readonly items: readonly T[]
   /** Their absolute amounts, descending. */
   readonly values: Float64Array
+  pairs: PairIndex | null
+  /** Steps the sweeps of the last two picks have taken on this side (pickPair). */
+  sweptSteps: number
+}
+
+/**
+ * Every pair of positions (j < l) of a side by the sum of their values: for each sum, a list in
+ * ascending (j, l), the order in which picking j and then l would find them. A search that needs two
+ * more items summing to r then looks r up once instead of trying every first of the two.
+ */
+interface PairIndex {
+  /**
+   * An open-addressing table (typed arrays, no object per entry: a side of 256 items has 32,640
+   * pairs): sums, and for each the position in codes of its list's first pair (−1: an empty slot).
+   */
+  readonly sums: Float64Array
+  readonly heads: Int32Array
+  readonly slotBits: number
+  /** j << pairPositionBits | l. */
+  readonly codes: Int32Array
+  /** Position in codes of the list's next pair, −1 at its end. */
+  readonly next: Int32Array
+}
+
+function indexPairs(values: Float64Array): PairIndex {
+  const count = values.length
+  const pairs = (count * (count - 1)) / 2
+  // At most half full, so that probes stay short.
+  const slotBits = Math.max(4, Math.ceil(Math.log2(pairs * 2)))
+  const index: PairIndex = { sums: new Float64Array(1 << slotBits), heads: new Int32Array(1 << slotBits).fill(-1), slotBits, codes: new Int32Array(pairs), next: new Int32Array(pairs) }
+  // Filled from the last pair to the first, each put in front of its list: the lists end up ascending.
+  let at = pairs
+  for (let j = count - 2; j >= 0; j--) {
+    for (let l = count - 1; l > j; l--) {
+      at--
+      const sum = values[j] + values[l]
+      const slot = slotOf(index, sum)
+      index.codes[at] = (j << pairPositionBits) | l
+      index.next[at] = index.heads[slot]
+      index.sums[slot] = sum
+      index.heads[slot] = at
+    }
+  }
+  return index
+}
+
+/** The slot holding `sum`, or the empty slot where it would go (linear probing from a multiplicative hash of its low and high words). */
+function slotOf(index: PairIndex, sum: number): number {
+  const mask = (1 << index.slotBits) - 1
+  let slot = Math.imul((sum | 0) ^ ((sum / 4_294_967_296) | 0), 0x9e3779b1) >>> (32 - index.slotBits)
+  while (index.heads[slot] >= 0 && index.sums[slot] !== sum) slot = (slot + 1) & mask
+  return slot
 }
 
 /**
@@ -55,6 +130,8 @@ interface Side<T extends Item> {
  */
 class Search<T extends Item> {
   side: Side<T> | null = null
+  /** The side's pair index when the search picks three or more (built for it), else null. */
+  pairs: PairIndex | null = null
   readonly chosen = new Int32Array(groupItemsMax)
   depth = 0
   odd: T | null = null
@@ -104,6 +181,7 @@ export function findSubsets<T extends Item>(pool: SubsetPool<T>, target: number,
 function searchSide<T extends Item>(search: Search<T>, pool: SubsetPool<T>, remaining: number, slots: number): boolean {
   const side = pool.side(remaining > 0, search.budget)
   search.side = side
+  search.pairs = slots >= 3 ? pool.pairsOf(side) : null
   search.depth = 0
   return side.values.length >= slots && pickDescending(search, 0, slots, Math.abs(remaining))
 }
@@ -115,7 +193,7 @@ function searchSide<T extends Item>(search: Search<T>, pool: SubsetPool<T>, rema
  */
 function pickDescending<T extends Item>(search: Search<T>, start: number, slots: number, remaining: number): boolean {
   if (slots === 1) return pickLast(search, start, remaining)
-  if (slots === 2) return pickPair(search, start, remaining)
+  if (slots === 2) return search.pairs === null ? pickPair(search, start, remaining) : lookUpPair(search, search.pairs, start, remaining)
   const { values, items } = search.side!
   const budget = search.budget
   const ceiling = remaining - (slots - 1) * values[values.length - 1]
@@ -139,7 +217,8 @@ function pickDescending<T extends Item>(search: Search<T>, start: number, slots:
  * groups and the steps charged are those of picking the first and then searching the last.
  */
 function pickPair<T extends Item>(search: Search<T>, start: number, remaining: number): boolean {
-  const { values, items } = search.side!
+  const side = search.side!
+  const { values, items } = side
   const budget = search.budget
   const count = values.length
   const ceiling = remaining - values[count - 1]
@@ -149,6 +228,7 @@ function pickPair<T extends Item>(search: Search<T>, start: number, remaining: n
     if (values[index] * 2 < remaining) break
     if (values[index] === tried || items[index].used) continue
     tried = values[index]
+    side.sweptSteps += 1
     if (--budget.left <= 0) return true
     budget.left -= 1
     const wanted = remaining - values[index]
@@ -163,6 +243,34 @@ function pickPair<T extends Item>(search: Search<T>, start: number, remaining: n
       search.depth--
       if (stop) return true
     }
+  }
+  return false
+}
+
+/**
+ * The last two picks from the pair index: the pairs summing to `remaining` whose first is at `start` or
+ * after, in the order pickPair finds them (a first equal in value to one tried already is skipped). One
+ * step for the look-up and one per pair examined.
+ */
+function lookUpPair<T extends Item>(search: Search<T>, pairs: PairIndex, start: number, remaining: number): boolean {
+  const { values, items } = search.side!
+  const budget = search.budget
+  if (--budget.left <= 0) return true
+  let tried = Number.NaN
+  let triedAt = -1
+  for (let at = pairs.heads[slotOf(pairs, remaining)]; at >= 0; at = pairs.next[at]) {
+    const first = pairs.codes[at] >>> pairPositionBits
+    if (first < start || items[first].used) continue
+    if (values[first] === tried && first !== triedAt) continue
+    tried = values[first]
+    triedAt = first
+    const last = pairs.codes[at] & ((1 << pairPositionBits) - 1)
+    if (items[last].used) continue
+    if (--budget.left <= 0) return true
+    search.chosen[search.depth++] = first
+    const stop = search.complete(last)
+    search.depth--
+    if (stop) return true
   }
   return false
 }
