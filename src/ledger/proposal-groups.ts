@@ -33,7 +33,7 @@ export function* proposeGroups(items: WindowItems, settings: ProposalSettings, m
     for (const entry of entries) {
       if (entry.used) continue
       const { groups, steps } = searchGroups(entry, linePools, pass, meter)
-      const best = bestOf(groups.map((group) => ({ lines: group, entries: [entry] })), settings)
+      const best = groups.length === 0 ? null : bestOf(groups.map((group) => ({ lines: group, entries: [entry] })), settings)
       if (best !== null) take(into, best.lines, best.entries, best.scored)
       if (meter.spend(steps + 1)) yield
     }
@@ -41,7 +41,7 @@ export function* proposeGroups(items: WindowItems, settings: ProposalSettings, m
     for (const line of lines) {
       if (line.used) continue
       const { groups, steps } = searchGroups(line, entryPools, pass, meter)
-      const best = bestOf(groups.map((group) => ({ lines: [line], entries: group })), settings)
+      const best = groups.length === 0 ? null : bestOf(groups.map((group) => ({ lines: [line], entries: group })), settings)
       if (best !== null) take(into, best.lines, best.entries, best.scored)
       if (meter.spend(steps + 1)) yield
     }

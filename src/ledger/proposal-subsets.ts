@@ -12,6 +12,9 @@ export interface Budget {
 
 export type SubsetSigns = 'same' | 'mixed'
 
+/** What a search that finds nothing returns: never written to. */
+const noGroups: never[] = Object.freeze([]) as never[]
+
 /** The most items one group can hold (max_group is 2..8). */
 const groupItemsMax = 8
 /**
@@ -30,6 +33,7 @@ export class SubsetPool<T extends Item> {
   readonly items: readonly T[]
   #positive: Side<T> | null = null
   #negative: Side<T> | null = null
+  readonly search = new Search<T>()
   /** Steps of work shared by the searches of the pool (its pair indexes), not charged to one target's budget: the caller counts them for its yields. */
   sharedSteps = 0
 
@@ -81,10 +85,10 @@ interface Side<T extends Item> {
  */
 interface PairIndex {
   /**
-   * An open-addressing table (typed arrays, no object per entry: a side of 256 items has 32,640
-   * pairs): sums, and for each the position in codes of its list's first pair (−1: an empty slot).
+   * An open-addressing table (a typed array, no object per entry: a side of 256 items has 32,640
+   * pairs): for each sum the position in codes of its list's first pair (−1: an empty slot). The sum
+   * itself is not stored: it is that pair's.
    */
-  readonly sums: Float64Array
   readonly heads: Int32Array
   readonly slotBits: number
   /** j << pairPositionBits | l. */
@@ -98,17 +102,15 @@ function indexPairs(values: Float64Array): PairIndex {
   const pairs = (count * (count - 1)) / 2
   // At most half full, so that probes stay short.
   const slotBits = Math.max(4, Math.ceil(Math.log2(pairs * 2)))
-  const index: PairIndex = { sums: new Float64Array(1 << slotBits), heads: new Int32Array(1 << slotBits).fill(-1), slotBits, codes: new Int32Array(pairs), next: new Int32Array(pairs) }
+  const index: PairIndex = { heads: new Int32Array(1 << slotBits).fill(-1), slotBits, codes: new Int32Array(pairs), next: new Int32Array(pairs) }
   // Filled from the last pair to the first, each put in front of its list: the lists end up ascending.
   let at = pairs
   for (let j = count - 2; j >= 0; j--) {
     for (let l = count - 1; l > j; l--) {
       at--
-      const sum = values[j] + values[l]
-      const slot = slotOf(index, sum)
+      const slot = slotOf(index, values, values[j] + values[l])
       index.codes[at] = (j << pairPositionBits) | l
       index.next[at] = index.heads[slot]
-      index.sums[slot] = sum
       index.heads[slot] = at
     }
   }
@@ -116,11 +118,16 @@ function indexPairs(values: Float64Array): PairIndex {
 }
 
 /** The slot holding `sum`, or the empty slot where it would go (linear probing from a multiplicative hash of its low and high words). */
-function slotOf(index: PairIndex, sum: number): number {
+function slotOf(index: PairIndex, values: Float64Array, sum: number): number {
   const mask = (1 << index.slotBits) - 1
   let slot = Math.imul((sum | 0) ^ ((sum / 4_294_967_296) | 0), 0x9e3779b1) >>> (32 - index.slotBits)
-  while (index.heads[slot] >= 0 && index.sums[slot] !== sum) slot = (slot + 1) & mask
-  return slot
+  for (;;) {
+    const head = index.heads[slot]
+    if (head < 0) return slot
+    const code = index.codes[head]
+    if (values[code >>> pairPositionBits] + values[code & ((1 << pairPositionBits) - 1)] === sum) return slot
+    slot = (slot + 1) & mask
+  }
 }
 
 /**
@@ -135,13 +142,21 @@ class Search<T extends Item> {
   readonly chosen = new Int32Array(groupItemsMax)
   depth = 0
   odd: T | null = null
-  readonly found: T[][] = []
-  readonly budget: Budget
-  readonly solutionsMax: number
+  /** The groups found; the shared empty array until the first (most searches find none). */
+  found: T[][] = noGroups
+  budget: Budget = { left: 0 }
+  solutionsMax = 0
 
-  constructor(budget: Budget, solutionsMax: number) {
+  /** Ready for a new target: one Search serves every search of its pool. */
+  reset(budget: Budget, solutionsMax: number): this {
+    this.side = null
+    this.pairs = null
+    this.depth = 0
+    this.odd = null
+    this.found = noGroups
     this.budget = budget
     this.solutionsMax = solutionsMax
+    return this
   }
 
   /** Records the group chosen so far plus `last`; true once solutionsMax groups are found. */
@@ -150,6 +165,7 @@ class Search<T extends Item> {
     const group: T[] = this.odd === null ? [] : [this.odd]
     for (let index = 0; index < this.depth; index++) group.push(side.items[this.chosen[index]])
     group.push(side.items[last])
+    if (this.found === noGroups) this.found = []
     return this.found.push(group) >= this.solutionsMax
   }
 }
@@ -162,7 +178,7 @@ class Search<T extends Item> {
  * groups with two odd items or more are not searched for.
  */
 export function findSubsets<T extends Item>(pool: SubsetPool<T>, target: number, size: number, signs: SubsetSigns, budget: Budget, solutionsMax: number): T[][] {
-  const search = new Search<T>(budget, solutionsMax)
+  const search = pool.search.reset(budget, solutionsMax)
   if (signs === 'same') {
     searchSide(search, pool, target, size)
     return search.found
@@ -258,7 +274,7 @@ function lookUpPair<T extends Item>(search: Search<T>, pairs: PairIndex, start: 
   if (--budget.left <= 0) return true
   let tried = Number.NaN
   let triedAt = -1
-  for (let at = pairs.heads[slotOf(pairs, remaining)]; at >= 0; at = pairs.next[at]) {
+  for (let at = pairs.heads[slotOf(pairs, values, remaining)]; at >= 0; at = pairs.next[at]) {
     const first = pairs.codes[at] >>> pairPositionBits
     if (first < start || items[first].used) continue
     if (values[first] === tried && first !== triedAt) continue
