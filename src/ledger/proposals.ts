@@ -50,8 +50,9 @@ export interface Proposal {
 
 /**
  * The proposals for a window, as a generator that yields after every yieldSteps steps of work and
- * returns the answer; `meter` counts the work (the bench reads it). Where it yields never changes the answer. What is unmatched is read while it runs (in the first slices); everything else
- * it reads is immutable, so the answer is that of the state at the start when no write lands meanwhile.
+ * returns the answer; `meter` counts the work (the bench reads it). Where it yields never changes the
+ * answer. What is unmatched is read while it runs (in the first slices); everything else it reads is
+ * immutable, so the answer is that of the state at the start when no write lands meanwhile.
  * A terminal window has none: no match can be attached to it.
  */
 export function* proposalRun(state: WorkspaceState, window: ReconciliationWindow, visibility: Visibility, settings: ProposalSettings, meter = new WorkMeter(settings.yieldSteps)): Generator<undefined, Proposal[], undefined> {
