@@ -1,10 +1,12 @@
 /**
  * @module Benchmark of match proposals (issue 15): a window of 10,000 statement lines × 10,000 entries,
- * max_group 3 and 4: total time, the longest slice (the longest the actor is held at once), the latency
- * of reads asked while the run goes on in slices, and how many of the lines that have a true match (the
- * generator knows them) the proposals cover, and rightly.
+ * max_group 3 and 4: wall and CPU time, the slices as the actor cuts them (CPU per slice: the longest the
+ * actor is held at once), the longest stretch between yield points, the latency of reads asked while the
+ * run goes on in slices, the candidates examined per line, and how many of the lines that have a true
+ * match (the generator knows them) the proposals cover, and rightly.
  */
-// Run: node --import=tsx bench/proposals.ts   (prints a table, writes bench/results/proposals.json)
+// Run: node --import=tsx bench/proposals.ts   (prints a table, writes bench/results/proposals.json;
+// BENCH_PROPOSALS_MAX_GROUPS=4 BENCH_PROPOSALS_BATCH=0 for one row, written to the temporary directory)
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
