@@ -321,6 +321,63 @@ async function batchOverHttp(): Promise<BatchRow> {
   }
 }
 
+/**
+ * Over HTTP: a service holding the max_group 4 window (the same plan, posted through the batch routes),
+ * GET proposals?max_group=4&limit=1 and, while it runs, GET of the window every readEveryMs, one at a
+ * time, from send to answer. The client runs in the service's process, as the reads beside the
+ * in-process rows do: its own work shares the event loop, which is what a read waits for anyway.
+ */
+async function readsBesideOverHttp(maxGroup: number): Promise<HttpReadsRow> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'trueup-bench-proposals-'))
+  const server = await createServer({ dataDir, host: '127.0.0.1', port: 0, logLevel: 'silent', clock: () => atMs })
+  try {
+    const call = async (method: string, route: string, body?: unknown, key = server.apiKey!): Promise<any> => {
+      const response = await fetch(server.url + route, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })
+      const answer = await response.json() as any
+      if (response.status >= 300) throw new Error(`${method} ${route}: ${response.status} ${JSON.stringify(answer).slice(0, 300)}`)
+      return answer
+    }
+    await call('PATCH', '/admin/workspaces/default', { limits: { writes_per_minute: 1_000_000, reads_per_minute: 1_000_000 } }, server.adminToken)
+    for (const name of ['assets:bank', 'income:sales']) await call('POST', '/v2/accounts', { name })
+    const planned = plan(15 + maxGroup, maxGroup)
+    const entries = planned.entries.map((each, index) => ({
+      lines: [{ account: 'assets:bank', amount: each.amount }, { account: 'income:sales', amount: -each.amount }],
+      effective_at: `${dateOf(each.day)}T${String(index % 24).padStart(2, '0')}:00:00Z`, description: `invoice ${index}`,
+    }))
+    for (let first = 0; first < entries.length; first += 5000) await call('POST', '/v2/entries/batch', { entries: entries.slice(first, first + 5000) })
+    const window = await call('POST', '/v2/reconciliations', { label: 'bench', accounts: ['assets:bank'], window: { from: '2026-11-01', to: '2026-11-30' }, claimed_movement: 0 })
+    await call('POST', `/v2/reconciliations/${window.id}/lines`, { lines: planned.lines.map((line) => ({ amount: line.amount, date: dateOf(line.day) })) })
+    const route = `/v2/reconciliations/${window.id}/proposals?max_group=${maxGroup}&limit=1`
+    await call('GET', route)
+    let done = false
+    const startMs = performance.now()
+    const proposals = call('GET', route).then(() => {
+      done = true
+      return performance.now() - startMs
+    })
+    const latenciesMs: number[] = []
+    while (!done) {
+      const sentMs = performance.now()
+      await call('GET', `/v2/reconciliations/${window.id}`)
+      latenciesMs.push(performance.now() - sentMs)
+      await new Promise((resolve) => setTimeout(resolve, readEveryMs))
+    }
+    return { name: `GET window beside GET proposals 10k × 10k, max_group ${maxGroup}, over HTTP`, proposals_ms: round(await proposals), reads: latenciesMs.length, read_ms: distribution(latenciesMs) }
+  } finally {
+    await server.stop()
+    fs.rmSync(dataDir, { recursive: true, force: true })
+  }
+}
+
+interface HttpReadsRow {
+  readonly name: string
+  /** GET proposals (limit 1): time to the answer. */
+  readonly proposals_ms: number
+  readonly reads: number
+  /** Each read from send to answer, one at a time, readEveryMs apart. */
+  readonly read_ms: Distribution
+}
+
 interface BatchRow {
   readonly name: string
   /** GET proposals of the 1,000 × 1,000 window, limit 1,000: time to the answer. */
@@ -384,6 +441,7 @@ const batchRun = process.env.BENCH_PROPOSALS_BATCH !== '0'
 const rows: Row[] = []
 for (const maxGroup of maxGroupsRun) rows.push(await measure(maxGroup))
 const batchRow = batchRun ? await batchOverHttp() : null
+const httpReadsRow = batchRun ? await readsBesideOverHttp(4) : null
 console.log(`load average at the start ${loadAverageStart.join(' ')}, slices of ${sliceClockDefault.sliceMsMax} ms (by time), a yield point every ${proposalDefaults.yieldSteps} steps`)
 console.log('| row | proposals | total ms (wall) | total ms (cpu) | slices | slice cpu ms p50 / p99 / max | slice wall ms p99 / max | longest gap between yields ms | read p99 / max ms beside it | candidates per line | searches out of budget | covered | exact |')
 console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |')
@@ -398,8 +456,15 @@ if (batchRow !== null) {
   console.log('| --- | ---: | ---: | ---: |')
   console.log(`| ${batchRow.name} | ${batchRow.proposals_ms} | ${batchRow.batch_ms} | ${batchRow.matched} |`)
 }
+if (httpReadsRow !== null) {
+  console.log()
+  console.log('| row | GET proposals ms | reads | read ms p50 / p90 / p99 / max |')
+  console.log('| --- | ---: | ---: | ---: |')
+  const read = httpReadsRow.read_ms
+  console.log(`| ${httpReadsRow.name} | ${httpReadsRow.proposals_ms} | ${httpReadsRow.reads} | ${read.p50} / ${read.p90} / ${read.p99} / ${read.max} |`)
+}
 const partial = maxGroupsRun.join() !== maxGroups.join() || !batchRun
 const writtenPath = partial ? path.join(os.tmpdir(), 'trueup-bench-proposals-partial.json') : resultsPath
 fs.mkdirSync(path.dirname(writtenPath), { recursive: true })
-fs.writeFileSync(writtenPath, `${JSON.stringify({ date: new Date().toISOString(), node: process.version, load_average_start: loadAverageStart, settings: proposalDefaults, slice_ms_max: sliceClockDefault.sliceMsMax, rows, batch: batchRow, load_average_end: os.loadavg().map((load) => round(load)) }, null, 2)}\n`)
+fs.writeFileSync(writtenPath, `${JSON.stringify({ date: new Date().toISOString(), node: process.version, load_average_start: loadAverageStart, settings: proposalDefaults, slice_ms_max: sliceClockDefault.sliceMsMax, rows, batch: batchRow, http_reads: httpReadsRow, load_average_end: os.loadavg().map((load) => round(load)) }, null, 2)}\n`)
 console.log(`written to ${writtenPath}`)
