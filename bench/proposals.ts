@@ -10,7 +10,7 @@
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { performance } from 'node:perf_hooks'
+import { performance, PerformanceObserver } from 'node:perf_hooks'
 import v8 from 'node:v8'
 import vm from 'node:vm'
 import { createServer } from '../src/embedded/server.ts'
@@ -154,11 +154,17 @@ interface Row {
   /** Slices as the actor cuts them (src/actor/slice-runner.ts, its default clock). */
   readonly slices: number
   readonly slice_ms_max: number
-  /** CPU time per slice: what the actor spends in one slice without yielding, whatever else the machine runs. */
+  /** Process CPU time per slice (every thread: the collector's and compiler's background threads too). */
   readonly slice_cpu_ms: Distribution
   readonly slice_wall_ms: Distribution
   /** Slices by CPU time: up to 1, 2, 4, 8, 16 ms and longer. */
   readonly slice_cpu_histogram: Readonly<Record<string, number>>
+  /** Slices during which a garbage collection ran (a PerformanceObserver's gc entries). */
+  readonly slices_with_collection: number
+  /** Main-thread CPU per slice: what the actor spends in one slice, background threads left out. */
+  readonly slice_thread_cpu_ms: Distribution
+  /** Main-thread CPU per slice of the others: what the run's own code holds the actor for. */
+  readonly slice_cpu_ms_without_collection: Distribution
   /** The longest stretch between two yield points of the run (wall): how far a slice can overrun its time. */
   readonly yield_gap_max_ms: number
   /** A read asked every readEveryMs while the actor runs the proposals in slices: from when it was due to its answer. */
@@ -190,7 +196,12 @@ async function measure(maxGroup: number): Promise<Row> {
   // The garbage of building the window is collected first, as the scale rows do before their reads:
   // otherwise its collection lands in some slice of the run and is billed to it.
   collectGarbage()
+  const collections = watchCollections()
   const timed = timeSlices(proposalRun(state, window, null, settings, meter))
+  // The observer is told of collections after the fact, a little later.
+  await new Promise((resolve) => setTimeout(resolve, 100))
+  const spans = collections.stop()
+  const withoutCollection = slicesWithoutCollection(timed, spans)
   collectGarbage()
   const reads = await readsBeside(new WorkspaceActor('bench', 'bnch01', durableAtOnce, state), () => proposalRun(state, window, null, settings), () => getWindow(state, windowId, null))
   const work = meter.work
@@ -199,6 +210,9 @@ async function measure(maxGroup: number): Promise<Row> {
     total_ms: round(timed.totalMs), total_cpu_ms: round(timed.totalCpuMs), slices: timed.sliceCpuMs.length, slice_ms_max: sliceClockDefault.sliceMsMax,
     slice_cpu_ms: distribution(timed.sliceCpuMs), slice_wall_ms: distribution(timed.sliceWallMs), slice_cpu_histogram: histogram(timed.sliceCpuMs),
     yield_gap_max_ms: round(timed.yieldGapMaxMs, 3),
+    slice_thread_cpu_ms: distribution(timed.sliceThreadCpuMs),
+    slices_with_collection: timed.sliceCpuMs.length - withoutCollection.cpuMs.length,
+    slice_cpu_ms_without_collection: distribution(withoutCollection.cpuMs),
     read_p99_ms: round(percentile(reads, 0.99)), read_max_ms: round(Math.max(...reads)), reads: reads.length,
     candidates_per_line: round(work.candidates / linesCount, 1), work,
     ...coverage(planned, lineOrder, timed.proposals, entryIds),
@@ -214,8 +228,36 @@ function collectGarbage(): void {
 /** Only what a completion needs of the log: the bench's reads rest on nothing unflushed. */
 const durableAtOnce = { afterDurable: (_seq: number, callback: (error: Error | null) => void) => callback(null), canAppend: () => true } as unknown as CommandLog
 
+/** The garbage collections from now until stop(), as [start, end] in performance.now() milliseconds. */
+function watchCollections(): { stop: () => [number, number][] } {
+  const spans: [number, number][] = []
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) spans.push([entry.startTime, entry.startTime + entry.duration])
+  })
+  observer.observe({ entryTypes: ['gc'] })
+  return {
+    stop: () => {
+      observer.disconnect()
+      return spans
+    },
+  }
+}
+
+/** The main thread's CPU time of the slices during which no collection ran. */
+function slicesWithoutCollection(timed: Timed, collections: readonly [number, number][]): { cpuMs: number[] } {
+  const cpuMs: number[] = []
+  timed.sliceSpansMs.forEach(([startMs, endMs], index) => {
+    if (!collections.some(([gcStartMs, gcEndMs]) => gcStartMs < endMs && gcEndMs > startMs)) cpuMs.push(timed.sliceThreadCpuMs[index])
+  })
+  return { cpuMs }
+}
+
 interface Timed {
   readonly proposals: Proposal[]
+  /** CPU time of the main thread per slice (threadCpuMs). */
+  readonly sliceThreadCpuMs: number[]
+  /** Each slice's [start, end] in performance.now() milliseconds. */
+  readonly sliceSpansMs: [number, number][]
   readonly totalMs: number
   readonly totalCpuMs: number
   readonly sliceWallMs: number[]
@@ -229,19 +271,36 @@ function timeSlices(run: Generator<undefined, Proposal[], undefined>): Timed {
   const gapped = timeGaps(run, gaps)
   const sliceWallMs: number[] = []
   const sliceCpuMs: number[] = []
+  const sliceSpansMs: [number, number][] = []
+  const sliceThreadCpuMs: number[] = []
   const startMs = performance.now()
   const runCpuStart = process.cpuUsage()
   for (;;) {
     const sliceStartMs = performance.now()
+    const threadStartMs = threadCpuMs()
     const cpuStart = process.cpuUsage()
     const step = runSlice(gapped, sliceClockDefault)
-    sliceWallMs.push(performance.now() - sliceStartMs)
     const cpu = process.cpuUsage(cpuStart)
+    sliceThreadCpuMs.push(threadCpuMs() - threadStartMs)
+    sliceWallMs.push(performance.now() - sliceStartMs)
+    sliceSpansMs.push([sliceStartMs, performance.now()])
     sliceCpuMs.push((cpu.user + cpu.system) / 1000)
     if (step.done === true) {
       const runCpu = process.cpuUsage(runCpuStart)
-      return { proposals: step.value, totalMs: performance.now() - startMs, totalCpuMs: (runCpu.user + runCpu.system) / 1000, sliceWallMs, sliceCpuMs, yieldGapMaxMs: gaps.maxMs }
+      return { proposals: step.value, sliceSpansMs, totalMs: performance.now() - startMs, totalCpuMs: (runCpu.user + runCpu.system) / 1000, sliceWallMs, sliceCpuMs, sliceThreadCpuMs, yieldGapMaxMs: gaps.maxMs }
     }
+  }
+}
+
+/**
+ * CPU time of this thread, the one the actor runs on (Linux: /proc/thread-self/schedstat, nanoseconds
+ * on a CPU), so that the collector's and the compiler's background threads are not counted; NaN elsewhere.
+ */
+function threadCpuMs(): number {
+  try {
+    return Number(fs.readFileSync('/proc/thread-self/schedstat', 'latin1').split(' ')[0]) / 1e6
+  } catch {
+    return Number.NaN
   }
 }
 
@@ -443,13 +502,16 @@ for (const maxGroup of maxGroupsRun) rows.push(await measure(maxGroup))
 const batchRow = batchRun ? await batchOverHttp() : null
 const httpReadsRow = batchRun ? await readsBesideOverHttp(4) : null
 console.log(`load average at the start ${loadAverageStart.join(' ')}, slices of ${sliceClockDefault.sliceMsMax} ms (by time), a yield point every ${proposalDefaults.yieldSteps} steps`)
-console.log('| row | proposals | total ms (wall) | total ms (cpu) | slices | slice cpu ms p50 / p99 / max | slice wall ms p99 / max | longest gap between yields ms | read p99 / max ms beside it | candidates per line | searches out of budget | covered | exact |')
-console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |')
+console.log('| row | proposals | total ms (wall) | total ms (cpu) | slices | slice main-thread cpu ms p50 / p99 / max | slice process cpu ms p99 / max | slice wall ms p99 / max | longest gap between yields ms | read p99 / max ms beside it | candidates per line | searches out of budget | covered | exact |')
+console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |')
 for (const row of rows) {
   const cpu = row.slice_cpu_ms
-  console.log(`| ${row.name} | ${row.proposals} | ${row.total_ms} | ${row.total_cpu_ms} | ${row.slices} | ${cpu.p50} / ${cpu.p99} / ${cpu.max} | ${row.slice_wall_ms.p99} / ${row.slice_wall_ms.max} | ${row.yield_gap_max_ms} | ${row.read_p99_ms} / ${row.read_max_ms} | ${row.candidates_per_line} | ${row.work.searchesSpent} of ${row.work.searches} | ${(row.covered_share * 100).toFixed(2)} % | ${(row.exact_share * 100).toFixed(2)} % |`)
+  console.log(`| ${row.name} | ${row.proposals} | ${row.total_ms} | ${row.total_cpu_ms} | ${row.slices} | ${row.slice_thread_cpu_ms.p50} / ${row.slice_thread_cpu_ms.p99} / ${row.slice_thread_cpu_ms.max} | ${cpu.p99} / ${cpu.max} | ${row.slice_wall_ms.p99} / ${row.slice_wall_ms.max} | ${row.yield_gap_max_ms} | ${row.read_p99_ms} / ${row.read_max_ms} | ${row.candidates_per_line} | ${row.work.searchesSpent} of ${row.work.searches} | ${(row.covered_share * 100).toFixed(2)} % | ${(row.exact_share * 100).toFixed(2)} % |`)
 }
-for (const row of rows) console.log(`${row.name}: slices by CPU ms ${Object.entries(row.slice_cpu_histogram).map(([bound, count]) => `${bound}: ${count}`).join(', ')}; longest search ${row.work.searchCandidatesMax} candidates`)
+for (const row of rows) {
+  const without = row.slice_cpu_ms_without_collection
+  console.log(`${row.name}: slices by process CPU ms ${Object.entries(row.slice_cpu_histogram).map(([bound, count]) => `${bound}: ${count}`).join(', ')}; ${row.slices_with_collection} slices with a garbage collection, the others main thread CPU ms p50 / p99 / max ${without.p50} / ${without.p99} / ${without.max}; longest search ${row.work.searchCandidatesMax} candidates`)
+}
 if (batchRow !== null) {
   console.log()
   console.log('| row | GET proposals ms | POST batch ms (durable) | matched |')
