@@ -151,6 +151,8 @@ interface Row {
   readonly total_ms: number
   /** CPU time of the run (process.cpuUsage, user + system): far less load-dependent than the wall time. */
   readonly total_cpu_ms: number
+  /** The same, of the main thread only (the actor's): the collector's and compiler's background threads left out. */
+  readonly total_main_thread_cpu_ms: number
   /** Slices as the actor cuts them (src/actor/slice-runner.ts, its default clock). */
   readonly slices: number
   readonly slice_ms_max: number
@@ -161,9 +163,7 @@ interface Row {
   readonly slice_cpu_histogram: Readonly<Record<string, number>>
   /** Slices during which a garbage collection ran (a PerformanceObserver's gc entries). */
   readonly slices_with_collection: number
-  /** Main-thread CPU per slice: what the actor spends in one slice, background threads left out. */
-  readonly slice_thread_cpu_ms: Distribution
-  /** Main-thread CPU per slice of the others: what the run's own code holds the actor for. */
+  /** CPU per slice of the others. */
   readonly slice_cpu_ms_without_collection: Distribution
   /** The longest stretch between two yield points of the run (wall): how far a slice can overrun its time. */
   readonly yield_gap_max_ms: number
@@ -207,10 +207,9 @@ async function measure(maxGroup: number): Promise<Row> {
   const work = meter.work
   return {
     name: `proposals 10k × 10k, max_group ${maxGroup}`, max_group: maxGroup, lines: linesCount, entries: entriesCount, proposals: timed.proposals.length,
-    total_ms: round(timed.totalMs), total_cpu_ms: round(timed.totalCpuMs), slices: timed.sliceCpuMs.length, slice_ms_max: sliceClockDefault.sliceMsMax,
+    total_ms: round(timed.totalMs), total_cpu_ms: round(timed.totalCpuMs), total_main_thread_cpu_ms: round(timed.totalThreadCpuMs), slices: timed.sliceCpuMs.length, slice_ms_max: sliceClockDefault.sliceMsMax,
     slice_cpu_ms: distribution(timed.sliceCpuMs), slice_wall_ms: distribution(timed.sliceWallMs), slice_cpu_histogram: histogram(timed.sliceCpuMs),
     yield_gap_max_ms: round(timed.yieldGapMaxMs, 3),
-    slice_thread_cpu_ms: distribution(timed.sliceThreadCpuMs),
     slices_with_collection: timed.sliceCpuMs.length - withoutCollection.cpuMs.length,
     slice_cpu_ms_without_collection: distribution(withoutCollection.cpuMs),
     read_p99_ms: round(percentile(reads, 0.99)), read_max_ms: round(Math.max(...reads)), reads: reads.length,
@@ -243,19 +242,19 @@ function watchCollections(): { stop: () => [number, number][] } {
   }
 }
 
-/** The main thread's CPU time of the slices during which no collection ran. */
+/** The CPU time of the slices during which no collection ran. */
 function slicesWithoutCollection(timed: Timed, collections: readonly [number, number][]): { cpuMs: number[] } {
   const cpuMs: number[] = []
   timed.sliceSpansMs.forEach(([startMs, endMs], index) => {
-    if (!collections.some(([gcStartMs, gcEndMs]) => gcStartMs < endMs && gcEndMs > startMs)) cpuMs.push(timed.sliceThreadCpuMs[index])
+    if (!collections.some(([gcStartMs, gcEndMs]) => gcStartMs < endMs && gcEndMs > startMs)) cpuMs.push(timed.sliceCpuMs[index])
   })
   return { cpuMs }
 }
 
 interface Timed {
   readonly proposals: Proposal[]
-  /** CPU time of the main thread per slice (threadCpuMs). */
-  readonly sliceThreadCpuMs: number[]
+  /** CPU time of the main thread over the run (threadCpuMs). */
+  readonly totalThreadCpuMs: number
   /** Each slice's [start, end] in performance.now() milliseconds. */
   readonly sliceSpansMs: [number, number][]
   readonly totalMs: number
@@ -272,29 +271,29 @@ function timeSlices(run: Generator<undefined, Proposal[], undefined>): Timed {
   const sliceWallMs: number[] = []
   const sliceCpuMs: number[] = []
   const sliceSpansMs: [number, number][] = []
-  const sliceThreadCpuMs: number[] = []
   const startMs = performance.now()
   const runCpuStart = process.cpuUsage()
+  const runThreadCpuStartMs = threadCpuMs()
   for (;;) {
     const sliceStartMs = performance.now()
-    const threadStartMs = threadCpuMs()
     const cpuStart = process.cpuUsage()
     const step = runSlice(gapped, sliceClockDefault)
     const cpu = process.cpuUsage(cpuStart)
-    sliceThreadCpuMs.push(threadCpuMs() - threadStartMs)
     sliceWallMs.push(performance.now() - sliceStartMs)
     sliceSpansMs.push([sliceStartMs, performance.now()])
     sliceCpuMs.push((cpu.user + cpu.system) / 1000)
     if (step.done === true) {
       const runCpu = process.cpuUsage(runCpuStart)
-      return { proposals: step.value, sliceSpansMs, totalMs: performance.now() - startMs, totalCpuMs: (runCpu.user + runCpu.system) / 1000, sliceWallMs, sliceCpuMs, sliceThreadCpuMs, yieldGapMaxMs: gaps.maxMs }
+      return { proposals: step.value, sliceSpansMs, totalMs: performance.now() - startMs, totalCpuMs: (runCpu.user + runCpu.system) / 1000, totalThreadCpuMs: threadCpuMs() - runThreadCpuStartMs, sliceWallMs, sliceCpuMs, yieldGapMaxMs: gaps.maxMs }
     }
   }
 }
 
 /**
- * CPU time of this thread, the one the actor runs on (Linux: /proc/thread-self/schedstat, nanoseconds
- * on a CPU), so that the collector's and the compiler's background threads are not counted; NaN elsewhere.
+ * CPU time of this thread, the one the actor runs on (Linux: /proc/thread-self/schedstat), so that the
+ * collector's and the compiler's background threads are not counted; NaN elsewhere. The kernel brings
+ * a running thread's figure up to date only at its scheduler ticks and switches, so it is good for a
+ * whole run, not for one slice of 3 ms.
  */
 function threadCpuMs(): number {
   try {
@@ -502,15 +501,15 @@ for (const maxGroup of maxGroupsRun) rows.push(await measure(maxGroup))
 const batchRow = batchRun ? await batchOverHttp() : null
 const httpReadsRow = batchRun ? await readsBesideOverHttp(4) : null
 console.log(`load average at the start ${loadAverageStart.join(' ')}, slices of ${sliceClockDefault.sliceMsMax} ms (by time), a yield point every ${proposalDefaults.yieldSteps} steps`)
-console.log('| row | proposals | total ms (wall) | total ms (cpu) | slices | slice main-thread cpu ms p50 / p99 / max | slice process cpu ms p99 / max | slice wall ms p99 / max | longest gap between yields ms | read p99 / max ms beside it | candidates per line | searches out of budget | covered | exact |')
+console.log('| row | proposals | total ms (wall) | total ms cpu (process / main thread) | slices | slice cpu ms p50 / p99 / max | slice cpu ms p99 / max, no collection in it | slice wall ms p99 / max | longest gap between yields ms | read p99 / max ms beside it | candidates per line | searches out of budget | covered | exact |')
 console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |')
 for (const row of rows) {
   const cpu = row.slice_cpu_ms
-  console.log(`| ${row.name} | ${row.proposals} | ${row.total_ms} | ${row.total_cpu_ms} | ${row.slices} | ${row.slice_thread_cpu_ms.p50} / ${row.slice_thread_cpu_ms.p99} / ${row.slice_thread_cpu_ms.max} | ${cpu.p99} / ${cpu.max} | ${row.slice_wall_ms.p99} / ${row.slice_wall_ms.max} | ${row.yield_gap_max_ms} | ${row.read_p99_ms} / ${row.read_max_ms} | ${row.candidates_per_line} | ${row.work.searchesSpent} of ${row.work.searches} | ${(row.covered_share * 100).toFixed(2)} % | ${(row.exact_share * 100).toFixed(2)} % |`)
+  console.log(`| ${row.name} | ${row.proposals} | ${row.total_ms} | ${row.total_cpu_ms} / ${row.total_main_thread_cpu_ms} | ${row.slices} | ${cpu.p50} / ${cpu.p99} / ${cpu.max} | ${row.slice_cpu_ms_without_collection.p99} / ${row.slice_cpu_ms_without_collection.max} | ${row.slice_wall_ms.p99} / ${row.slice_wall_ms.max} | ${row.yield_gap_max_ms} | ${row.read_p99_ms} / ${row.read_max_ms} | ${row.candidates_per_line} | ${row.work.searchesSpent} of ${row.work.searches} | ${(row.covered_share * 100).toFixed(2)} % | ${(row.exact_share * 100).toFixed(2)} % |`)
 }
 for (const row of rows) {
   const without = row.slice_cpu_ms_without_collection
-  console.log(`${row.name}: slices by process CPU ms ${Object.entries(row.slice_cpu_histogram).map(([bound, count]) => `${bound}: ${count}`).join(', ')}; ${row.slices_with_collection} slices with a garbage collection, the others main thread CPU ms p50 / p99 / max ${without.p50} / ${without.p99} / ${without.max}; longest search ${row.work.searchCandidatesMax} candidates`)
+  console.log(`${row.name}: slices by process CPU ms ${Object.entries(row.slice_cpu_histogram).map(([bound, count]) => `${bound}: ${count}`).join(', ')}; ${row.slices_with_collection} slices with a garbage collection, the others CPU ms p50 ${without.p50}; longest search ${row.work.searchCandidatesMax} candidates`)
 }
 if (batchRow !== null) {
   console.log()
