@@ -13,6 +13,7 @@ import { sha256Hex } from '../exports/seal-hash.js'
 import type { CommandLog, SideWrites } from '../log/command-log.js'
 import { listDeliveries, outboxWrites } from '../webhooks/outbox.js'
 import { Submitted } from './completion.js'
+import { runSlice, sliceClockDefault, type SliceClock } from './slice-runner.js'
 
 export { Submitted } from './completion.js'
 
@@ -77,14 +78,16 @@ export class WorkspaceActor {
   }
 
   /**
-   * Runs a read in slices, one per turn of the event loop (setImmediate), so requests that arrive
-   * meanwhile are served between them; `done` gets the completion, its barrier the last seq applied
-   * when the read ends (it may rest on anything applied while it ran).
+   * Runs a read in slices of about clock.sliceMsMax each (slice-runner.ts), one per turn of the event
+   * loop: setImmediate runs after the loop's I/O poll, so requests that arrived meanwhile are served
+   * between slices (a microtask or process.nextTick would run before any I/O and starve them). `done`
+   * gets the completion, its barrier the last seq applied when the read ends (it may rest on anything
+   * applied while it ran).
    */
-  querySliced(start: (state: WorkspaceState) => Generator<undefined, Outcome, undefined>, done: (completion: Submitted) => void): void {
+  querySliced(start: (state: WorkspaceState) => Generator<undefined, Outcome, undefined>, done: (completion: Submitted) => void, clock: SliceClock = sliceClockDefault): void {
     const run = start(this.state)
     const step = (): void => {
-      const next = run.next()
+      const next = runSlice(run, clock)
       if (next.done === true) return done(new Submitted(next.value, this.lastAppliedSeq, this.#log))
       setImmediate(step)
     }

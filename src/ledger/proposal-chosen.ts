@@ -19,8 +19,8 @@ export interface ProposalSettings {
   readonly maxGroup: number
   /** Search steps one line (1:1) or one target (N:1, 1:N) may cost; spent, the search gives up on it. */
   readonly candidateBudget: number
-  /** Steps between two yields of a run: the longest the actor is held at a time. */
-  readonly sliceSteps: number
+  /** Steps between two yield points of a run (the actor cuts its slices by time at these points). */
+  readonly yieldSteps: number
 }
 
 /** Marks the items taken, so no later proposal of the same answer can use them. */

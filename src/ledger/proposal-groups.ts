@@ -32,16 +32,16 @@ export function* proposeGroups(items: WindowItems, settings: ProposalSettings, m
     const linePools = new DayPools(lines, pass.widthDays)
     for (const entry of entries) {
       if (entry.used) continue
-      const { groups, steps } = searchGroups(entry, linePools, pass)
-      const best = bestOf(groups.map((group) => ({ lines: group, entries: [entry] })), settings)
+      const { groups, steps } = searchGroups(entry, linePools, pass, meter)
+      const best = groups.length === 0 ? null : bestOf(groups.map((group) => ({ lines: group, entries: [entry] })), settings)
       if (best !== null) take(into, best.lines, best.entries, best.scored)
       if (meter.spend(steps + 1)) yield
     }
     const entryPools = new DayPools(entries, pass.widthDays)
     for (const line of lines) {
       if (line.used) continue
-      const { groups, steps } = searchGroups(line, entryPools, pass)
-      const best = bestOf(groups.map((group) => ({ lines: [line], entries: group })), settings)
+      const { groups, steps } = searchGroups(line, entryPools, pass, meter)
+      const best = groups.length === 0 ? null : bestOf(groups.map((group) => ({ lines: [line], entries: group })), settings)
       if (best !== null) take(into, best.lines, best.entries, best.scored)
       if (meter.spend(steps + 1)) yield
     }
@@ -95,13 +95,18 @@ interface Pass {
 }
 
 /** The groups found for one target (at most groupSolutionsMax) and the steps the search cost. */
-function searchGroups<T extends LineItem | EntryItem>(target: Item, pools: DayPools<T>, pass: Pass): { groups: T[][]; steps: number } {
+function searchGroups<T extends LineItem | EntryItem>(target: Item, pools: DayPools<T>, pass: Pass, meter: WorkMeter): { groups: T[][]; steps: number } {
   const { candidateBudget } = pass.settings
   const budget: Budget = { left: candidateBudget }
   const { pool, steps } = pools.poolOf(target.day)
   budget.left -= steps
   const groups = findSubsets(pool, target.amount, pass.size, pass.signs, budget, groupSolutionsMax)
-  return { groups, steps: candidateBudget - Math.max(0, budget.left) }
+  const spentSteps = candidateBudget - Math.max(0, budget.left)
+  meter.searched(spentSteps, budget.left <= 0)
+  // The pool's pair indexes serve every target of its day: their cost counts for the yields, not against this target's budget.
+  const sharedSteps = pool.sharedSteps
+  pool.sharedSteps = 0
+  return { groups, steps: spentSteps + sharedSteps }
 }
 
 /** The best scored of the candidates (the first found among equals), or null when there are none. */

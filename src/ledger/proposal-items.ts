@@ -42,8 +42,8 @@ export interface WindowItems {
 const referenceTokenCharsMin = 3
 /** A reference is a short code; more tokens than this are not read (bounds the scoring work). */
 const referenceTokensMax = 8
-/** Entries are read in runs of this many index points between two checks of the slice budget. */
-const entriesPerRunMax = 256
+/** Entries are read in runs of this many index points, each a yield point (a run of 256 took up to 4 ms: 16 times a normal stretch between yields). */
+const entriesPerRunMax = 32
 /**
  * Reading a line or an entry into an item (its date, reference tokens, entry text), or scoring a pair,
  * costs about this many search steps (measured with bench/proposals.ts, rounded up).

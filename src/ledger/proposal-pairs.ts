@@ -31,6 +31,7 @@ export function* proposePairs(items: WindowItems, settings: ProposalSettings, me
     const entries = byAmount.get(line.amount)
     if (entries === undefined) continue
     const { pool, steps } = nearestUnused(entries, line.day, settings.dateToleranceDays, settings.candidateBudget, settings.candidateBudget)
+    meter.searched(steps, steps >= settings.candidateBudget)
     // Within a line, pairs go in entry order, so that the stable buckets keep (line, entry) order for ties.
     pool.sort((a, b) => a.order - b.order)
     for (const entry of pool) {

@@ -30,8 +30,12 @@ export const proposalDefaults: ProposalSettings = {
   maxGroup: 4,
   /** Enough for a 4-item group in a pool of a few hundred same-sign items (bench/proposals.ts). */
   candidateBudget: 20_000,
-  /** About half a millisecond of work on the bench machine (bench/proposals.ts measures the slices). */
-  sliceSteps: 10_000,
+  /**
+   * A yield point every this many steps, about 50 µs of work on the bench machine: the actor resumes
+   * the run until its slice's time is spent (src/actor/slice-runner.ts), so this only bounds how far a
+   * slice can overrun (bench/proposals.ts measures the longest stretch between two yields).
+   */
+  yieldSteps: 1_000,
 }
 
 export interface Proposal {
@@ -45,17 +49,17 @@ export interface Proposal {
 }
 
 /**
- * The proposals for a window, as a generator that yields after every sliceSteps steps of work and
- * returns the answer. What is unmatched is read while it runs (in the first slices); everything else
- * it reads is immutable, so the answer is that of the state at the start when no write lands meanwhile.
+ * The proposals for a window, as a generator that yields after every yieldSteps steps of work and
+ * returns the answer; `meter` counts the work (the bench reads it). Where it yields never changes the
+ * answer. What is unmatched is read while it runs (in the first slices); everything else it reads is
+ * immutable, so the answer is that of the state at the start when no write lands meanwhile.
  * A terminal window has none: no match can be attached to it.
  */
-export function* proposalRun(state: WorkspaceState, window: ReconciliationWindow, visibility: Visibility, settings: ProposalSettings): Generator<undefined, Proposal[], undefined> {
+export function* proposalRun(state: WorkspaceState, window: ReconciliationWindow, visibility: Visibility, settings: ProposalSettings, meter = new WorkMeter(settings.yieldSteps)): Generator<undefined, Proposal[], undefined> {
   assert(Number.isInteger(settings.dateToleranceDays) && settings.dateToleranceDays >= 0 && settings.dateToleranceDays <= dateToleranceDaysMax)
   assert(Number.isInteger(settings.maxGroup) && settings.maxGroup >= maxGroupMin && settings.maxGroup <= maxGroupMax)
-  assert(settings.candidateBudget >= 1 && settings.sliceSteps >= 1)
+  assert(settings.candidateBudget >= 1 && settings.yieldSteps >= 1)
   if (isTerminal(window.state)) return []
-  const meter = new WorkMeter(settings.sliceSteps)
   const items = yield* collectItems(state, window, visibility, meter)
   const chosen: Chosen[] = []
   yield* proposePairs(items, settings, meter, chosen)

@@ -221,6 +221,19 @@ t.test('model: with no noise every line and every entry is covered', async (t) =
   t.pass('checked')
 })
 
+t.test('model: the answer does not depend on where the run yields (the actor cuts slices by time at these points)', async (t) => {
+  fc.assert(fc.property(scenarioArb(true), fc.integer({ min: 1, max: 5000 }), fc.constantFrom(30, 300, proposalDefaults.candidateBudget), (scenario, yieldSteps, candidateBudget) => {
+    const ctx = build(scenario)
+    const settings = { dateToleranceDays: scenario.toleranceDays, maxGroup: scenario.maxGroup, candidateBudget }
+    const whole = JSON.stringify(propose(ctx, { ...settings, yieldSteps: Number.MAX_SAFE_INTEGER }))
+    for (const steps of [1, yieldSteps]) {
+      const cut = JSON.stringify(propose(ctx, { ...settings, yieldSteps: steps }))
+      if (cut !== whole) throw new Error(`a yield every ${steps} steps gives ${cut}, one run gives ${whole}`)
+    }
+  }), { numRuns: 100 })
+  t.pass('checked')
+})
+
 // ---------------------------------------------------------------------------------------------
 // Unit cases
 
@@ -337,13 +350,13 @@ t.test('slices: the answer does not depend on how the work is cut, and a run yie
   for (let day = 1; day <= 28; day++) post(ctx, day * 101, day)
   post(ctx, 5555, 12)
   addLines(ctx, [...Array.from({ length: 28 }, (_, index) => ({ amount: (index + 1) * 101, day: index + 1 })), { amount: 5000, day: 12 }, { amount: 555, day: 13 }])
-  const whole = propose(ctx, { sliceSteps: Number.MAX_SAFE_INTEGER })
+  const whole = propose(ctx, { yieldSteps: Number.MAX_SAFE_INTEGER })
   const window = findWindow(ctx.state, ctx.window, null)!
-  const run = proposalRun(ctx.state, window, null, { ...proposalDefaults, sliceSteps: 50 })
+  const run = proposalRun(ctx.state, window, null, { ...proposalDefaults, yieldSteps: 50 })
   let slices = 0
   let step = run.next()
   for (; step.done !== true; step = run.next()) slices++
-  t.ok(slices > 10, `${slices} yields with 50 steps a slice`)
+  t.ok(slices > 10, `${slices} yields with 50 steps between yields`)
   t.same(step.value, whole)
   t.equal(whole.length, 29)
   t.same(propose(ctx), whole, 'the same state gives the same answer')
