@@ -48,15 +48,24 @@ function statusLineOf(status: number): string {
 }
 
 export function openExchange(res: HttpResponse, method: string, requestId: string, startedMs: number, onSettled: (exchange: Exchange) => void, server: ServerState): Exchange {
-  const exchange: Exchange = { res, method, requestId, startedMs, route: null, aborted: false, answered: false, status: 0, streaming: false, onSettled, server }
-  // uWS frees the response when the client goes away; touching it after that would crash the process.
-  res.onAborted(() => {
+  return { res, method, requestId, startedMs, route: null, aborted: false, answered: false, status: 0, streaming: false, onSettled, server }
+}
+
+/**
+ * Called when the request handler returns: an exchange not yet answered (a body to read, a durable
+ * barrier to wait for, a stream under way) must watch for the client going away, because uWS frees the
+ * response then and touching it after that would crash the process. One answered within the handler
+ * needs no watch: uWS is done with it. (Registering costs a V8 global handle per request: most reads
+ * are answered at once.)
+ */
+export function watchAborted(exchange: Exchange): void {
+  if (exchange.answered && !exchange.streaming) return
+  exchange.res.onAborted(() => {
     exchange.aborted = true
     // A stream cut short counts as a client gone (499), not as the status its headers said.
     if (exchange.streaming) exchange.answered = false
-    if (!exchange.answered) onSettled(exchange)
+    if (!exchange.answered) exchange.onSettled(exchange)
   })
-  return exchange
 }
 
 /**
