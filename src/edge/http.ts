@@ -40,12 +40,22 @@ const statusText: Record<number, string> = {
   500: 'Internal Server Error', 503: 'Service Unavailable',
 }
 
-/** `201 Created`: built once per status, not per answer. */
-const statusLines = new Map(Object.entries(statusText).map(([status, text]) => [Number(status), `${status} ${text}`]))
+/**
+ * `201 Created`, built once per status and held as bytes: uWS copies a string argument into UTF-8 on
+ * every call (it measured ~0.1 µs a call in the profile of a GET), a Buffer it reads in place. The same
+ * for the header names every answer writes and the usual content type.
+ */
+const statusLines = new Map(Object.entries(statusText).map(([status, text]) => [Number(status), Buffer.from(`${status} ${text}`)]))
 
-function statusLineOf(status: number): string {
+function statusLineOf(status: number): Buffer | string {
   return statusLines.get(status) ?? `${status} Unknown`
 }
+
+const requestIdName = Buffer.from('Request-Id')
+const contentTypeName = Buffer.from('content-type')
+/** Header names of the lifecycle's answers (the rate headers), as bytes; others are written as given. */
+const headerNames = new Map(['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'Retry-After', 'Replayed'].map((name) => [name, Buffer.from(name)]))
+const contentTypes = new Map(['application/json'].map((type) => [type, Buffer.from(type)]))
 
 export function openExchange(res: HttpResponse, method: string, requestId: string, startedMs: number, onSettled: (exchange: Exchange) => void, server: ServerState): Exchange {
   return { res, method, requestId, startedMs, route: null, aborted: false, answered: false, status: 0, streaming: false, onSettled, server }
@@ -140,8 +150,11 @@ function write(exchange: Exchange, status: number, body: string, headers: readon
   const res = exchange.res
   const closeConnection = exchange.server.closing
   res.writeStatus(statusLineOf(status))
-  res.writeHeader('Request-Id', exchange.requestId)
-  for (let i = 0; i < headers.length; i++) res.writeHeader(headers[i][0], headers[i][1])
+  res.writeHeader(requestIdName, exchange.requestId)
+  for (let i = 0; i < headers.length; i++) {
+    const name = headers[i][0]
+    res.writeHeader(headerNames.get(name) ?? name, headers[i][1])
+  }
   // Without a body uWS can close the connection only by also writing Content-Length: 0, wrong after
   // a 204 or a HEAD; the header alone makes the client close it, which the drain waits for.
   if (closeConnection && (status === 204 || exchange.method === 'HEAD')) res.writeHeader('connection', 'close')
@@ -149,7 +162,7 @@ function write(exchange: Exchange, status: number, body: string, headers: readon
     res.endWithoutBody()
     return
   }
-  res.writeHeader('content-type', contentType)
+  res.writeHeader(contentTypeName, contentTypes.get(contentType) ?? contentType)
   if (exchange.method === 'HEAD') return endHead(res, body)
   res.end(body, closeConnection)
 }
