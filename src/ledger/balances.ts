@@ -3,6 +3,7 @@
 import { reject } from '../errors.js'
 import { findAccount } from './accounts.js'
 import { formatTimestamp } from './calendar.js'
+import { jsonText } from './json-text.js'
 import { addSafe } from './money.js'
 import type { Outcome } from './outcome.js'
 import type { Entry, EntryLine, WorkspaceState } from './state.js'
@@ -111,10 +112,10 @@ export function balanceAt(state: WorkspaceState, reference: string, atMs: number
 /**
  * JSON.stringify(body), written out: the generic walk of this five-field object was ~1 µs of a ~17 µs
  * GET (docs/PERFORMANCE.md). The balance is a safe integer and `at` a formatted timestamp (ASCII, nothing
- * to escape); the strings go through JSON.stringify. test/ledger/balance-json.test.ts holds it to the walk.
+ * to escape); the strings go through jsonText (JSON.stringify's output). test/ledger/balance-json.test.ts holds it to the walk.
  */
 export function balanceJson(body: { readonly account: string; readonly name: string; readonly currency: string; readonly balance: number; readonly at: string }): string {
-  return `{"account":${JSON.stringify(body.account)},"name":${JSON.stringify(body.name)},"currency":${JSON.stringify(body.currency)},"balance":${body.balance},"at":"${body.at}"}`
+  return `{"account":${jsonText(body.account)},"name":${jsonText(body.name)},"currency":${jsonText(body.currency)},"balance":${body.balance},"at":"${body.at}"}`
 }
 
 /** Movement of several accounts over [startMs, endMs), or null when it leaves the safe range. */
