@@ -6,49 +6,73 @@ export interface Matched<R> {
 }
 
 interface Compiled<R> {
-  readonly method: string
-  readonly segments: readonly string[]
+  /** Per segment: the literal it must equal, or null for a `:name` segment. */
+  readonly literals: readonly (string | null)[]
+  /** The `:name` segments: their positions and names. */
+  readonly paramIndexes: readonly number[]
+  readonly paramNames: readonly string[]
   readonly route: R
 }
 
-/** Patterns look like `/v2/accounts/:id/balance`; a `:name` segment matches one non-empty segment. */
+/**
+ * Patterns look like `/v2/accounts/:id/balance`; a `:name` segment matches one non-empty segment.
+ * Every request goes through match, so it allocates only for the route that matches (its params):
+ * the literal segments of a candidate are compared first, a segment is URI-decoded only when it has a `%`.
+ */
 export class Router<R extends { readonly method: string; readonly pattern: string }> {
-  /** The routes of one method and segment count, in table order: a lookup tries only those. */
-  readonly #byShape = new Map<string, Compiled<R>[]>()
+  /** Per method, the routes of each segment count (the index), in table order: a lookup tries only those. */
+  readonly #byShape = new Map<string, Compiled<R>[][]>()
 
   constructor(routes: readonly R[]) {
     for (const route of routes) {
-      const compiled = { method: route.method, segments: route.pattern.split('/').slice(1), route }
-      const shape = `${compiled.method} ${compiled.segments.length}`
-      const group = this.#byShape.get(shape)
-      if (group === undefined) this.#byShape.set(shape, [compiled])
-      else group.push(compiled)
+      const segments = route.pattern.split('/').slice(1)
+      const paramIndexes: number[] = []
+      const paramNames: string[] = []
+      const literals = segments.map((segment, index) => {
+        if (!segment.startsWith(':')) return segment
+        paramIndexes.push(index)
+        paramNames.push(segment.slice(1))
+        return null
+      })
+      let byCount = this.#byShape.get(route.method)
+      if (byCount === undefined) this.#byShape.set(route.method, (byCount = []))
+      ;(byCount[segments.length] ??= []).push({ literals, paramIndexes, paramNames, route })
     }
   }
 
   match(method: string, path: string): Matched<R> | null {
-    const segments = path.split('/').slice(1)
-    if (segments.length > 0 && segments[segments.length - 1] === '' && segments.length > 1) segments.pop()
-    for (const compiled of this.#byShape.get(`${method} ${segments.length}`) ?? []) {
-      const params = matchSegments(compiled.segments, segments)
-      if (params !== null) return { route: compiled.route, params }
+    const segments = path.split('/')
+    // segments[0] is what precedes the first '/' (empty for a path); a trailing '/' is ignored.
+    let count = segments.length - 1
+    if (count > 1 && segments[count] === '') count--
+    const group = this.#byShape.get(method)?.[count]
+    if (group === undefined) return null
+    for (let i = 0; i < group.length; i++) {
+      const params = matchSegments(group[i], segments)
+      if (params !== null) return { route: group[i].route, params }
     }
     return null
   }
 }
 
-function matchSegments(pattern: readonly string[], segments: readonly string[]): Record<string, string> | null {
+/** The params of a route whose segments match (`segments` from `path.split('/')`, offset by one), or null. */
+function matchSegments(compiled: Compiled<unknown>, segments: readonly string[]): Record<string, string> | null {
+  const { literals, paramIndexes, paramNames } = compiled
+  for (let i = 0; i < literals.length; i++) {
+    const literal = literals[i]
+    if (literal === null ? segments[i + 1] === '' : literal !== segments[i + 1]) return null
+  }
   const params: Record<string, string> = {}
-  for (let i = 0; i < pattern.length; i++) {
-    if (pattern[i].startsWith(':')) {
-      if (segments[i] === '') return null
+  for (let p = 0; p < paramIndexes.length; p++) {
+    const segment = segments[paramIndexes[p] + 1]
+    if (segment.includes('%')) {
       try {
-        params[pattern[i].slice(1)] = decodeURIComponent(segments[i])
+        params[paramNames[p]] = decodeURIComponent(segment)
       } catch {
         return null
       }
-    } else if (pattern[i] !== segments[i]) {
-      return null
+    } else {
+      params[paramNames[p]] = segment
     }
   }
   return params

@@ -1,6 +1,7 @@
 /** @module Prometheus metrics of one service: requests, latency, group commits, queue depth, rate limiting, webhooks, process (prom-client). */
 
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
+import { DurationHistogram, type DurationSeries } from './request-durations.js'
 import type { Runtime } from '../actor/runtime.js'
 import type { LabeledRoute } from '../api/route.js'
 
@@ -28,33 +29,37 @@ function powersOfTwoUpTo(max: number): number[] {
 }
 
 /**
- * The label children of one route, resolved once. Observing a request then costs prom-client's label
- * lookup (the hash of the label values) and nothing else; its series exist, at 0, from start-up on.
+ * The instruments of one route, resolved once: a request adds to plain numbers (its status's count, a
+ * duration bucket), and the scrape folds them into prom-client (docs/PERFORMANCE.md: prom-client's
+ * label hashing per request was about a microsecond of a 20 µs read). Its series exist, at 0, from
+ * start-up on.
  */
 class RouteInstruments {
   readonly #requests: Counter<'method' | 'route' | 'status'>
   readonly #route: LabeledRoute
-  readonly #byStatus = new Map<number, Counter.Internal>()
-  readonly duration: Histogram.Internal<'method' | 'route'>
+  /** Requests answered per status since the last scrape. Statuses are few (those of the error catalogue). */
+  readonly #pending = new Map<number, { count: number }>()
+  readonly duration: DurationSeries
 
-  constructor(requests: Counter<'method' | 'route' | 'status'>, duration: Histogram<'method' | 'route'>, route: LabeledRoute) {
+  constructor(requests: Counter<'method' | 'route' | 'status'>, duration: DurationHistogram, route: LabeledRoute) {
     this.#requests = requests
     this.#route = route
-    this.duration = duration.labels(route.method, route.pattern)
-    duration.zero({ method: route.method, route: route.pattern })
+    this.duration = duration.series({ method: route.method, route: route.pattern })
   }
 
-  /**
-   * The child of one status, resolved the first time the route answers with it. Statuses are few (those
-   * of the error catalogue), so the map stays small and every later request is a lookup by number.
-   */
-  counter(status: number): Counter.Internal {
-    let child = this.#byStatus.get(status)
-    if (child === undefined) {
-      child = this.#requests.labels(this.#route.method, this.#route.pattern, String(status))
-      this.#byStatus.set(status, child)
+  count(status: number): void {
+    const pending = this.#pending.get(status)
+    if (pending === undefined) this.#pending.set(status, { count: 1 })
+    else pending.count += 1
+  }
+
+  /** On scrape: the counts since the last one, into the counter (its series appear with their first request). */
+  fold(): void {
+    for (const [status, pending] of this.#pending) {
+      if (pending.count === 0) continue
+      this.#requests.inc({ method: this.#route.method, route: this.#route.pattern, status: String(status) }, pending.count)
+      pending.count = 0
     }
-    return child
   }
 }
 
@@ -62,7 +67,7 @@ class RouteInstruments {
 export class Metrics {
   readonly registry = new Registry()
   readonly #requests: Counter<'method' | 'route' | 'status'>
-  readonly #duration: Histogram<'method' | 'route'>
+  readonly #duration: DurationHistogram
   readonly #routes = new Map<LabeledRoute, RouteInstruments>()
   readonly #unmatched: RouteInstruments
   readonly #commitRecords: Histogram
@@ -77,8 +82,16 @@ export class Metrics {
     // RSS, heap, event-loop lag, GC, handles: prom-client's process and Node.js collectors, unprefixed
     // so that the usual dashboards find them.
     collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: options.eventLoopLagResolutionMs })
-    this.#requests = new Counter({ name: 'trueup_http_requests_total', help: 'HTTP requests answered, by method, route pattern and status (499: the client went away first)', labelNames: ['method', 'route', 'status'], registers })
-    this.#duration = new Histogram({ name: 'trueup_http_request_duration_seconds', help: 'Time from the request to its answer (including the wait for the log flush), by method and route pattern', labelNames: ['method', 'route'], buckets: requestDurationBucketsSeconds, registers })
+    const routes = this.#routes
+    const unmatched = (): RouteInstruments => this.#unmatched
+    this.#requests = new Counter({
+      name: 'trueup_http_requests_total', help: 'HTTP requests answered, by method, route pattern and status (499: the client went away first)', labelNames: ['method', 'route', 'status'], registers,
+      collect() {
+        unmatched().fold()
+        for (const instruments of routes.values()) instruments.fold()
+      },
+    })
+    this.#duration = new DurationHistogram({ name: 'trueup_http_request_duration_seconds', help: 'Time from the request to its answer (including the wait for the log flush), by method and route pattern', buckets: requestDurationBucketsSeconds, registers })
     this.#commitRecords = new Histogram({ name: 'trueup_log_commit_records', help: 'Log records per group commit (one transaction and one fsync)', buckets: powersOfTwoUpTo(options.groupCommitRecordsMax), registers })
     this.#commitDuration = new Histogram({ name: 'trueup_log_commit_duration_seconds', help: 'Time of one group commit, from the start of its transaction to the end of its fsync', buckets: commitDurationBucketsSeconds, registers })
     this.#rateLimited = new Counter({ name: 'trueup_rate_limited_total', help: 'Requests refused with 429, by workspace and bucket (reads or writes)', labelNames: ['workspace', 'bucket'], registers })
@@ -107,8 +120,8 @@ export class Metrics {
       this.addRoutes([route!])
       instruments = this.#routes.get(route!)!
     }
-    instruments.counter(status).inc()
-    instruments.duration.observe(durationMs / 1000)
+    instruments.count(status)
+    DurationHistogram.observe(instruments.duration, requestDurationBucketsSeconds, durationMs / 1000)
   }
 
   /** CommandLogOptions.onCommit: after each group commit is on disk. */

@@ -11,7 +11,7 @@ import { bearerMatches } from '../api/auth.js'
 import { v2Routes } from '../api/route-table.js'
 import { consoleAnswerer, isConsolePath, loadConsoleAssets } from './console.js'
 import { Drain, type DrainReport } from './drain.js'
-import { openExchange, readHeaders, send, type Exchange } from './http.js'
+import { openExchange, readHeaders, send, watchAborted, type Exchange } from './http.js'
 import { abortedStatus, type Metrics } from './metrics.js'
 import { buildOpenApi } from './openapi.js'
 import { RateBuckets } from './rate-buckets.js'
@@ -51,6 +51,13 @@ export interface RunningServer {
 
 const headerNames = ['authorization', 'idempotency-key', 'content-type', 'request-id', 'x-request-id'] as const
 const presenceMatters = ['idempotency-key']
+
+/** uWS gives the method in lower case; the usual ones are upper-cased by a lookup, not a new string per request. */
+const upperCaseMethods = new Map(['get', 'post', 'patch', 'delete', 'put', 'head', 'options'].map((method) => [method, method.toUpperCase()]))
+
+function upperCase(method: string): string {
+  return upperCaseMethods.get(method) ?? method.toUpperCase()
+}
 
 export const healthRoute: PlainRoute = {
   method: 'GET', pattern: '/healthz', summary: 'Liveness: 200 while the service accepts requests', security: 'none', errors: [],
@@ -129,32 +136,37 @@ export function startServer(options: ServerOptions): Promise<RunningServer> {
     drain.requestSettled()
     observe(exchange)
   }
-  const app = App().any('/*', (res, req) => {
-    drain.requestStarted()
-    const startedMs = performance.now()
-    const method = req.getMethod().toUpperCase()
-    const path = req.getUrl()
-    const query = req.getQuery() ?? ''
-    const headers = readHeaders(req, headerNames, method === 'GET' ? [] : presenceMatters)
-    const requestId = requestIdOf(headers.get('request-id'), headers.get('x-request-id'), options.requestIdLengthMax)
-    const exchange = openExchange(res, method, requestId, startedMs, onSettled, drain)
+  const dispatch = (exchange: Exchange, path: string, query: string, headers: Map<string, string>): void => {
     if (drain.closing) {
       drain.requestRefused()
       return sendRejection(exchange, reject('unavailable', 'The service is shutting down.'), [])
     }
     // HEAD is routed as GET (same route, scope, budget, status and headers); send() leaves the body out.
-    const routedMethod = method === 'HEAD' ? 'GET' : method
+    const routedMethod = exchange.method === 'HEAD' ? 'GET' : exchange.method
+    const plain = routedMethod === 'GET' ? plainByPath.get(path) : undefined
+    if (plain !== undefined) return answerPlain(plain, exchange, headers.get('authorization'))
+    if (isConsolePath(path)) return answerConsole(exchange, routedMethod, path)
+    const request = { method: routedMethod, path, query, headers }
+    if (path.startsWith('/admin/')) return admin.run(request, exchange)
+    v2.run(request, exchange)
+  }
+  const app = App().any('/*', (res, req) => {
+    drain.requestStarted()
+    const startedMs = performance.now()
+    const method = upperCase(req.getMethod())
+    const path = req.getUrl()
+    const query = req.getQuery() ?? ''
+    const headers = readHeaders(req, headerNames, method === 'GET' ? [] : presenceMatters)
+    const requestId = requestIdOf(headers.get('request-id'), headers.get('x-request-id'), options.requestIdLengthMax)
+    const exchange = openExchange(res, method, requestId, startedMs, onSettled, drain)
     try {
-      const plain = routedMethod === 'GET' ? plainByPath.get(path) : undefined
-      if (plain !== undefined) return answerPlain(plain, exchange, headers.get('authorization'))
-      if (isConsolePath(path)) return answerConsole(exchange, routedMethod, path)
-      const request = { method: routedMethod, path, query, headers }
-      if (path.startsWith('/admin/')) return admin.run(request, exchange)
-      v2.run(request, exchange)
+      dispatch(exchange, path, query, headers)
     } catch (error) {
       // A programmer error: answer rather than leave the client hanging, then let it crash loudly.
       sendRejection(exchange, reject('unavailable', 'Internal error.'), [])
       throw error
+    } finally {
+      watchAborted(exchange)
     }
   }).filter((_res, change) => drain.connectionsChanged(change))
   const stream = attachStream(app, {

@@ -17,6 +17,7 @@ import { sealOf } from './seal.js'
 import type { Visibility } from './visibility.js'
 import { derivedOf, findWindow, isTerminal, residualFrom, residualOf } from './window-effects.js'
 import { historyView } from './history-view.js'
+import { windowJson, type WindowView } from './window-json.js'
 import { type HistoryEvent, type ReconciliationWindow, type StatementLine, type WindowStateName } from './windows-state.js'
 
 /** A window holds at most this many statement lines, so every scan of its lines is bounded. */
@@ -326,7 +327,7 @@ export { historyView }
 
 const timestampOrNull = (atMs: number | null): string | null => (atMs === null ? null : formatTimestamp(atMs))
 
-export function windowView(state: WorkspaceState, window: ReconciliationWindow): object {
+export function windowView(state: WorkspaceState, window: ReconciliationWindow): WindowView {
   const derived = derivedOf(state, window)
   assert(derived !== null)
   // The residual from the derived movement just computed: residualOf would walk the trees again.
@@ -358,6 +359,12 @@ export function windowView(state: WorkspaceState, window: ReconciliationWindow):
   }
 }
 
+/** The read of one window: its view, and that view's JSON written out (window-json.ts). */
+function windowAnswer(state: WorkspaceState, window: ReconciliationWindow): Outcome {
+  const view = windowView(state, window)
+  return { ok: true, status: 200, body: view, json: windowJson(view) }
+}
+
 /**
  * The sealed close (CONTRACT.md 14): the seal, and what the ledger did to the period since: the derived
  * movement now minus the frozen one (null when that sum would leave the safe range), and how many
@@ -374,7 +381,7 @@ function postCloseFigures(state: WorkspaceState, window: ReconciliationWindow): 
 export function getWindow(state: WorkspaceState, id: string, visibility: Visibility): Outcome {
   const window = findWindow(state, id, visibility)
   if (window === undefined) return reject('not_found', 'No such reconciliation.')
-  return accept(200, windowView(state, window))
+  return windowAnswer(state, window)
 }
 
 export interface WindowListQuery {

@@ -1,5 +1,6 @@
 /** GET /metrics (src/edge/metrics.ts): Prometheus text with requests, latency, group commits, queue depth, 429s and process metrics; METRICS_TOKEN; never rate limited. */
 import t from 'tap'
+import { Counter, Histogram, Registry } from 'prom-client'
 import { Metrics } from '../../src/edge/metrics.ts'
 import { accountRoutes } from '../../src/api/routes/accounts.ts'
 import { adminCreateKey, adminCreateWorkspace, createAccount, postEntryOk, raiseLimits, scopesAll } from '../support/api.ts'
@@ -93,4 +94,40 @@ t.test('Metrics: one registry per service, label children resolved once', async 
   const other = await second.render()
   t.equal(sample(other, `trueup_http_requests_total{method="POST",route="/v2/accounts",status="201"}`), undefined, 'the other service\'s registry is untouched')
   t.equal(sample(other, 'trueup_log_commit_records_bucket{le="100"}'), 0, 'its buckets follow its own limit')
+})
+
+/** The lines of one metric family (its HELP, TYPE and samples), sorted: series order means nothing to Prometheus. */
+function family(text: string, name: string): string[] {
+  return text.split('\n').filter((line) => line.startsWith(`${name}_`) || line.startsWith(`${name} `) || line.startsWith(`${name}{`) || line.includes(` ${name} `)).sort()
+}
+
+t.test('the request series, counted in plain numbers, render as prom-client\'s own Counter and Histogram would, scrape after scrape', async (t) => {
+  const metrics = new Metrics({ groupCommitRecordsMax: 8192, eventLoopLagResolutionMs: 10 })
+  const reference = new Registry()
+  const requests = new Counter({ name: 'trueup_http_requests_total', help: 'HTTP requests answered, by method, route pattern and status (499: the client went away first)', labelNames: ['method', 'route', 'status'], registers: [reference] })
+  const duration = new Histogram({ name: 'trueup_http_request_duration_seconds', help: 'Time from the request to its answer (including the wait for the log flush), by method and route pattern', labelNames: ['method', 'route'], buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10], registers: [reference] })
+  const routes = [{ method: '*', pattern: 'unmatched' }, ...accountRoutes]
+  metrics.addRoutes(accountRoutes)
+  for (const route of routes) duration.zero({ method: route.method, route: route.pattern })
+  const observe = (index: number, status: number, durationMs: number): void => {
+    const route = routes[index]
+    metrics.observeRequest(index === 0 ? null : route, status, durationMs)
+    requests.inc({ method: route.method, route: route.pattern, status: String(status) })
+    duration.observe({ method: route.method, route: route.pattern }, durationMs / 1000)
+  }
+  // Durations on every side of the bounds, past the last one too (counted in +Inf only).
+  const durationsMs = [0.1, 0.5, 0.7, 1, 2.5, 3, 9.99, 10, 10.01, 49, 250, 999, 2_500, 7_000, 10_000, 12_000]
+  for (let i = 0; i < 200; i++) observe(i % routes.length, [200, 201, 404, 400, 429][i % 5], durationsMs[(i * 7) % durationsMs.length])
+  const ours = await metrics.render()
+  const theirs = await reference.metrics()
+  for (const name of ['trueup_http_requests_total', 'trueup_http_request_duration_seconds']) {
+    t.ok(family(theirs, name).length > 10, `${name}: the reference has samples`)
+    t.same(family(ours, name), family(theirs, name), `${name}: the same lines`)
+  }
+  observe(2, 201, 0.3)
+  observe(0, 404, 0.3)
+  const again = await metrics.render()
+  const theirsAgain = await reference.metrics()
+  for (const name of ['trueup_http_requests_total', 'trueup_http_request_duration_seconds']) t.same(family(again, name), family(theirsAgain, name), `${name}: a second scrape adds only what came since the first`)
+  t.same((await metrics.registry.getMetricsAsJSON()).find((metric) => metric.name === 'trueup_http_request_duration_seconds')?.values.length, (await reference.getMetricsAsJSON()).find((metric) => metric.name === 'trueup_http_request_duration_seconds')?.values.length, 'the JSON form too')
 })

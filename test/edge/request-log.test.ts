@@ -4,6 +4,7 @@
  * it, Request-Id on every answer, and a stdout that stops reading never stalls the service.
  */
 import fs from 'node:fs'
+import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { Writable } from 'node:stream'
@@ -130,6 +131,26 @@ t.test('requestIdOf', async (t) => {
   t.match(requestIdOf('é', undefined, 128), uuid, 'non-ASCII: replaced')
   t.match(requestIdOf('a\u0000b', undefined, 128), uuid, 'control characters: replaced')
   t.match(requestIdOf('abcd', undefined, 3), uuid, 'the length limit is the config\'s')
+})
+
+t.test('a client gone before its answer is logged and counted as 499, whether it waited for its body or its flush; the service lives on', async (t) => {
+  const { baseUrl, apiKey, lines } = await startLogged(t, 'info')
+  t.equal((await call(baseUrl, 'POST', '/v2/accounts', { key: apiKey, body: { name: 'assets:bank' } })).status, 201)
+  const port = Number(new URL(baseUrl).port)
+  // Half a body, then gone: the exchange waits in the body stage when the client leaves.
+  const socket = net.connect(port, '127.0.0.1')
+  await new Promise((resolve) => socket.once('connect', resolve))
+  socket.write(`POST /v2/accounts HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${apiKey}\r\nContent-Type: application/json\r\nContent-Length: 100\r\nRequest-Id: gone-mid-body\r\n\r\n{"name":`)
+  await new Promise((resolve) => setTimeout(resolve, 50))
+  socket.destroy()
+  // Answered at once (nothing in flight): uWS is done with these when the handler returns; the next ones still work.
+  for (let i = 0; i < 20; i++) t.equal((await call(baseUrl, 'GET', '/v2/accounts/assets%3Abank/balance', { key: apiKey })).status, 200)
+  for (let waitedMs = 0; waitedMs < 5_000 && !lines.some((line) => line.includes('gone-mid-body')); waitedMs += 20) await new Promise((resolve) => setTimeout(resolve, 20))
+  const gone = lines.map((line) => JSON.parse(line)).find((line) => line.request_id === 'gone-mid-body')
+  t.match(gone, { level: 'info', method: 'POST', route: '/v2/accounts', status: 499 }, 'logged at info as 499')
+  const metrics = (await call(baseUrl, 'GET', '/metrics')).text
+  t.match(metrics, /trueup_http_requests_total\{method="POST",route="\/v2\/accounts",status="499"\} 1\n/, 'counted as 499')
+  t.match(metrics, /trueup_http_requests_total\{method="GET",route="\/v2\/accounts\/:id\/balance",status="200"\} 20\n/, 'the answered reads counted once each')
 })
 
 t.test('LOG_LEVEL: warn logs no request lines; an unknown level is refused at start', async (t) => {

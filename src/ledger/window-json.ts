@@ -1,0 +1,57 @@
+/** @module A window's view as JSON text, written out: the read of GET /v2/reconciliations/:id without JSON.stringify's generic walk. */
+
+import { jsonText } from './json-text.js'
+
+/** What windows.ts windowView returns, field by field, in the order the answer has them (a type, not an interface: the exports read it as a record). */
+export type WindowView = {
+  readonly id: string
+  readonly label: string
+  readonly accounts: readonly string[]
+  readonly currency: string
+  readonly window: { readonly from: string; readonly to: string }
+  readonly claimed_movement: number
+  readonly derived_movement: number
+  readonly residual: number
+  readonly matched_count: number
+  readonly tolerance: number
+  readonly statement_ref: string | null
+  readonly state: string
+  readonly opened_at: string
+  readonly lines_count: number
+  readonly unmatched_lines_count: number
+  readonly closed_at: string | null
+  readonly closed_by: string | null
+  readonly close_reason: string | null
+  readonly abandoned_at: string | null
+  readonly abandon_reason: string | null
+  readonly seal: string | null
+  readonly post_close_drift: number | null
+  readonly post_close_entries: number | null
+}
+
+/** JSON.stringify of a number or null (a non-finite number is null there too). */
+function numberJson(value: number | null): string {
+  return value !== null && Number.isFinite(value) ? `${value}` : 'null'
+}
+
+function textJson(value: string | null): string {
+  return value === null ? 'null' : jsonText(value)
+}
+
+/**
+ * JSON.stringify(view), byte for byte (test/ledger/window-json.test.ts compares them on random views and on
+ * the views of open, closed and abandoned windows). On Node 20 the generic walk of this 23-field object took
+ * ~2 µs of a ~19 µs GET (docs/PERFORMANCE.md); a template with the strings written by jsonText is cheaper.
+ */
+export function windowJson(view: WindowView): string {
+  let accounts = ''
+  for (let i = 0; i < view.accounts.length; i++) accounts += (i === 0 ? '' : ',') + jsonText(view.accounts[i])
+  return `{"id":${jsonText(view.id)},"label":${jsonText(view.label)},"accounts":[${accounts}],"currency":${jsonText(view.currency)}`
+    + `,"window":{"from":${jsonText(view.window.from)},"to":${jsonText(view.window.to)}}`
+    + `,"claimed_movement":${numberJson(view.claimed_movement)},"derived_movement":${numberJson(view.derived_movement)},"residual":${numberJson(view.residual)}`
+    + `,"matched_count":${numberJson(view.matched_count)},"tolerance":${numberJson(view.tolerance)},"statement_ref":${textJson(view.statement_ref)}`
+    + `,"state":${jsonText(view.state)},"opened_at":${jsonText(view.opened_at)},"lines_count":${numberJson(view.lines_count)}`
+    + `,"unmatched_lines_count":${numberJson(view.unmatched_lines_count)},"closed_at":${textJson(view.closed_at)},"closed_by":${textJson(view.closed_by)}`
+    + `,"close_reason":${textJson(view.close_reason)},"abandoned_at":${textJson(view.abandoned_at)},"abandon_reason":${textJson(view.abandon_reason)}`
+    + `,"seal":${textJson(view.seal)},"post_close_drift":${numberJson(view.post_close_drift)},"post_close_entries":${numberJson(view.post_close_entries)}}`
+}
