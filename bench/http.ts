@@ -97,6 +97,15 @@ export interface ServerStart {
   readonly outputPath: string
 }
 
+/**
+ * The node flags `npm start` gives the service (package.json's start script: `node <flags> dist/main.js`), so
+ * the benches measure the service as it is run.
+ */
+export function startScriptNodeFlags(): string[] {
+  const start = (JSON.parse(fs.readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } }).scripts.start
+  return start.split(' ').filter((word) => word.startsWith('--'))
+}
+
 /** The service as `npm start` runs it (`node <distDir>/main.js`, see buildService in run.ts), on a free port of 127.0.0.1. */
 export function startTrueup(distDir: string, start: ServerStart): Promise<Child> {
   return spawnChild([...start.nodeFlags, path.join(distDir, 'main.js')], {

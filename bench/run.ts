@@ -22,7 +22,7 @@ import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { call, measure, startCeiling, startTrueup, type Child, type LoadResult } from './http.ts'
+import { call, measure, startCeiling, startScriptNodeFlags, startTrueup, type Child, type LoadResult } from './http.ts'
 import { buildScenarios, comparedLogLevels, logLevelScenario, type Scenario } from './scenarios.ts'
 import { historyFlag, rowNames, scaleTargets, type Measurement } from './scale.ts'
 import type { HttpSeed } from './seed.ts'
@@ -49,7 +49,8 @@ const historyText = process.env.BENCH_HISTORY ?? ''
 const sumTreeRows = process.env.BENCH_SCALE !== '0' && !quick
 const profile = process.env.BENCH_PROFILE === '1'
 const logLevel = process.env.BENCH_LOG_LEVEL ?? 'info'
-const serverNodeFlags = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter((flag) => flag !== '')
+/** `npm start`'s node flags, or BENCH_NODE_FLAGS (space-separated) in their place for an A/B run. */
+const serverNodeFlags = process.env.BENCH_NODE_FLAGS === undefined ? startScriptNodeFlags() : process.env.BENCH_NODE_FLAGS.split(' ').filter((flag) => flag !== '')
 const httpEntries = numberFromEnv('BENCH_HTTP_ENTRIES', quick ? 100_000 : 1_000_000)
 /** Pairs for the match row, 100k lines per window, one pair per request: the first window is the preflight's, the rest the row's. */
 const matchWindows = only !== null && ![...only].some((key) => key.startsWith('match')) ? 0 : quick ? 2 : 3
@@ -304,7 +305,7 @@ async function runLogLevels(ceiling: Child, distDir: string, dataDir: string, te
   const rows: Row[] = []
   for (const { level, scenario } of levels) {
     if (!withinBudget(`scenario ${scenario.key}`, logLevelServerExpectedS + rowExpectedS())) continue
-    const server = await startTrueup(distDir, { dataDir, adminToken, logLevel: level, nodeFlags: [], outputPath: path.join(tempDir, `trueup-${level}.out`) })
+    const server = await startTrueup(distDir, { dataDir, adminToken, logLevel: level, nodeFlags: serverNodeFlags, outputPath: path.join(tempDir, `trueup-${level}.out`) })
     try {
       rows.push(await measureRow(ceiling, server, scenario, await probe(server.port, scenario), ceilingRuns))
     } finally {
@@ -414,7 +415,7 @@ function writeReport(text: string, date: string, profileDir: string | null): voi
   let paths: string[]
   if (process.env.BENCH_JSON !== undefined && process.env.BENCH_JSON !== '') paths = [path.resolve(process.env.BENCH_JSON)]
   else if (profileDir !== null) paths = [path.join(profileDir, 'run.json')]
-  else if (quick || only !== null || skipped.length > 0 || process.env.BENCH_SCALE === '0' || logLevel !== 'info' || serverNodeFlags.length > 0 || process.env.BENCH_DURATION_S !== undefined || process.env.BENCH_WARMUP_S !== undefined) paths = [path.join(resultsDir, `tmp-${stamp}.json`)]
+  else if (quick || only !== null || skipped.length > 0 || process.env.BENCH_SCALE === '0' || logLevel !== 'info' || process.env.BENCH_NODE_FLAGS !== undefined || process.env.BENCH_DURATION_S !== undefined || process.env.BENCH_WARMUP_S !== undefined) paths = [path.join(resultsDir, `tmp-${stamp}.json`)]
   else paths = [path.join(resultsDir, 'latest.json'), path.join(resultsDir, `${stamp}.json`)]
   for (const file of paths) fs.writeFileSync(file, text)
   progress(`wrote ${paths.map((file) => path.relative(repoDir, file)).join(' and ')}`)

@@ -15,7 +15,7 @@ import { Worker } from 'node:worker_threads'
 import { WebSocket } from 'ws'
 import { connect, type WebSocketConstructor } from '../src/client/index.ts'
 import type { SubscribersData, SubscribersReport, SubscribersStop } from './fan-out-subscribers.ts'
-import { spawnChild, type Child } from './http.ts'
+import { spawnChild, startScriptNodeFlags, type Child } from './http.ts'
 
 const benchDir = import.meta.dirname
 const repoDir = path.dirname(benchDir)
@@ -66,15 +66,10 @@ function percentile(sorted: readonly number[], fraction: number): number {
   return sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))]
 }
 
-/**
- * The node flags `npm start` gives the service (package.json's start script: `node <flags> dist/main.js`), so the
- * bench measures the service as it is run; STREAM_BENCH_SERVER_FLAGS (space-separated) replaces them for an A/B run.
- */
+/** `npm start`'s node flags, or STREAM_BENCH_SERVER_FLAGS (space-separated) in their place for an A/B run. */
 function serverFlags(): string[] {
   const given = process.env.STREAM_BENCH_SERVER_FLAGS
-  if (given !== undefined) return given.split(' ').filter((flag) => flag !== '')
-  const start = (JSON.parse(fs.readFileSync(path.join(repoDir, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start
-  return start.split(' ').filter((word) => word.startsWith('--'))
+  return given === undefined ? startScriptNodeFlags() : given.split(' ').filter((flag) => flag !== '')
 }
 
 async function startServers(dataDir: string): Promise<{ trueup: Child; ceiling: Child; key: string }> {
