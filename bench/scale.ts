@@ -206,7 +206,7 @@ async function seedHistory(entries: number, extra: number, dataDir: string): Pro
   seeded.runtime.snapshotDue(true)
   await submitMany(seeded, historyTailCommands, noOp)
   const retentionBegun = performance.now()
-  const retention = new LogRetention(seeded.runtime, { commandsKept: 2 * configDefaults.snapshotCommandsInterval, batchRecordsMax: configDefaults.logRetentionBatchRecordsMax, warn: (line) => { throw new Error(line) } })
+  const retention = new LogRetention(seeded.runtime, { commandsKept: 2 * configDefaults.snapshotCommandsInterval, bytesKept: null, batchRecordsMax: configDefaults.logRetentionBatchRecordsMax, warn: (line) => { throw new Error(line) } })
   for (let firstSeq = 0; firstSeq !== seeded.log.firstSeq;) {
     firstSeq = seeded.log.firstSeq
     await retention.step()
