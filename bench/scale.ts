@@ -221,7 +221,7 @@ async function seedHistory(entries: number, extra: number, dataDir: string): Pro
  * Start-ups per data dir; the dirs take turns, so that a change in the machine's load falls on each alike. The
  * row is the fastest, as for the other rows (the least disturbed by other load: the work is the same each time).
  */
-const historyStartRounds = 5
+const historyStartRounds = 7
 
 /** Start-up after each history, same final state: `scale.ts --history <entries> <extra,extra,...> <dir>`. */
 async function measureHistories(entries: number, extras: readonly number[], dir: string): Promise<Measurement[]> {
@@ -243,6 +243,7 @@ async function measureHistories(entries: number, extras: readonly number[], dir:
   seededDirs.forEach(({ dataDir, n }, i) => {
     // Start-up: the data dir opened, the snapshots read and restored, the log after them replayed.
     const seconds = starts[i].map((start) => (start.openMs + start.replay.durationMs) / 1_000).sort((a, b) => a - b)
+    process.stderr.write(`history ${n}: start-ups ${seconds.map((value) => value.toFixed(2)).join(', ')} s\n`)
     fastestS.push(seconds[0])
     out.push({ name: rowNames.startAfterHistory, n, value: seconds[0], unit: 's' })
     out.push({ name: 'history: start-ups, median', n, value: seconds[Math.floor(seconds.length / 2)], unit: 's' })
