@@ -284,7 +284,8 @@ class Simulation {
     const model = this.#models.get(client.workspace)!
     const envelope = { at_ms: this.#nowMs, key_id: client.keyId, visibility: client.visibility }
     const expectation = predict(model, request, { atMs: this.#nowMs, keyId: client.keyId, visibility: client.visibility })
-    const before = this.#prng.chance(Math.max(0.3, this.#options.rejectionCheckChance)) ? workspaceText(this.#running.live().workspaces.get(client.workspace)!) : null
+    // A dry run changes the state and undoes it: checked three times as often as a rejection (a full serialization each).
+    const before = this.#prng.chance(Math.min(1, 3 * this.#options.rejectionCheckChance)) ? workspaceText(this.#running.live().workspaces.get(client.workspace)!) : null
     const reply = request.type === 'proposals'
       ? this.#running.proposals(client.workspace, request.window, { dateToleranceDays: request.date_tolerance_days, maxGroup: request.max_group, limit: request.limit, cursor: null }, client.visibility)
       : this.#running.dryRunMatches(client.workspace, { ...envelope, type: 'match.batch', window: request.window, matches: request.matches })
