@@ -31,6 +31,7 @@ export const rowNames = {
   rss: 'RSS of a process holding them (after replay)',
   commands: 'log commands',
   startAfterHistory: 'start-up, same final state (entries) after a longer history',
+  startRatio: 'start-up after the longest history / after the shortest',
 } as const
 
 const rssMiBMax = 1.5 * 1024
@@ -138,6 +139,12 @@ async function settle(): Promise<void> {
 
 interface StartReport {
   readonly replay: ReplayReport
+  /** Opening the data dir (LMDB, the log's format and retained start) and building the runtime, before the replay. */
+  readonly openMs: number
+  /** From the process's start (performance's time origin) to ready: module loading, open and replay. */
+  readonly readyMs: number
+  /** CPU time of the open and the replay, user + system, all threads (the collector's too): steadier than wall time under load. */
+  readonly cpuMs: number
   /** RSS bytes once the replay's garbage is collected. */
   readonly rssBytes: number
   /** The forced snapshot after the start, incl. flush (nothing to write when the start read one). */
@@ -201,7 +208,7 @@ async function seedHistory(entries: number, extra: number, dataDir: string): Pro
   seeded.runtime.snapshotDue(true)
   await submitMany(seeded, historyTailCommands, noOp)
   const retentionBegun = performance.now()
-  const retention = new LogRetention(seeded.runtime, { commandsKept: 2 * configDefaults.snapshotCommandsInterval, batchRecordsMax: configDefaults.logRetentionBatchRecordsMax, warn: (line) => { throw new Error(line) } })
+  const retention = new LogRetention(seeded.runtime, { commandsKept: 2 * configDefaults.snapshotCommandsInterval, bytesKept: null, batchRecordsMax: configDefaults.logRetentionBatchRecordsMax, warn: (line) => { throw new Error(line) } })
   for (let firstSeq = 0; firstSeq !== seeded.log.firstSeq;) {
     firstSeq = seeded.log.firstSeq
     await retention.step()
@@ -216,7 +223,7 @@ async function seedHistory(entries: number, extra: number, dataDir: string): Pro
  * Start-ups per data dir; the dirs take turns, so that a change in the machine's load falls on each alike. The
  * row is the fastest, as for the other rows (the least disturbed by other load: the work is the same each time).
  */
-const historyStartRounds = 5
+const historyStartRounds = 7
 
 /** Start-up after each history, same final state: `scale.ts --history <entries> <extra,extra,...> <dir>`. */
 async function measureHistories(entries: number, extras: readonly number[], dir: string): Promise<Measurement[]> {
@@ -234,20 +241,43 @@ async function measureHistories(entries: number, extras: readonly number[], dir:
   }
   const starts = seededDirs.map((): StartReport[] => [])
   for (let round = 0; round < historyStartRounds; round++) seededDirs.forEach(({ dataDir }, i) => starts[i].push(startChild(dataDir, false)))
+  const fastestS: number[] = []
+  const cpuMedianS: number[] = []
   seededDirs.forEach(({ dataDir, n }, i) => {
-    const seconds = starts[i].map((start) => start.replay.durationMs / 1_000).sort((a, b) => a - b)
+    // Start-up: the data dir opened, the snapshots read and restored, the log after them replayed.
+    const seconds = starts[i].map((start) => (start.openMs + start.replay.durationMs) / 1_000).sort((a, b) => a - b)
+    process.stderr.write(`history ${n}: start-ups ${seconds.map((value) => value.toFixed(2)).join(', ')} s\n`)
+    fastestS.push(seconds[0])
     out.push({ name: rowNames.startAfterHistory, n, value: seconds[0], unit: 's' })
     out.push({ name: 'history: start-ups, median', n, value: seconds[Math.floor(seconds.length / 2)], unit: 's' })
+    out.push({ name: 'history: of which the open (LMDB, log meta), fastest', n, value: Math.min(...starts[i].map((start) => start.openMs)), unit: 'ms' })
+    out.push({ name: 'history: process start to ready (incl. module loading), fastest', n, value: Math.min(...starts[i].map((start) => start.readyMs)) / 1_000, unit: 's' })
+    const cpuS = starts[i].map((start) => start.cpuMs / 1_000).sort((a, b) => a - b)
+    process.stderr.write(`history ${n}: start-up CPU ${cpuS.map((value) => value.toFixed(2)).join(', ')} s\n`)
+    cpuMedianS.push(cpuS[Math.floor(cpuS.length / 2)])
+    out.push({ name: 'history: start-up CPU time (user + system, all threads), median', n, value: cpuS[Math.floor(cpuS.length / 2)], unit: 's' })
     out.push({ name: 'history: records replayed at start', n, value: starts[i][0].replay.records, unit: 'records' })
     fs.rmSync(dataDir, { recursive: true, force: true })
   })
+  if (seededDirs.length > 1) {
+    const ratio = fastestS[fastestS.length - 1] / fastestS[0]
+    out.push({ name: rowNames.startRatio, n: seededDirs[seededDirs.length - 1].n, value: ratio, unit: '×', target: '≤ 1.2', met: ratio <= 1.2 })
+    const cpuRatio = cpuMedianS[cpuMedianS.length - 1] / cpuMedianS[0]
+    out.push({ name: 'start-up CPU time after the longest history / after the shortest (medians)', n: seededDirs[seededDirs.length - 1].n, value: cpuRatio, unit: '×', target: '≤ 1.2', met: cpuRatio <= 1.2 })
+  }
   return out
 }
 
 /** The start child: replay the data dir as the service would, settle, read RSS, force a snapshot; print a StartReport. */
 async function printStart(dataDir: string, snapshotAfter: boolean): Promise<void> {
+  const cpuBegun = process.cpuUsage()
+  const openBegun = performance.now()
   const { runtime, log } = openRuntime(dataDir)
+  const openMs = performance.now() - openBegun
   const replay = runtime.replay(() => performance.now())
+  const readyMs = performance.now()
+  const cpu = process.cpuUsage(cpuBegun)
+  const cpuMs = (cpu.user + cpu.system) / 1_000
   if (runtime.actors.size === 0) throw new Error('nothing replayed')
   await settle()
   const rssBytes = process.memoryUsage().rss
@@ -255,7 +285,7 @@ async function printStart(dataDir: string, snapshotAfter: boolean): Promise<void
   // Without: the data dir is left as found, so a second start does the same work as the first.
   if (snapshotAfter) runtime.snapshotDue(true)
   await log.close()
-  const report: StartReport = { replay, rssBytes, snapshotMs: performance.now() - begun }
+  const report: StartReport = { replay, openMs, readyMs, cpuMs, rssBytes, snapshotMs: performance.now() - begun }
   process.stdout.write(`${JSON.stringify(report)}\n`)
 }
 

@@ -20,9 +20,12 @@ export interface Config {
   readonly snapshotCommandsInterval: number
   /**
    * The log keeps at least its last this many records; an older one is deleted once no recovery reads it
-   * (the snapshots cover it). null: two snapshot intervals (2 × snapshotCommandsInterval), resolved so.
+   * (the snapshots cover it) and neither retention setting keeps it. null: no count, when logRetentionBytes
+   * is set; else two snapshot intervals (2 × snapshotCommandsInterval), resolved so.
    */
   readonly logRetentionCommands: number | null
+  /** The log keeps at least its newest records that add up to this many bytes; null: no bytes kept (LOG_RETENTION_BYTES). */
+  readonly logRetentionBytes: number | null
   /** Log records deleted in one background write transaction at most (the group commit waits for it). */
   readonly logRetentionBatchRecordsMax: number
   readonly shutdownGraceMs: number
@@ -74,6 +77,7 @@ export const configDefaults = Object.freeze({
   pendingRecordsMax: 65536,
   snapshotCommandsInterval: 100_000,
   logRetentionCommands: null,
+  logRetentionBytes: null,
   logRetentionBatchRecordsMax: 2_048,
   shutdownGraceMs: 10_000,
   logLevel: 'info',
@@ -126,6 +130,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     pendingRecordsMax: integerFrom(env, 'PENDING_RECORDS_MAX'),
     snapshotCommandsInterval: integerFrom(env, 'SNAPSHOT_COMMANDS_INTERVAL'),
     logRetentionCommands: integerFrom(env, 'LOG_RETENTION_COMMANDS'),
+    logRetentionBytes: integerFrom(env, 'LOG_RETENTION_BYTES'),
     logRetentionBatchRecordsMax: integerFrom(env, 'LOG_RETENTION_BATCH_RECORDS_MAX'),
     shutdownGraceMs: integerFrom(env, 'SHUTDOWN_GRACE_MS'),
     logLevel: logLevelFrom(env),
@@ -143,14 +148,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 /** Defaults for what the input leaves out, relations asserted, frozen. */
 export function resolveConfig(input: ConfigInput): Config {
   const config: Config = { ...configDefaults, ...definedOnly(input) }
-  const logRetentionCommands = config.logRetentionCommands ?? 2 * config.snapshotCommandsInterval
+  // Either setting, or both (the log keeps what either asks); neither: two snapshot intervals' worth of records.
+  const logRetentionCommands = config.logRetentionCommands ?? (config.logRetentionBytes === null ? 2 * config.snapshotCommandsInterval : null)
   const resolved: Config = { ...config, dataDir: path.resolve(config.dataDir), logRetentionCommands }
   assert.ok(Number.isSafeInteger(resolved.port) && resolved.port >= 0 && resolved.port <= 65535, 'PORT must be 0..65535')
   assert.ok(resolved.groupCommitRecordsMax >= 1)
   assert.ok(resolved.groupCommitRecordsMax <= resolved.pendingRecordsMax, 'GROUP_COMMIT_RECORDS_MAX must not exceed PENDING_RECORDS_MAX')
   assert.ok(resolved.bodyBytesMax <= resolved.importBodyBytesMax)
   assert.ok(resolved.snapshotCommandsInterval >= 1)
-  assert.ok(logRetentionCommands >= 1, 'LOG_RETENTION_COMMANDS must be at least 1 (the last record is always kept)')
+  assert.ok(logRetentionCommands === null || logRetentionCommands >= 1, 'LOG_RETENTION_COMMANDS must be at least 1 (the last record is always kept)')
+  assert.ok(resolved.logRetentionBytes === null || resolved.logRetentionBytes >= 1, 'LOG_RETENTION_BYTES must be at least 1 (the last record is always kept)')
   assert.ok(resolved.logRetentionBatchRecordsMax >= 1, 'LOG_RETENTION_BATCH_RECORDS_MAX must be at least 1')
   assert.ok((logLevels as readonly string[]).includes(resolved.logLevel), `logLevel must be one of ${logLevels.join(', ')}`)
   // A log line must fit the buffer, or every line would be dropped.

@@ -107,7 +107,9 @@ function stoppedLine(drain: DrainReport, recordsFlushedCount: number, durableSeq
 /** The periodic snapshot check and, with it, log retention (records no recovery reads are deleted). */
 function startHousekeeping(config: Config, runtime: Runtime, hooks: ServiceHooks): { retention: LogRetention; snapshots: NodeJS.Timeout } {
   const retention = new LogRetention(runtime, {
-    commandsKept: config.logRetentionCommands ?? 2 * config.snapshotCommandsInterval, batchRecordsMax: config.logRetentionBatchRecordsMax,
+    // Neither setting: the default, two snapshot intervals' worth of records (resolveConfig says the same).
+    commandsKept: config.logRetentionCommands ?? (config.logRetentionBytes === null ? 2 * config.snapshotCommandsInterval : null),
+    bytesKept: config.logRetentionBytes, batchRecordsMax: config.logRetentionBatchRecordsMax,
     warn: hooks.warn ?? ((line) => process.stderr.write(`${line}\n`)),
   })
   const snapshots = setInterval(() => {

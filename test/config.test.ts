@@ -35,3 +35,12 @@ t.test('log retention: two snapshot intervals unless set; at least one record an
   t.throws(() => resolveConfig({ logRetentionCommands: 0 }), /LOG_RETENTION_COMMANDS must be at least 1/)
   t.throws(() => resolveConfig({ logRetentionBatchRecordsMax: 0 }), /LOG_RETENTION_BATCH_RECORDS_MAX must be at least 1/)
 })
+
+t.test('log retention by bytes: LOG_RETENTION_BYTES alone replaces the count; with LOG_RETENTION_COMMANDS both hold', async (t) => {
+  t.equal(loadConfig({}).logRetentionBytes, null, 'no bytes kept by default')
+  const bytesOnly = loadConfig({ LOG_RETENTION_BYTES: String(10 * 2 ** 30) })
+  t.same([bytesOnly.logRetentionBytes, bytesOnly.logRetentionCommands], [10 * 2 ** 30, null], 'bytes alone: no count')
+  const both = loadConfig({ LOG_RETENTION_BYTES: '1000000', LOG_RETENTION_COMMANDS: '5000' })
+  t.same([both.logRetentionBytes, both.logRetentionCommands], [1_000_000, 5_000], 'both kept')
+  t.throws(() => resolveConfig({ logRetentionBytes: 0 }), /LOG_RETENTION_BYTES must be at least 1/)
+})

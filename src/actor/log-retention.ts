@@ -1,12 +1,20 @@
-/** @module Log retention: records no recovery reads are deleted once older than the setting, in small background batches. */
+/** @module Log retention: records no recovery reads are deleted once older than the settings, in small background batches. */
 
+import assert from 'node:assert/strict'
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import { snapshotSeqsOnDisk, type SnapshotSeqs } from '../log/snapshot.js'
+import { RetainedBytes } from './retained-bytes.js'
 import type { Runtime } from './runtime.js'
 
+/**
+ * What the log keeps besides what recovery reads. Either setting, or both: then a record goes only once
+ * neither keeps it (the log keeps what either asks). At least one is set.
+ */
 export interface RetentionOptions {
-  /** The log keeps at least its last this many records (LOG_RETENTION_COMMANDS). */
-  readonly commandsKept: number
+  /** The log keeps at least its last this many records (LOG_RETENTION_COMMANDS); null: no count kept. */
+  readonly commandsKept: number | null
+  /** The log keeps at least its newest records that add up to this many bytes (LOG_RETENTION_BYTES); null: no bytes kept. */
+  readonly bytesKept: number | null
   /** Records deleted in one write transaction at most (LOG_RETENTION_BATCH_RECORDS_MAX). */
   readonly batchRecordsMax: number
   readonly warn: (line: string) => void
@@ -24,12 +32,11 @@ export interface RetentionPlan {
  * What may go. Recovery (Runtime.replay) begins after the oldest of the system snapshot and every workspace
  * snapshot, and only when the system snapshot exists and every workspace it holds has a snapshot; else it
  * reads the log from its first record. So records below that floor are read by no recovery; they are
- * deleted once they are also older than the last `commandsKept` records. The last durable record always
+ * deleted once they are also below `keepFromSeq`, the first record the settings keep. The last durable record always
  * stays. When the snapshots hold the floor below what the setting keeps, the ones too old are named, to
  * be written again at the durable end (an idle workspace's snapshot does not move by itself).
  */
-export function retentionPlan(seqs: SnapshotSeqs, workspaceIds: Iterable<string>, durableSeq: number, firstSeq: number, commandsKept: number): RetentionPlan {
-  const keepFromSeq = keepFromSeqOf(durableSeq, commandsKept)
+export function retentionPlan(seqs: SnapshotSeqs, workspaceIds: Iterable<string>, durableSeq: number, firstSeq: number, keepFromSeq: number): RetentionPlan {
   if (keepFromSeq <= firstSeq) return { deleteBelowSeq: firstSeq, snapshotWorkspaces: [], snapshotSystem: false }
   const covered = seqs.system !== null && seqs.system.workspaceIds.every((id) => seqs.workspaces.has(id))
   const floorSeq = covered ? Math.min(seqs.system!.seq, ...seqs.workspaces.values()) + 1 : 1
@@ -40,7 +47,7 @@ export function retentionPlan(seqs: SnapshotSeqs, workspaceIds: Iterable<string>
 }
 
 /** The first of the records the setting keeps: the last `commandsKept`, and the last durable one whatever it says. */
-function keepFromSeqOf(durableSeq: number, commandsKept: number): number {
+export function keepFromSeqOf(durableSeq: number, commandsKept: number): number {
   return Math.min(durableSeq, durableSeq + 1 - commandsKept)
 }
 
@@ -59,12 +66,15 @@ export class LogRetention {
   #seen: SnapshotSeqs | null = null
   /** The seq of the last system snapshot asked for (memory knows workspace snapshots asked for: actor.snapshotSeq). */
   #systemAskedSeq = 0
+  readonly #retainedBytes: RetainedBytes | null
   /** Records deleted since start (metrics, tests). */
   deleted = 0
 
   constructor(runtime: Runtime, options: RetentionOptions) {
+    assert.ok(options.commandsKept !== null || options.bytesKept !== null, 'log retention needs LOG_RETENTION_COMMANDS or LOG_RETENTION_BYTES')
     this.#runtime = runtime
     this.#options = options
+    this.#retainedBytes = options.bytesKept === null ? null : new RetainedBytes(options.bytesKept)
   }
 
   step(): Promise<void> {
@@ -80,10 +90,11 @@ export class LogRetention {
 
   async #run(): Promise<void> {
     const log = this.#runtime.log
-    // Nothing older than the setting keeps: the snapshot heads need not be read.
-    const keepFromSeq = keepFromSeqOf(log.durableSeq, this.#options.commandsKept)
+    const durableSeq = log.durableSeq
+    // Nothing older than the settings keep: the snapshot heads need not be read.
+    const keepFromSeq = await this.#keepFromSeq(durableSeq)
     if (log.failure !== null || keepFromSeq <= log.firstSeq) return
-    const plan = retentionPlan(this.#snapshotSeqs(), this.#runtime.system.workspaces.keys(), log.durableSeq, log.firstSeq, this.#options.commandsKept)
+    const plan = retentionPlan(this.#snapshotSeqs(), this.#runtime.system.workspaces.keys(), durableSeq, log.firstSeq, keepFromSeq)
     // Not again while one asked for is not yet on disk (memory has its seq before the disk does).
     const workspaceIds = plan.snapshotWorkspaces.filter((id) => (this.#runtime.actors.get(id)?.snapshotSeq ?? 0) + 1 < keepFromSeq)
     const system = plan.snapshotSystem && this.#systemAskedSeq + 1 < keepFromSeq
@@ -100,6 +111,14 @@ export class LogRetention {
     } catch (error) {
       this.#options.warn(`trueup: warning: log retention could not delete records below ${plan.deleteBelowSeq} (${error instanceof Error ? error.message : String(error)}); it tries again later.`)
     }
+  }
+
+  /** The first record either setting keeps: the lower of the two when both are set. */
+  async #keepFromSeq(durableSeq: number): Promise<number> {
+    const { commandsKept } = this.#options
+    const byCommands = commandsKept === null ? Number.POSITIVE_INFINITY : keepFromSeqOf(durableSeq, commandsKept)
+    const byBytes = this.#retainedBytes === null ? Number.POSITIVE_INFINITY : await this.#retainedBytes.keepFromSeq(this.#runtime.log, durableSeq)
+    return Math.min(byCommands, byBytes)
   }
 
   /**

@@ -159,6 +159,11 @@ export class CommandLog {
     return this.#records.readFrom(seq, this.lastSeq)
   }
 
+  /** The stored sizes of records seq..toSeq, countMax at most, in order: for retention by bytes (LOG_RETENTION_BYTES). */
+  recordSizes(seq: number, toSeq: number, countMax: number): Generator<{ seq: number; bytes: number }> {
+    return this.#records.sizesFrom(seq, toSeq, countMax)
+  }
+
   /**
    * Deletes durable records below belowSeq, recordsMax at most, in one write transaction of its own
    * (the group commit's transactions queue behind it for that long). Returns how many.

@@ -46,12 +46,22 @@ class InPlaceRecordReader {
   }
 }
 
-/** One of the two record databases: the handle that writes and removes, and one that reads in place. */
+/** A value decoder that gives only the stored size: a record's bytes counted without a copy or a check (retention by bytes). */
+const sizeOnly = {
+  needsStableBuffer: false,
+  decode: (bytes: Uint8Array, size?: number): number => size ?? bytes.length,
+  encode(): never {
+    throw new Error('the size handle does not write')
+  },
+}
+
+/** One of the two record databases: the handle that writes and removes, one that reads in place, and one that reads sizes. */
 interface Segment {
   readonly width: SeqWidth
   readonly records: Database<Buffer, number>
   readonly read: Database<RecordRead, number>
   readonly reader: InPlaceRecordReader
+  readonly sizes: Database<number, number>
 }
 
 function openSegment(root: RootDatabase, name: string, width: SeqWidth): Segment {
@@ -63,6 +73,7 @@ function openSegment(root: RootDatabase, name: string, width: SeqWidth): Segment
     width, reader,
     records: root.openDB<Buffer, number>({ name, keyEncoding, encoding: 'binary' }),
     read: root.openDB<RecordRead, number>(readOptions),
+    sizes: root.openDB<number, number>({ name, keyEncoding, encoder: sizeOnly } as { name: string }),
   }
 }
 
@@ -143,6 +154,18 @@ export class RecordStore {
       }
     }
     if (expected <= lastSeq) throw recordsMissing(this.#path, expected, null)
+  }
+
+  /** The stored size in bytes of each record from seq to toSeq, countMax at most, in order (not checked: counted, not trusted). */
+  *sizesFrom(seq: number, toSeq: number, countMax: number): Generator<{ seq: number; bytes: number }> {
+    let count = 0
+    for (const segment of [this.#legacy, this.#current]) {
+      if (segment === this.#legacy && seq > this.#legacyLastSeq) continue
+      for (const { key, value } of segment.sizes.getRange({ start: seq, end: toSeq + 1 })) {
+        if (count++ >= countMax) return
+        yield { seq: key, bytes: value }
+      }
+    }
   }
 
   /** Every stored record from seq on, as stored (a copy), with the width its checksum covers: for the offline doctor. */

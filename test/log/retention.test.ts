@@ -8,7 +8,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import t from 'tap'
-import { LogRetention, retentionPlan } from '../../src/actor/log-retention.ts'
+import { keepFromSeqOf, LogRetention, retentionPlan } from '../../src/actor/log-retention.ts'
 import { Runtime } from '../../src/actor/runtime.ts'
 import { limitsDefault } from '../../src/ledger/system.ts'
 import { CommandLog } from '../../src/log/command-log.ts'
@@ -71,21 +71,21 @@ function view(runtime: Runtime): unknown {
 }
 
 t.test('the plan: nothing without a system snapshot covering every workspace; the last records and the last one always stay', async (t) => {
-  const noSystem = retentionPlan({ system: null, workspaces: new Map([['a', 900]]) }, ['a'], 1_000, 1, 100)
+  const noSystem = retentionPlan({ system: null, workspaces: new Map([['a', 900]]) }, ['a'], 1_000, 1, keepFromSeqOf(1_000, 100))
   t.equal(noSystem.deleteBelowSeq, 1, 'no system snapshot: recovery reads from record 1')
   t.ok(noSystem.snapshotSystem, 'so the system snapshot is asked for')
-  const uncovered = retentionPlan({ system: { seq: 950, workspaceIds: ['a', 'b'] }, workspaces: new Map([['a', 960]]) }, ['a', 'b'], 1_000, 1, 100)
+  const uncovered = retentionPlan({ system: { seq: 950, workspaceIds: ['a', 'b'] }, workspaces: new Map([['a', 960]]) }, ['a', 'b'], 1_000, 1, keepFromSeqOf(1_000, 100))
   t.equal(uncovered.deleteBelowSeq, 1, 'a workspace without a snapshot: recovery reads from record 1')
   t.same(uncovered.snapshotWorkspaces, ['b'], 'that workspace is asked for')
-  const covered = retentionPlan({ system: { seq: 950, workspaceIds: ['a', 'b'] }, workspaces: new Map([['a', 960], ['b', 940]]) }, ['a', 'b'], 1_000, 1, 100)
+  const covered = retentionPlan({ system: { seq: 950, workspaceIds: ['a', 'b'] }, workspaces: new Map([['a', 960], ['b', 940]]) }, ['a', 'b'], 1_000, 1, keepFromSeqOf(1_000, 100))
   t.equal(covered.deleteBelowSeq, 901, 'below the last 100 records: the setting, not the snapshots (941), holds the rest')
   t.same([covered.snapshotWorkspaces, covered.snapshotSystem], [[], false], 'nothing to snapshot')
-  const idle = retentionPlan({ system: { seq: 990, workspaceIds: ['a', 'b'] }, workspaces: new Map([['a', 995], ['b', 20]]) }, ['a', 'b'], 1_000, 1, 100)
+  const idle = retentionPlan({ system: { seq: 990, workspaceIds: ['a', 'b'] }, workspaces: new Map([['a', 995], ['b', 20]]) }, ['a', 'b'], 1_000, 1, keepFromSeqOf(1_000, 100))
   t.equal(idle.deleteBelowSeq, 21, 'an idle workspace\'s old snapshot holds the floor')
   t.same(idle.snapshotWorkspaces, ['b'], 'and is asked to be written again')
-  const all = retentionPlan({ system: { seq: 1_000, workspaceIds: ['a'] }, workspaces: new Map([['a', 1_000]]) }, ['a'], 1_000, 1, 1)
+  const all = retentionPlan({ system: { seq: 1_000, workspaceIds: ['a'] }, workspaces: new Map([['a', 1_000]]) }, ['a'], 1_000, 1, keepFromSeqOf(1_000, 1))
   t.equal(all.deleteBelowSeq, 1_000, 'keeping one record keeps the last one: seqs are never reused')
-  t.equal(retentionPlan({ system: { seq: 1_000, workspaceIds: [] }, workspaces: new Map() }, [], 1_000, 950, 100).deleteBelowSeq, 950, 'nothing below the first seq')
+  t.equal(retentionPlan({ system: { seq: 1_000, workspaceIds: [] }, workspaces: new Map() }, [], 1_000, 950, keepFromSeqOf(1_000, 100)).deleteBelowSeq, 950, 'nothing below the first seq')
 })
 
 t.test('retention deletes what no recovery reads, in batches, while group commits go on; a restart reaches the same state', async (t) => {
@@ -111,7 +111,7 @@ t.test('retention deletes what no recovery reads, in batches, while group commit
     }
     return removed
   }
-  const retention = new LogRetention(runtime, { commandsKept: 500, batchRecordsMax: 50, warn: (line) => t.fail(line) })
+  const retention = new LogRetention(runtime, { commandsKept: 500, bytesKept: null, batchRecordsMax: 50, warn: (line) => t.fail(line) })
   await retention.step()
   t.equal(log.firstSeq, earlySnapshotSeq + 1, `first round: only the records below the early snapshots (${earlySnapshotSeq}) went; the idle workspace's holds the rest`)
   await committed(log)
@@ -129,12 +129,74 @@ t.test('retention deletes what no recovery reads, in batches, while group commit
   await again.log.close()
 })
 
+/** The stored size of each record from firstSeq on, read from the records database directly. */
+async function storedSizes(log: CommandLog): Promise<Map<number, number>> {
+  const records = log.root.openDB<Buffer, number>({ name: 'records', encoding: 'binary' })
+  return new Map([...records.getRange({ start: log.firstSeq })].map(({ key, value }) => [key, value.length]))
+}
+
+/** Retention run to its end: rounds until the first seq stays put twice (a round may only ask for snapshots). */
+async function retainAll(log: CommandLog, retention: LogRetention): Promise<void> {
+  for (let still = 0; still < 2;) {
+    const firstSeq = log.firstSeq
+    await retention.step()
+    await committed(log)
+    still = log.firstSeq === firstSeq ? still + 1 : 0
+  }
+}
+
+t.test('LOG_RETENTION_BYTES: the newest records that hold that many bytes stay, the older ones go', async (t) => {
+  const dir = freshDir()
+  const { log, runtime } = start(dir)
+  createWorkspace(runtime, 'only')
+  await postEntries(runtime, 'only', 2_000)
+  runtime.snapshotDue(true)
+  await committed(log)
+  const sizes = await storedSizes(log)
+  const bytesKept = 40_000
+  const retention = new LogRetention(runtime, { commandsKept: null, bytesKept, batchRecordsMax: 300, warn: (line) => t.fail(line) })
+  await retainAll(log, retention)
+  let kept = 0
+  for (let seq = log.firstSeq; seq <= log.lastSeq; seq++) kept += sizes.get(seq)!
+  t.ok(log.firstSeq > 1, `records deleted (first seq ${log.firstSeq} of ${log.lastSeq})`)
+  t.ok(kept >= bytesKept, `the records kept hold at least ${bytesKept} bytes (${kept})`)
+  t.ok(kept - sizes.get(log.firstSeq)! < bytesKept, 'and the oldest of them is needed for that')
+  await postEntries(runtime, 'only', 500)
+  runtime.snapshotDue(true)
+  await committed(log)
+  const firstBefore = log.firstSeq
+  await retainAll(log, retention)
+  const grown = await storedSizes(log)
+  const keptAfter = [...grown.values()].reduce((sum, bytes) => sum + bytes, 0)
+  t.ok(log.firstSeq > firstBefore && keptAfter >= bytesKept && keptAfter - grown.get(log.firstSeq)! < bytesKept, `as the log grows, the window moves on (first seq ${log.firstSeq}, ${keptAfter} bytes)`)
+  await log.close()
+})
+
+t.test('both settings: a record goes only once neither keeps it', async (t) => {
+  for (const [commandsKept, bytesKept, holds] of [[1_500, 1_000, 'the count'], [10, 120_000, 'the bytes']] as const) {
+    const dir = freshDir()
+    const { log, runtime } = start(dir)
+    createWorkspace(runtime, 'only')
+    await postEntries(runtime, 'only', 2_000)
+    runtime.snapshotDue(true)
+    await committed(log)
+    const sizes = await storedSizes(log)
+    await retainAll(log, new LogRetention(runtime, { commandsKept, bytesKept, batchRecordsMax: 500, warn: (line) => t.fail(line) }))
+    let kept = 0
+    for (let seq = log.firstSeq; seq <= log.lastSeq; seq++) kept += sizes.get(seq)!
+    const records = log.lastSeq - log.firstSeq + 1
+    t.ok(records >= commandsKept && kept >= bytesKept, `${holds} holds: ${records} records, ${kept} bytes kept`)
+    t.ok(records === commandsKept || kept - sizes.get(log.firstSeq)! < bytesKept, 'and no more than the larger asks')
+    await log.close()
+  }
+})
+
 t.test('a snapshot lost after retention refuses the start: the log alone no longer holds that state', async (t) => {
   const dir = freshDir()
   const { log, runtime } = start(dir)
   createWorkspace(runtime, 'only')
   await postEntries(runtime, 'only', 600)
-  const retention = new LogRetention(runtime, { commandsKept: 100, batchRecordsMax: 1_000, warn: (line) => t.fail(line) })
+  const retention = new LogRetention(runtime, { commandsKept: 100, bytesKept: null, batchRecordsMax: 1_000, warn: (line) => t.fail(line) })
   await retention.step()
   await committed(log)
   await retention.step()
@@ -157,6 +219,21 @@ t.test('a snapshot lost after retention refuses the start: the log alone no long
   t.equal((error as StoreDamaged).kind, 'log_retained')
   t.match((error as Error).message, /begins at record \d+: retention deleted the records below it/)
   await reopened.close()
+})
+
+t.test('the service runs retention with LOG_RETENTION_BYTES alone', async (t) => {
+  const service = await startTestService({ env: { LOG_RETENTION_BYTES: '6000', SNAPSHOT_COMMANDS_INTERVAL: '10' } })
+  roots.push(service.dataDir)
+  await raiseLimits(service, 'default')
+  await createAccount(service.baseUrl, service.apiKey, 'assets:bank')
+  await createAccount(service.baseUrl, service.apiKey, 'income:sales')
+  for (let i = 0; i < 80; i++) await postEntryOk(service.baseUrl, service.apiKey, [{ account: 'assets:bank', amount: 1 + i }, { account: 'income:sales', amount: -1 - i }])
+  const { log } = service.service.runtime
+  await retainAll(log, service.service.retention)
+  const sizes = await storedSizes(log)
+  const kept = [...sizes.values()].reduce((sum, bytes) => sum + bytes, 0)
+  t.ok(log.firstSeq > 1 && kept >= 6_000 && kept - sizes.get(log.firstSeq)! < 6_000, `the newest 6,000 bytes or so kept (first ${log.firstSeq}, last ${log.lastSeq}, ${kept} bytes)`)
+  await service.stop()
 })
 
 t.test('the service runs retention with LOG_RETENTION_COMMANDS, and starts again from what it kept', async (t) => {

@@ -7,9 +7,12 @@
 import assert from 'node:assert/strict'
 import { Runtime } from '../../src/actor/runtime.ts'
 import { reject } from '../../src/errors.ts'
-import type { WorkspaceCommand } from '../../src/ledger/commands.ts'
+import type { MatchBatch, WorkspaceCommand } from '../../src/ledger/commands.ts'
 import { findIdempotency } from '../../src/ledger/idempotency.ts'
+import { whatIfBatch } from '../../src/ledger/match-batch.ts'
 import type { Outcome } from '../../src/ledger/outcome.ts'
+import { proposalsAnswer, runToEnd, type ProposalQuery } from '../../src/ledger/proposals.ts'
+import type { Visibility } from '../../src/ledger/visibility.ts'
 import { sha256Hex } from '../../src/exports/seal-hash.ts'
 import { createWorkspaceState, type WorkspaceState } from '../../src/ledger/state.ts'
 import { createSystemState, executeSystem, type SystemCommand, type SystemState } from '../../src/ledger/system.ts'
@@ -33,6 +36,11 @@ export interface States {
 
 const groupCommitRecordsMax = 10_000
 const pendingRecordsMax = 10_000
+
+/** An accepted outcome's body as the client reads it: a batch writes its answer as JSON text, not as its body object. */
+function onTheWire(outcome: Outcome): Outcome {
+  return outcome.ok && outcome.json !== undefined ? { ...outcome, body: JSON.parse(outcome.json) } : outcome
+}
 
 /** One running "process": a log on a data dir, the runtime replayed from it, and a crash switch on its commits. */
 export class SimNode {
@@ -80,7 +88,17 @@ export class SimNode {
         return { outcome: { ok: true, status: record.status, body: JSON.parse(record.body) }, replayed: true }
       }
     }
-    return { outcome: actor.submit(command).outcome, replayed: false }
+    return { outcome: onTheWire(actor.submit(command).outcome), replayed: false }
+  }
+
+  /** A match batch's dry run, as the route runs it: a read through the actor. */
+  dryRunMatches(workspace: string, command: MatchBatch): Reply {
+    return { outcome: this.query(workspace, (state) => whatIfBatch(state, command)), replayed: false }
+  }
+
+  /** GET proposals, its slices run to the end in one read (the actor would interleave other requests between them). */
+  proposals(workspace: string, windowId: string, query: ProposalQuery, visibility: Visibility): Reply {
+    return { outcome: this.query(workspace, (state) => runToEnd(proposalsAnswer(state, windowId, query, visibility))), replayed: false }
   }
 
   query(workspace: string, run: (state: WorkspaceState) => Outcome): Outcome {

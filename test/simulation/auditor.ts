@@ -6,7 +6,7 @@
  */
 
 import { Temporal } from 'temporal-polyfill'
-import type { WorkspaceCommand } from '../../src/ledger/commands.ts'
+import type { StatementInput, WorkspaceCommand } from '../../src/ledger/commands.ts'
 
 /** A request as a client sends it: a workspace command without the envelope the edge stamps on it. */
 export type Request = WorkspaceCommand extends infer C ? (C extends WorkspaceCommand ? Omit<C, 'at_ms' | 'key_id' | 'visibility' | 'idempotency'> : never) : never
@@ -21,9 +21,16 @@ export interface Context {
 /** What the model expects: a rejection code, or an acceptance whose body `check` approves (then `commit` learns from it). */
 export type Expectation =
   | { readonly ok: false; readonly code: string }
-  | { readonly ok: true; readonly status: number; readonly check: (body: any) => string | null; readonly commit: (body: any) => void }
+  | {
+    readonly ok: true
+    readonly status: number
+    readonly check: (body: any) => string | null
+    readonly commit: (body: any) => void
+    /** A request already carried out (a statement imported again): answered with Replayed, nothing logged, no answer stored for its key. */
+    readonly replayed?: true
+  }
 
-export interface ModelAccount { id: string; name: string; readonly postings: { readonly atMs: number; readonly amount: number }[] }
+export interface ModelAccount { id: string; name: string; readonly externalId: string | null; readonly postings: { readonly atMs: number; readonly amount: number }[] }
 export interface ModelEntry { readonly id: string; readonly atMs: number; readonly lines: readonly { readonly account: number; readonly amount: number }[] }
 export interface ModelLine { readonly amount: number; readonly date: string; match: number }
 export interface ModelMatch { readonly id: string; readonly window: number; readonly lines: readonly number[]; readonly entries: readonly number[]; readonly amount: number; readonly writeOff: boolean; reversed: boolean }
@@ -37,6 +44,9 @@ export interface ModelWindow {
   readonly endMs: number
   readonly claimed: number
   readonly tolerance: number
+  /** An imported statement's ref and content fingerprint (null for a window opened by hand). */
+  readonly statementRef: string | null
+  readonly fingerprint: string | null
   state: 'open' | 'balanced' | 'closed' | 'abandoned'
   /** Live derived movement, kept up to date as postings land in the period (frozen once terminal). */
   derived: number
@@ -69,17 +79,22 @@ export function localDate(atMs: number, timeZone: string): string {
   return Temporal.Instant.fromEpochMilliseconds(atMs).toZonedDateTimeISO(timeZone).toPlainDate().toString()
 }
 
+/** Whole days between two dates (YYYY-MM-DD), either order. */
+export function daysApart(a: string, b: string): number {
+  return Math.abs(Temporal.PlainDate.from(a).until(Temporal.PlainDate.from(b), { largestUnit: 'days' }).days)
+}
+
 export function dayAfter(date: string): string {
   return Temporal.PlainDate.from(date).add({ days: 1 }).toString()
 }
 
-const rejected = (code: string): Expectation => ({ ok: false, code })
+export const rejected = (code: string): Expectation => ({ ok: false, code })
 
 function mismatch(what: string, expected: unknown, actual: unknown): string | null {
   return JSON.stringify(expected) === JSON.stringify(actual) ? null : `${what}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`
 }
 
-function firstProblem(...problems: (string | null)[]): string | null {
+export function firstProblem(...problems: (string | null)[]): string | null {
   return problems.find((problem) => problem !== null) ?? null
 }
 
@@ -88,7 +103,7 @@ export function residualOf(window: ModelWindow): number {
 }
 
 /** CONTRACT.md 4: balanced exactly when the residual is 0 and at least one match is active. */
-function liveState(window: ModelWindow): 'open' | 'balanced' {
+export function liveState(window: ModelWindow): 'open' | 'balanced' {
   return residualOf(window) === 0 && window.activeMatches > 0 ? 'balanced' : 'open'
 }
 
@@ -97,7 +112,7 @@ function reevaluate(window: ModelWindow): void {
   if (window.state === 'balanced') window.everBalanced = true
 }
 
-function isTerminal(window: ModelWindow): boolean {
+export function isTerminal(window: ModelWindow): boolean {
   return window.state === 'closed' || window.state === 'abandoned'
 }
 
@@ -134,13 +149,15 @@ export class WorkspaceModel {
   readonly windows: ModelWindow[] = []
   readonly matches: ModelMatch[] = []
   readonly idempotency = new Map<string, { readonly fingerprint: string; readonly status: number; readonly bodyText: string; readonly createdAtMs: number }>()
+  /** Statements sent in imports (accepted or not): a client sends one again, as is or changed. */
+  readonly statementsSent: StatementInput[] = []
 
   /** timeZone: the workspace's zone now (an admin may change it; a window keeps the zone it was opened in). */
   constructor(readonly id: string, public timeZone: string) {}
 
   /** A deep copy: a crash that loses a batch puts the copy taken before it back. */
   clone(): WorkspaceModel {
-    const data = structuredClone({ accounts: this.accounts, entries: this.entries, windows: this.windows, matches: this.matches, idempotency: this.idempotency })
+    const data = structuredClone({ accounts: this.accounts, entries: this.entries, windows: this.windows, matches: this.matches, idempotency: this.idempotency, statementsSent: this.statementsSent })
     return Object.assign(new WorkspaceModel(this.id, this.timeZone), data)
   }
 
@@ -157,6 +174,13 @@ export class WorkspaceModel {
   /** An account by name or id, only when visible (else undefined: unknown and invisible look the same). */
   account(reference: string, visibility: readonly string[] | null): number | undefined {
     const index = this.accounts.findIndex((account) => account.id === reference || account.name === reference)
+    if (index < 0 || !isVisibleTo(visibility, this.accounts[index].name)) return undefined
+    return index
+  }
+
+  /** An account by the bank's identifier, only when visible. */
+  accountByExternalId(externalId: string, visibility: readonly string[] | null): number | undefined {
+    const index = this.accounts.findIndex((account) => account.externalId === externalId)
     if (index < 0 || !isVisibleTo(visibility, this.accounts[index].name)) return undefined
     return index
   }
@@ -211,11 +235,13 @@ export class WorkspaceModel {
   #accountCreate(request: Extract<Request, { type: 'account.create' }>, context: Context): Expectation {
     if (!isVisibleTo(context.visibility, request.name)) return rejected('scope_missing')
     if (this.accounts.some((account) => account.name === request.name)) return rejected('account_exists')
+    const externalId = request.external_id ?? null
+    if (externalId !== null && this.accounts.some((account) => account.externalId === externalId)) return rejected('account_exists')
     return {
       ok: true,
       status: 201,
-      check: (body) => firstProblem(mismatch('account name', request.name, body.name), mismatch('account tags', request.tags, body.tags)),
-      commit: (body) => { this.accounts.push({ id: body.id, name: request.name, postings: [] }) },
+      check: (body) => firstProblem(mismatch('account name', request.name, body.name), mismatch('account tags', request.tags, body.tags), mismatch('account external_id', externalId, body.external_id)),
+      commit: (body) => { this.accounts.push({ id: body.id, name: request.name, externalId, postings: [] }) },
     }
   }
 
@@ -239,6 +265,8 @@ export class WorkspaceModel {
   #entryPost(request: Extract<Request, { type: 'entry.post' }>, context: Context): Expectation {
     const accounts = request.lines.map((line) => this.account(line.account, context.visibility))
     if (accounts.includes(undefined)) return rejected('account_unknown')
+    // Rules 2 (what the edge stamps today): an entry moves money between accounts.
+    if ((request.rules ?? 1) >= 2 && new Set(accounts).size === 1) return rejected('request_invalid')
     if (request.lines.reduce((sum, line) => sum + line.amount, 0) !== 0) return rejected('entry_unbalanced')
     const atMs = request.effective_at_ms ?? context.atMs
     const lines = request.lines.map((line, index) => ({ account: accounts[index]!, amount: line.amount }))
@@ -275,7 +303,7 @@ export class WorkspaceModel {
     if (overlap) return rejected('window_overlap')
     const window: ModelWindow = {
       id: '', accounts: accounts as number[], from: request.from, to: request.to, timeZone: request.time_zone, startMs, endMs,
-      claimed: request.claimed_movement, tolerance: request.tolerance, state: 'open', derived: this.movement(accounts as number[], startMs, endMs),
+      claimed: request.claimed_movement, tolerance: request.tolerance, statementRef: null, fingerprint: null, state: 'open', derived: this.movement(accounts as number[], startMs, endMs),
       matchedTotal: 0, activeMatches: 0, activeWriteOffs: 0, lines: [], matchedEntries: new Map(), frozenResidual: null, everBalanced: false,
     }
     return {
@@ -322,7 +350,8 @@ export class WorkspaceModel {
     const entriesNet = entryIndexes.reduce((sum, entry) => sum + this.entryAmount(window, entry), 0)
     if (request.strategy === 'amount_and_date') {
       if (linesNet !== entriesNet) return rejected('match_amount_mismatch')
-      if (lineIndexes.length === 1 && entryIndexes.length === 1 && window.lines[lineIndexes[0]].date !== localDate(this.entries[entryIndexes[0]].atMs, window.timeZone)) return rejected('match_date_mismatch')
+      const toleranceDays = request.date_tolerance_days ?? 0
+      if (lineIndexes.length === 1 && entryIndexes.length === 1 && daysApart(window.lines[lineIndexes[0]].date, localDate(this.entries[entryIndexes[0]].atMs, window.timeZone)) > toleranceDays) return rejected('match_date_mismatch')
     }
     return this.#acceptMatch(window, windowIndex, lineIndexes, entryIndexes, linesNet - entriesNet, request.strategy === 'write_off')
   }

@@ -1,34 +1,54 @@
-/** The seeded simulation, short budget: a few seeds of random clients, crashes and restarts, checked by the auditor and the triple check. */
+/** The seeded simulation, the suite's budget: 10,000 steps over four seeds of random clients, crashes and restarts, checked by the auditor and the triple check. */
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import t from 'tap'
-import { simulate } from './simulator.ts'
+import { simulate, type SimulationReport } from './simulator.ts'
 
-// Seeds fixed so a failure in CI names a run anyone can repeat (npm run simulate -- --seed N --steps M).
-const runs = [{ seed: 1, steps: 2_500 }, { seed: 20261123, steps: 2_500 }]
+// Issue 13: the suite runs 10,000 seeded steps. Seeds fixed so a failure in CI names a run anyone can
+// repeat (npm run simulate -- --seed N --steps M). The determinism run below is on top of the budget.
+const stepsBudget = 10_000
+const seeds = [1, 2, 3, 20261123]
+const stepsPerSeed = stepsBudget / seeds.length
+const reports: SimulationReport[] = []
 
-for (const { seed, steps } of runs) {
-  t.test(`seed ${seed}, ${steps} steps`, async (t) => {
+/** The commands (and reads) that carry many items: each must be both accepted and refused within the budget. */
+const bulkRequests = ['entry.batch', 'match.batch', 'match.batch.dry_run', 'statements.import', 'proposals'] as const
+
+for (const seed of seeds) {
+  t.test(`seed ${seed}, ${stepsPerSeed} steps`, async (t) => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'trueup-sim-'))
     t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }))
-    const report = await simulate({ seed, steps, dir })
-    t.equal(report.steps, steps, 'every step ran')
+    const report = await simulate({ seed, steps: stepsPerSeed, dir })
+    reports.push(report)
+    t.equal(report.steps, stepsPerSeed, 'every step ran')
     t.ok(report.crashes.transaction + report.crashes.flush > 0, `crashes struck (${JSON.stringify(report.crashes)})`)
-    t.ok(report.tripleChecks >= steps / 500, `triple checks ran (${report.tripleChecks})`)
+    t.ok(report.tripleChecks >= stepsPerSeed / 500, `triple checks ran (${report.tripleChecks})`)
     t.ok(report.replayed > 0, `idempotent retries were replayed (${report.replayed})`)
     t.ok(Object.keys(report.rejections).length >= 8, `many rejection codes were exercised: ${JSON.stringify(report.rejections)}`)
     t.ok(report.rejectionsChecked > 0, `rejections were checked to change nothing (${report.rejectionsChecked})`)
   })
 }
 
+t.test(`the budget: ${stepsBudget.toLocaleString('en')} steps in all, every bulk command accepted and refused`, async (t) => {
+  t.equal(reports.length, seeds.length, 'every seed ran')
+  t.equal(reports.reduce((sum, report) => sum + report.steps, 0), stepsBudget, 'steps checked in all')
+  for (const type of bulkRequests) {
+    const accepted = reports.reduce((sum, report) => sum + (report.requests[type]?.accepted ?? 0), 0)
+    const refused = reports.reduce((sum, report) => sum + (report.requests[type]?.refused ?? 0), 0)
+    t.ok(accepted > 0 && refused > 0, `${type}: ${accepted} accepted, ${refused} refused`)
+  }
+  const proposalsAccepted = reports.reduce((sum, report) => sum + report.proposalsAccepted, 0)
+  t.ok(proposalsAccepted > 0, `proposals were accepted as a batch (${proposalsAccepted} matches)`)
+})
+
 t.test('deterministic: the same seed runs the same way (so a failing seed and step reproduce)', async (t) => {
-  const reports = []
+  const runs = []
   for (let run = 0; run < 2; run++) {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'trueup-sim-'))
     t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }))
-    reports.push(await simulate({ seed: 77, steps: 400, dir, crashChance: 0.05 }))
+    runs.push(await simulate({ seed: 77, steps: 400, dir, crashChance: 0.05 }))
   }
-  t.same(reports[1], reports[0])
-  t.ok(reports[0].crashes.transaction + reports[0].crashes.flush > 0, 'with crashes in it')
+  t.same(runs[1], runs[0])
+  t.ok(runs[0].crashes.transaction + runs[0].crashes.flush > 0, 'with crashes in it')
 })

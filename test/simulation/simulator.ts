@@ -14,6 +14,7 @@ import { getWindow } from '../../src/ledger/windows.ts'
 import type { WorkspaceCommand } from '../../src/ledger/commands.ts'
 import { SimNode, type CrashKind, type Reply } from './adapter.ts'
 import { checkWindowBody, idempotencyTtlMs, WorkspaceModel, type Expectation, type Request } from './auditor.ts'
+import { isRead, predict, type ReadRequest, type SimRequest } from './auditor-bulk.ts'
 import { Prng } from './prng.ts'
 import { statesDifference, workspaceText } from './state-views.ts'
 import { altered, nextRequest, type Client } from './workload.ts'
@@ -45,6 +46,10 @@ export interface SimulationReport {
   readonly rejections: Readonly<Record<string, number>>
   readonly rejectionsChecked: number
   readonly retriesAfterCrash: number
+  /** Per request type (reads included), how many were accepted and refused: the run's coverage of the commands. */
+  readonly requests: Readonly<Record<string, { readonly accepted: number; readonly refused: number }>>
+  /** Matches proposed by GET proposals and then attached by an accepted batch of them. */
+  readonly proposalsAccepted: number
   /** Windows by final state, and how many ever reached balanced: the run's coverage of the state table. */
   readonly windowStates: Readonly<Record<string, number>>
 }
@@ -61,7 +66,7 @@ const startMs = Date.parse('2026-06-01T08:00:00.000Z')
 
 interface Sent {
   readonly client: Client
-  readonly request: Request
+  readonly request: SimRequest
   readonly key: string | undefined
 }
 
@@ -95,6 +100,8 @@ class Simulation {
   readonly #rejections: Record<string, number> = {}
   #rejectionsChecked = 0
   #retriesAfterCrash = 0
+  readonly #requests: Record<string, { accepted: number; refused: number }> = {}
+  #proposalsAccepted = 0
 
   constructor(options: SimulationOptions) {
     this.#options = { checkEverySteps: 500, crashChance: 0.02, rejectionCheckChance: 0.1, snapshotCommandsInterval: 40, ...options }
@@ -229,6 +236,12 @@ class Simulation {
     }
     const model = this.#models.get(client.workspace)!
     const request = nextRequest(this.#prng, model, client, this.#nowMs)
+    if (isRead(request)) return { client, request, key: undefined }
+    return this.#keyedOrNot(client, request)
+  }
+
+  /** A write sent with an Idempotency-Key (remembered for retries) or without one. */
+  #keyedOrNot(client: Client, request: Request): Sent {
     if (!this.#prng.chance(0.6)) return { client, request, key: undefined }
     const key = `${client.name}-${++client.keysIssued}`
     client.sent.push({ key, request })
@@ -240,13 +253,14 @@ class Simulation {
   #send(sent: Sent): boolean {
     this.#tick()
     const { client, request, key } = sent
+    if (isRead(request)) return this.#read(client, request)
     const model = this.#models.get(client.workspace)!
     const command = { ...request, at_ms: this.#nowMs, key_id: client.keyId, visibility: client.visibility } as WorkspaceCommand
     const fingerprint = canonicalJson(request)
     const withKey = key === undefined ? command : { ...command, idempotency: { key, fingerprint } }
     const stored = key === undefined ? undefined : model.idempotency.get(key)
     const mustReplay = stored !== undefined && this.#nowMs - stored.createdAtMs <= idempotencyTtlMs
-    const expectation = model.expect(request, { atMs: this.#nowMs, keyId: client.keyId, visibility: client.visibility })
+    const expectation = predict(model, request, { atMs: this.#nowMs, keyId: client.keyId, visibility: client.visibility })
     const checkState = this.#prng.chance(this.#options.rejectionCheckChance)
     const before = checkState ? workspaceText(this.#running.live().workspaces.get(client.workspace)!) : null
     const reply = this.#running.submit(client.workspace, withKey)
@@ -255,10 +269,38 @@ class Simulation {
     this.#check(sent, reply, expectation, before)
     if (reply.outcome.ok && expectation.ok) {
       expectation.commit(reply.outcome.body)
-      if (key !== undefined) model.idempotency.set(key, { fingerprint, status: reply.outcome.status, bodyText: JSON.stringify(reply.outcome.body), createdAtMs: this.#nowMs })
+      // An import answered from what it imported before stores nothing for its key (it was not carried out again).
+      if (key !== undefined && expectation.replayed !== true) model.idempotency.set(key, { fingerprint, status: reply.outcome.status, bodyText: JSON.stringify(reply.outcome.body), createdAtMs: this.#nowMs })
     }
     this.#checkCounts(sent, model)
-    return reply.outcome.ok
+    return reply.outcome.ok && reply.outcome.replayed !== true
+  }
+
+  /**
+   * A read (a match batch's dry run, proposals) checked like a write: the model predicts it, and it must
+   * change nothing. Proposals are then, now and then, accepted: sent back as one match batch.
+   */
+  #read(client: Client, request: ReadRequest): boolean {
+    const model = this.#models.get(client.workspace)!
+    const envelope = { at_ms: this.#nowMs, key_id: client.keyId, visibility: client.visibility }
+    const expectation = predict(model, request, { atMs: this.#nowMs, keyId: client.keyId, visibility: client.visibility })
+    // A dry run changes the state and undoes it: checked three times as often as a rejection (a full serialization each).
+    const before = this.#prng.chance(Math.min(1, 3 * this.#options.rejectionCheckChance)) ? workspaceText(this.#running.live().workspaces.get(client.workspace)!) : null
+    const reply = request.type === 'proposals'
+      ? this.#running.proposals(client.workspace, request.window, { dateToleranceDays: request.date_tolerance_days, maxGroup: request.max_group, limit: request.limit, cursor: null }, client.visibility)
+      : this.#running.dryRunMatches(client.workspace, { ...envelope, type: 'match.batch', window: request.window, matches: request.matches })
+    this.step++
+    const sent = { client, request, key: undefined }
+    this.#check(sent, reply, expectation, null)
+    this.#checkUnchanged(sent, before)
+    this.#checkCounts(sent, model)
+    const proposals = reply.outcome.ok && request.type === 'proposals' ? (reply.outcome.body as { data: { statement_lines: string[]; entries: string[]; date_tolerance_days: number }[] }).data : []
+    if (proposals.length === 0 || this.step >= this.#options.steps || !this.#prng.chance(0.7)) return false
+    const accepted = proposals.filter(() => this.#prng.chance(0.8))
+    const matches = (accepted.length > 0 ? accepted : proposals).map((proposal) => ({ statement_lines: proposal.statement_lines, entries: proposal.entries, strategy: 'amount_and_date' as const, reason: null, date_tolerance_days: proposal.date_tolerance_days }))
+    const appended = this.#send(this.#keyedOrNot(client, { type: 'match.batch', window: request.window, matches }))
+    if (appended) this.#proposalsAccepted += matches.length
+    return appended
   }
 
   /** The cheap check after every step: how many accounts, entries, windows, matches and stored answers exist. */
@@ -285,7 +327,12 @@ class Simulation {
 
   #check(sent: Sent, reply: Reply, expectation: Expectation, before: string | null): void {
     const outcome = reply.outcome
+    const counts = this.#requests[sent.request.type] ??= { accepted: 0, refused: 0 }
+    counts[outcome.ok ? 'accepted' : 'refused']++
     if (reply.replayed) this.#fail(sent, 'a request the model never saw accepted was answered as a replay')
+    if (outcome.ok && expectation.ok && (outcome.replayed === true) !== (expectation.replayed === true)) {
+      this.#fail(sent, `answered ${outcome.replayed === true ? 'as carried out before (Replayed)' : 'as carried out now'}; the model expects the other`)
+    }
     if (!outcome.ok) {
       this.#rejections[outcome.code] = (this.#rejections[outcome.code] ?? 0) + 1
       if (expectation.ok) this.#fail(sent, `refused ${outcome.code} (${outcome.message}); the model expects ${expectation.status}`)
@@ -375,6 +422,7 @@ class Simulation {
       seed: this.#options.seed, steps: this.step, batches: this.#batches, crashes: { ...this.#crashes }, tripleChecks: this.#tripleChecks,
       snapshotRounds: this.#snapshotRounds, accepted: this.#accepted, replayed: this.#replayed, rejections: { ...this.#rejections },
       rejectionsChecked: this.#rejectionsChecked, retriesAfterCrash: this.#retriesAfterCrash, windowStates: this.#windowStates(),
+      requests: structuredClone(this.#requests), proposalsAccepted: this.#proposalsAccepted,
     }
   }
 }

@@ -7,7 +7,9 @@
  */
 
 import { dayAfter, localDate, residualOf, type ModelWindow, type Request, type WorkspaceModel } from './auditor.ts'
+import type { SimRequest } from './auditor-bulk.ts'
 import type { Prng } from './prng.ts'
+import { entryBatch, matchBatch, proposalsRead, statementsImport } from './workload-bulk.ts'
 
 export interface Client {
   readonly name: string
@@ -15,7 +17,7 @@ export interface Client {
   /** Changes when an admin rotates the client's key. */
   keyId: string
   readonly visibility: readonly string[] | null
-  /** Keyed requests this client sent: a retry draws from them. */
+  /** Keyed requests this client sent: a retry draws from them (reads are never keyed). */
   readonly sent: { readonly key: string; readonly request: Request }[]
   keysIssued: number
 }
@@ -27,15 +29,16 @@ const dayMs = 86_400_000
 const requestWeights = {
   'account.create': 4, 'account.update': 1, 'entry.post': 30, 'window.open': 6, 'window.lines.add': 9,
   'match.create': 16, 'match.reverse': 4, 'window.transition': 4,
+  'entry.batch': 5, 'match.batch': 4, 'match.batch.dry_run': 2, 'statements.import': 3, 'proposals': 3,
 } as const
 
-function visibleAccounts(model: WorkspaceModel, client: Client): string[] {
+export function visibleAccounts(model: WorkspaceModel, client: Client): string[] {
   const visible = model.accounts.filter((account) => client.visibility === null || model.account(account.name, client.visibility) !== undefined)
   return visible.map((account) => account.name)
 }
 
 /** A date within the last `days` days of the workspace's today, as YYYY-MM-DD. */
-function recentDate(prng: Prng, atMs: number, timeZone: string, days: number): string {
+export function recentDate(prng: Prng, atMs: number, timeZone: string, days: number): string {
   return localDate(atMs - prng.int(0, days) * dayMs, timeZone)
 }
 
@@ -44,14 +47,14 @@ function liveWindows(model: WorkspaceModel, client: Client): ModelWindow[] {
 }
 
 /** Mostly a live window the client sees; now and then a terminal one, another's, or an id that does not exist. */
-function pickWindow(prng: Prng, model: WorkspaceModel, client: Client): ModelWindow | string {
+export function pickWindow(prng: Prng, model: WorkspaceModel, client: Client): ModelWindow | string {
   const live = liveWindows(model, client)
   if (live.length > 0 && prng.chance(0.85)) return prng.pick(live)
   if (model.windows.length > 0 && prng.chance(0.8)) return prng.pick(model.windows)
   return prng.chance(0.5) ? 'rec_nope' : `${model.windows[0]?.id ?? 'rec_x'}zz`
 }
 
-export function nextRequest(prng: Prng, model: WorkspaceModel, client: Client, atMs: number): Request {
+export function nextRequest(prng: Prng, model: WorkspaceModel, client: Client, atMs: number): SimRequest {
   const kind = model.accounts.length < 3 ? 'account.create' : prng.weighted(requestWeights)
   switch (kind) {
     case 'account.create': return accountCreate(prng, client)
@@ -62,12 +65,20 @@ export function nextRequest(prng: Prng, model: WorkspaceModel, client: Client, a
     case 'match.create': return matchCreate(prng, model, client)
     case 'match.reverse': return matchReverse(prng, model, client)
     case 'window.transition': return transition(prng, model, client)
+    case 'entry.batch': return entryBatch(prng, model, client, atMs)
+    case 'match.batch': return matchBatch(prng, model, client)
+    case 'match.batch.dry_run': return { ...matchBatch(prng, model, client), type: 'match.batch.dry_run' }
+    case 'statements.import': return statementsImport(prng, model, client, atMs)
+    case 'proposals': return proposalsRead(prng, model, client)
   }
 }
 
 function accountCreate(prng: Prng, client: Client): Request {
   const group = client.visibility !== null && prng.chance(0.8) ? prng.pick(['assets', 'income']) : prng.pick(groups)
-  return { type: 'account.create', name: `${group}:${prng.pick(leaves)}`, tags: prng.chance(0.3) ? ['sim'] : [] }
+  const name = `${group}:${prng.pick(leaves)}`
+  // The bank's identifier, which statement files name the account by; now and then one already taken.
+  const externalId = prng.chance(0.5) ? `IBAN-${name}-${prng.int(0, prng.chance(0.9) ? 99 : 2)}` : null
+  return { type: 'account.create', name, tags: prng.chance(0.3) ? ['sim'] : [], ...(externalId === null ? {} : { external_id: externalId }) }
 }
 
 function accountUpdate(prng: Prng, model: WorkspaceModel, client: Client): Request {
@@ -89,7 +100,7 @@ function effectiveAtMs(prng: Prng, model: WorkspaceModel, atMs: number): number 
   return Math.min(atMs, edge + prng.pick([-1, 0, 1]))
 }
 
-function entryPost(prng: Prng, model: WorkspaceModel, client: Client, atMs: number): Request {
+export function entryPost(prng: Prng, model: WorkspaceModel, client: Client, atMs: number): Extract<Request, { type: 'entry.post' }> {
   const names = visibleAccounts(model, client)
   const count = prng.int(2, 3)
   const lines = prng.sample(names, count).map((account) => ({ account, amount: prng.int(1, 500) * (prng.chance(0.5) ? 1 : -1) }))
@@ -146,8 +157,8 @@ function linesAdd(prng: Prng, model: WorkspaceModel, client: Client): Request {
   return { type: 'window.lines.add', window: window.id, lines }
 }
 
-function matchCreate(prng: Prng, model: WorkspaceModel, client: Client): Request {
-  const window = pickWindow(prng, model, client)
+export function matchCreate(prng: Prng, model: WorkspaceModel, client: Client, inWindow?: ModelWindow | string): Extract<Request, { type: 'match.create' }> {
+  const window = inWindow ?? pickWindow(prng, model, client)
   if (typeof window === 'string') return { type: 'match.create', window, statement_lines: ['l1'], entries: ['ent_nope'], strategy: 'manual', reason: null }
   const free = window.lines.map((line, index) => ({ line, index })).filter(({ line }) => line.match < 0 || prng.chance(0.05))
   const lineIds = prng.sample(free, prng.chance(0.8) ? 1 : 2).map(({ index }) => `l${index + 1}`)
@@ -193,6 +204,9 @@ export function altered(request: Request): Request {
     case 'entry.post': return { ...request, description: `${request.description ?? ''}!` }
     case 'window.open': return { ...request, label: `${request.label}!` }
     case 'account.create': return { ...request, tags: [...request.tags, 'changed'] }
+    case 'entry.batch': return { ...request, atomic: !request.atomic }
+    case 'match.batch': return { ...request, matches: request.matches.map((item, index) => (index === 0 ? { ...item, reason: `${item.reason ?? 'r'}?` } : item)) }
+    case 'statements.import': return { ...request, statements: request.statements.map((statement, index) => (index === 0 ? { ...statement, label: `${statement.label}!` } : statement)) }
     default: return { ...request, type: request.type, ...(('reason' in request) ? { reason: `${request.reason ?? ''}?` } : {}) } as Request
   }
 }
