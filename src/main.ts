@@ -13,6 +13,15 @@ const print = (line: string) => process.stdout.write(`${line}\n`)
 const warn = (line: string) => process.stderr.write(`${line}\n`)
 
 let logFailed = false
+// Once a commit failed, lmdb-js rejects every write promise of that transaction too ("Commit failed (see
+// commitError for details)"), some of which nobody awaits. That is the failure already reported: the
+// process is on its way out with exitLogFailed, and dying of an unhandled rejection instead raced with
+// LMDB's write thread in the teardown (seen: glibc aborting with "corrupted size vs. prev_size").
+process.on('unhandledRejection', (reason) => {
+  if (logFailed && reason instanceof Error && 'commitError' in reason) return
+  warn(`trueup: unhandled rejection: ${reason instanceof Error ? reason.stack : String(reason)}`)
+  process.exit(1)
+})
 let service: Service
 try {
   service = await startService(config, {
