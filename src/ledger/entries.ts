@@ -126,7 +126,7 @@ class PostedAnswer implements Accepted {
 
 /** Exactly JSON.stringify(entryView(state, entry)), without building the view (test/ledger/entry-json.test.ts). */
 export function entryJson(state: WorkspaceState, entry: Entry): string {
-  return new EntryJsonWriter(state).write(entry)
+  return new EntryJsonWriter(state, false).write(entry)
 }
 
 /** Lines all on one account move nothing (a +5 and a −5 on assets:bank), yet could be matched as if they did. */
