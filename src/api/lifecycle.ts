@@ -452,7 +452,8 @@ function replyStage(flow: Flow, lifecycle: Lifecycle<unknown>): Step {
     if (replayed !== null) return lifecycle.answer(flow, replayed.status, replayed.status === 204 ? '' : replayed.body, ['Replayed', 'true'])
     const { outcome } = completion
     if (!outcome.ok) return lifecycle.answer(flow, statusOf(outcome.code), errorBody(outcome), null)
-    if (outcome.body instanceof StreamedAnswer) return lifecycle.stream(flow, outcome.status, outcome.body)
+    // An answer with its JSON text written (a posting) is not streamed: its body is then a getter that would build the view for nothing.
+    if (outcome.json === undefined && outcome.body instanceof StreamedAnswer) return lifecycle.stream(flow, outcome.status, outcome.body)
     // A request carried out before, known by its content (a statement imported again): its result, marked as a replay.
     lifecycle.answer(flow, outcome.status, outcome.status === 204 ? '' : answerText(outcome), outcome.replayed === true ? ['Replayed', 'true'] : null)
   })

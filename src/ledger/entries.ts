@@ -97,13 +97,36 @@ export function applyEntry(state: WorkspaceState, checked: CheckedEntry, envelop
  * `body` (the webhook events, in the same synchronous step).
  */
 function postedAnswer(state: WorkspaceState, entry: Entry): Accepted {
-  let view: object | undefined
-  return { ok: true, status: 201, json: entryJson(state, entry), get body() { return (view ??= entryView(state, entry)) } }
+  return new PostedAnswer(state, entry)
+}
+
+/**
+ * A posting's answer: its JSON text written at once, its view (for webhook events) built only when read.
+ * A class, not an object literal with a getter: that made a closure and an accessor pair for every posting.
+ * Its body is on the prototype, so a spread copy must name it (workspace.ts adds events that way).
+ */
+class PostedAnswer implements Accepted {
+  readonly ok = true
+  readonly status = 201
+  readonly json: string
+  readonly #state: WorkspaceState
+  readonly #entry: Entry
+  #view: object | undefined = undefined
+
+  constructor(state: WorkspaceState, entry: Entry) {
+    this.#state = state
+    this.#entry = entry
+    this.json = entryJson(state, entry)
+  }
+
+  get body(): object {
+    return (this.#view ??= entryView(this.#state, this.#entry))
+  }
 }
 
 /** Exactly JSON.stringify(entryView(state, entry)), without building the view (test/ledger/entry-json.test.ts). */
 export function entryJson(state: WorkspaceState, entry: Entry): string {
-  return new EntryJsonWriter(state).write(entry)
+  return new EntryJsonWriter(state, false).write(entry)
 }
 
 /** Lines all on one account move nothing (a +5 and a −5 on assets:bank), yet could be matched as if they did. */

@@ -10,12 +10,14 @@ import type { Entry, WorkspaceState } from './state.js'
  */
 export class EntryJsonWriter {
   readonly #state: WorkspaceState
-  readonly #linePrefixes = new Map<number, string>()
+  /** Null for a writer of one entry (entries.ts's entryJson): its lines' accounts differ, a map would only cost. */
+  readonly #linePrefixes: Map<number, string> | null
   #lastAtMs = Number.NaN
   #lastAt = ''
 
-  constructor(state: WorkspaceState) {
+  constructor(state: WorkspaceState, keepsPrefixes = true) {
     this.#state = state
+    this.#linePrefixes = keepsPrefixes ? new Map() : null
   }
 
   write(entry: Entry): string {
@@ -33,11 +35,11 @@ export class EntryJsonWriter {
   }
 
   #linePrefix(accountSeq: number): string {
-    let prefix = this.#linePrefixes.get(accountSeq)
+    let prefix = this.#linePrefixes?.get(accountSeq)
     if (prefix === undefined) {
       const account = this.#state.accounts[accountSeq - 1]
       prefix = `{"account":${JSON.stringify(account.name)},"account_id":${JSON.stringify(account.id)},"currency":${JSON.stringify(account.currency)},"amount":`
-      this.#linePrefixes.set(accountSeq, prefix)
+      this.#linePrefixes?.set(accountSeq, prefix)
     }
     return prefix
   }

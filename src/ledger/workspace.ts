@@ -40,7 +40,8 @@ export function executeWorkspace(state: WorkspaceState, command: WorkspaceComman
   // Events exist for webhooks; a workspace without a subscription pays nothing for them (nor does its replay).
   if (state.webhooks.subscriptions.size === 0) return outcome
   const events = eventsOf(state, command, outcome)
-  return events.length === 0 ? outcome : { ...outcome, events }
+  // body named: a posting's answer keeps it on its prototype (entries.ts), where a spread does not look.
+  return events.length === 0 ? outcome : { ...outcome, body: outcome.body, events }
 }
 
 function dispatch(state: WorkspaceState, command: WorkspaceCommand): Outcome {

@@ -81,7 +81,8 @@ export class CommandLog {
    * is released as soon as its own seq is durable, whatever was registered before it: a read of one
    * workspace whose barrier is durable does not wait behind a write of another with a later seq.
    */
-  readonly #waiting = new Map<number, DurableCallback[]>()
+  /** Replies waiting per seq: one callback as is (a single write's seq has one), an array only once a second one waits. */
+  readonly #waiting = new Map<number, DurableCallback | DurableCallback[]>()
   #inFlight = false
   #failure: Error | null = null
   #idleResolvers: (() => void)[] = []
@@ -144,7 +145,8 @@ export class CommandLog {
     if (this.#failure !== null) return callback(this.#failure)
     if (seq <= this.#durableSeq) return callback(null)
     const waiting = this.#waiting.get(seq)
-    if (waiting === undefined) this.#waiting.set(seq, [callback])
+    if (waiting === undefined) this.#waiting.set(seq, callback)
+    else if (typeof waiting === 'function') this.#waiting.set(seq, [waiting, callback])
     else waiting.push(callback)
   }
 
@@ -258,7 +260,8 @@ export class CommandLog {
       const callbacks = this.#waiting.get(seq)
       if (callbacks === undefined) continue
       this.#waiting.delete(seq)
-      for (const callback of callbacks) callback(error)
+      if (typeof callbacks === 'function') callbacks(error)
+      else for (const callback of callbacks) callback(error)
     }
   }
 }

@@ -7,7 +7,7 @@ import { Type } from 'typebox'
 import type { Runtime } from '../actor/runtime.js'
 import { authenticate } from '../api/auth.js'
 import { parseJson } from '../api/json.js'
-import type { ApiRequest, Lifecycle, Transport } from '../api/lifecycle.js'
+import type { ApiRequest, Caller, Lifecycle, Transport } from '../api/lifecycle.js'
 import { validator } from '../api/schemas/validate.js'
 import { errorBody, reject, statusOf } from '../errors.js'
 import { errorText, responseText } from './replies.js'
@@ -86,6 +86,9 @@ function authMessage(context: StreamContext, session: StreamSession, key: unknow
   if (typeof key !== 'string' || !authenticated(context, session, `Bearer ${key}`)) session.close(closeUnauthenticated, 'unauthenticated')
 }
 
+/** A request without headers: one map shared by all of them (the lifecycle only reads request headers). */
+const noHeaders: ReadonlyMap<string, string> = new Map()
+
 function requestMessageIn(context: StreamContext, session: StreamSession, message: Record<string, unknown>, frameBytes: number): void {
   const valid = requestMessage(message)
   if (!valid.ok) return session.send(errorText(valid, message.id))
@@ -93,19 +96,36 @@ function requestMessageIn(context: StreamContext, session: StreamSession, messag
   if (session.inFlight >= inFlightMax) {
     return session.send(responseText(id, statusOf('rate_limited'), errorBody(reject('rate_limited', `Over ${inFlightMax} requests unanswered on this socket.`)), [['Retry-After', '1']]))
   }
-  const headerMap = new Map<string, string>()
-  // The socket's key is the caller: an Authorization header in a request means nothing here.
-  for (const [name, value] of Object.entries(headers ?? {})) if (name.toLowerCase() !== 'authorization') headerMap.set(name.toLowerCase(), value)
+  const headerMap = headers === undefined ? noHeaders : headerMapOf(headers as Readonly<Record<string, string>>)
   const queryAt = path.indexOf('?')
-  const key = session.caller!.key!
-  // The workspace record as it is now: its limits may have changed since the socket opened.
-  const workspace = context.runtime.system.workspaces.get(key.workspace) ?? session.caller!.workspace
   const request: ApiRequest = {
     method: method.toUpperCase(), path: queryAt < 0 ? path : path.slice(0, queryAt), query: queryAt < 0 ? '' : path.slice(queryAt + 1), headers: headerMap,
-    body: bodyOf(context, body, 'body' in valid.value, headerMap.get('content-type'), frameBytes), caller: { key, workspace },
+    body: bodyOf(context, body, 'body' in valid.value, headerMap.get('content-type'), frameBytes), caller: requestCaller(context, session),
   }
   session.inFlight++
   context.lifecycle.run(request, { session, id })
+}
+
+function headerMapOf(headers: Readonly<Record<string, string>>): Map<string, string> {
+  const headerMap = new Map<string, string>()
+  // The socket's key is the caller: an Authorization header in a request means nothing here.
+  for (const name in headers) {
+    const lower = name.toLowerCase()
+    if (lower !== 'authorization') headerMap.set(lower, headers[name])
+  }
+  return headerMap
+}
+
+/**
+ * The socket's key with its workspace record as it is now (its limits may have changed since the socket
+ * opened): the same caller object for every request while that record stays the same.
+ */
+function requestCaller(context: StreamContext, session: StreamSession): Caller {
+  const key = session.caller!.key!
+  const workspace = context.runtime.system.workspaces.get(key.workspace) ?? session.caller!.workspace
+  const last = session.requestCaller
+  if (last !== null && last.key === key && last.workspace === workspace) return last
+  return (session.requestCaller = { key, workspace })
 }
 
 /** JSON bodies as values (sized for the limit); a text body of another media type (CSV) as its bytes. */

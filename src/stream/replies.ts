@@ -3,10 +3,29 @@
 import type { Headers } from '../api/lifecycle.js'
 import { errorBody, type Rejection } from '../errors.js'
 
+/**
+ * Each header name as its JSON key (`"x-ratelimit-limit":`): the names come from the service, a handful of
+ * them, and every response carries some. Bounded all the same.
+ */
+const nameKeys = new Map<string, string>()
+const nameKeysMax = 64
+
+function nameKeyOf(name: string): string {
+  let key = nameKeys.get(name)
+  if (key === undefined) {
+    key = `${JSON.stringify(name.toLowerCase())}:`
+    if (nameKeys.size < nameKeysMax) nameKeys.set(name, key)
+  }
+  return key
+}
+
 /** `{"type":"response","id","status","headers","body"}`: the body is the lifecycle's JSON text, put in as is. */
 export function responseText(id: string, status: number, body: string, headers: Headers): string {
   let headerText = ''
-  for (const [name, value] of headers) headerText += `${headerText === '' ? '' : ','}${JSON.stringify(name.toLowerCase())}:${JSON.stringify(value)}`
+  for (let index = 0; index < headers.length; index++) {
+    const header = headers[index]
+    headerText += (index === 0 ? '' : ',') + nameKeyOf(header[0]) + JSON.stringify(header[1])
+  }
   return `{"type":"response","id":${JSON.stringify(id)},"status":${status},"headers":{${headerText}},"body":${body === '' ? 'null' : body}}`
 }
 

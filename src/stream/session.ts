@@ -25,6 +25,8 @@ export class StreamSession implements UpdateSink {
   /** Null until authenticated (by the upgrade's Authorization header or the first message). */
   caller: Caller | null = null
   /** Topics watched: `r:<window id>`, `a:<account id>` (hub.ts). */
+  /** The caller handed to the lifecycle with each request: rebuilt only when the workspace record changes (messages.ts). */
+  requestCaller: Caller | null = null
   readonly topics = new Set<string>()
   inFlight = 0
   closed = false

@@ -99,8 +99,9 @@ t.test('a reply is released once its own seq is durable, not behind one register
   log.afterDurable(100, () => released.push({ name: 'write at 100', durableSeq: log.durableSeq }))
   log.afterDurable(3, () => released.push({ name: 'read at 3', durableSeq: log.durableSeq }))
   log.afterDurable(3, () => released.push({ name: 'second read at 3', durableSeq: log.durableSeq }))
+  log.afterDurable(3, () => released.push({ name: 'third read at 3', durableSeq: log.durableSeq }))
   await log.idle()
-  t.same(released.map((each) => each.name), ['read at 3', 'second read at 3', 'write at 100'], 'in seq order, and in registration order within a seq')
+  t.same(released.map((each) => each.name), ['read at 3', 'second read at 3', 'third read at 3', 'write at 100'], 'in seq order, and in registration order within a seq (one, two, three waiting)')
   const read = released.find((each) => each.name === 'read at 3')!
   t.ok(read.durableSeq < 100, `the read went out with the first batch (durable up to ${read.durableSeq}), not after seq 100`)
   t.ok(released.every((each) => each.durableSeq >= Number(each.name.split(' at ')[1])), 'none before its seq was durable')

@@ -143,6 +143,20 @@ t.test('subscribe: scopes, visibility, unknown ids; the current value first; uns
   for (const each of [socket, limited, restricted]) each.socket.close()
 })
 
+t.test('limits changed mid-session apply to the socket\'s next request', async (t) => {
+  const socket = await authed()
+  socket.send({ type: 'request', id: 'before', method: 'POST', path: '/v2/entries', body: sale(1) })
+  t.equal((await response(socket, 'before')).headers['x-ratelimit-limit'], '10000000')
+  const lowered = await call(baseUrl, 'PATCH', '/admin/workspaces/default', { key: service.adminToken, body: { limits: { writes_per_minute: 9_000_000, reads_per_minute: 10_000_000 } } })
+  t.equal(lowered.status, 200)
+  socket.send({ type: 'request', id: 'after', method: 'POST', path: '/v2/entries', body: sale(1) })
+  t.equal((await response(socket, 'after')).headers['x-ratelimit-limit'], '9000000', 'the new limit, on the same socket')
+  await raiseLimits(service, 'default')
+  socket.send({ type: 'request', id: 'again', method: 'POST', path: '/v2/entries', body: sale(1) })
+  t.equal((await response(socket, 'again')).headers['x-ratelimit-limit'], '10000000', 'and back')
+  socket.socket.close()
+})
+
 t.test('a key revoked mid-session closes its socket', async (t) => {
   const revocable = await adminCreateKey(service, 'default', ['entries:write', 'entries:read'])
   const socket = await authed(revocable.secret)

@@ -4,7 +4,7 @@
  */
 import t from 'tap'
 import type { Runtime } from '../../src/actor/runtime.ts'
-import type { Lifecycle } from '../../src/api/lifecycle.ts'
+import type { ApiRequest, Lifecycle } from '../../src/api/lifecycle.ts'
 import type { KeyRecord, WorkspaceRecord } from '../../src/ledger/system.ts'
 import type { LiveHub } from '../../src/stream/hub.ts'
 import { handleMessage, streamTransport, type StreamContext, type StreamExchange } from '../../src/stream/messages.ts'
@@ -72,4 +72,34 @@ t.test(`over ${inFlightMax} unanswered requests on a socket: 429 for the excess`
   t.match(JSON.parse(socket.sent.at(-1)!), { type: 'response', id: 'r0', status: 200, body: { data: [] } }, 'an answer frees a place')
   send('again')
   t.equal(running.length, inFlightMax + 1, 'and the next request runs')
+})
+
+t.test('each request hands the lifecycle the socket\'s key with the workspace record as it is now, and its headers without Authorization', async (t) => {
+  const session = new StreamSession(fakeSocket())
+  const key = { id: 'key_1', workspace: 'w', scopes: [], accounts: null, revokedAtMs: null } as unknown as KeyRecord
+  const opened = { id: 'w', limits: 'at open' } as unknown as WorkspaceRecord
+  session.caller = { key, workspace: opened }
+  const requests: ApiRequest[] = []
+  const lifecycle = { run: (request: ApiRequest) => { requests.push(request) } } as unknown as Lifecycle<StreamExchange>
+  const workspaces = new Map([['w', opened]])
+  const runtime = { system: { workspaces } } as unknown as Runtime
+  const context: StreamContext = { runtime, hub: {} as LiveHub, lifecycle, clock: () => 0, bodyBytesMax: 1024 * 1024 }
+  const send = (message: object) => handleMessage(context, session, Buffer.from(JSON.stringify({ type: 'request', method: 'get', path: '/v2/accounts', ...message })))
+  send({ id: 'a' })
+  send({ id: 'b', headers: { 'Content-Type': 'application/json', Authorization: 'Bearer other', 'X-Other': 'v' } })
+  const replaced = { id: 'w', limits: 'replaced' } as unknown as WorkspaceRecord
+  workspaces.set('w', replaced)
+  send({ id: 'c' })
+  workspaces.delete('w')
+  send({ id: 'd' })
+  t.equal(requests.length, 4)
+  t.equal(requests[0].caller?.key, key)
+  t.equal(requests[0].caller?.workspace, opened)
+  t.equal(requests[1].caller?.workspace, opened)
+  t.equal(requests[2].caller?.workspace, replaced, 'a workspace record replaced since the last request: the new one')
+  t.equal(requests[3].caller?.workspace, opened, 'none: the one the socket opened with')
+  t.same([...requests[0].headers], [], 'no headers')
+  t.same([...requests[1].headers], [['content-type', 'application/json'], ['x-other', 'v']], 'names lower case, Authorization left out')
+  t.same([...requests[2].headers], [], 'a request after one with headers has none of them')
+  t.equal(requests[0].method, 'GET')
 })
