@@ -341,24 +341,38 @@ async function readsBeside(actor: WorkspaceActor, start: () => Generator<undefin
   return latenciesMs
 }
 
+type Call = (method: string, route: string, body?: unknown, key?: string) => Promise<any>
+
+/**
+ * A service on a fresh data dir (the clock of the in-process rows: the November window has ended by then),
+ * limits raised, the two accounts created; `use` gets a JSON caller that throws on any status of 300 or more.
+ */
+async function withService<T>(use: (call: Call) => Promise<T>): Promise<T> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'trueup-bench-proposals-'))
+  const server = await createServer({ dataDir, host: '127.0.0.1', port: 0, logLevel: 'silent', clock: () => atMs })
+  try {
+    const call: Call = async (method, route, body, key = server.apiKey!) => {
+      const response = await fetch(server.url + route, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })
+      const answer = await response.json() as any
+      if (response.status >= 300) throw new Error(`${method} ${route}: ${response.status} ${JSON.stringify(answer).slice(0, 300)}`)
+      return answer
+    }
+    await call('PATCH', '/admin/workspaces/default', { limits: { writes_per_minute: 1_000_000, reads_per_minute: 1_000_000 } }, server.adminToken)
+    for (const name of ['assets:bank', 'income:sales']) await call('POST', '/v2/accounts', { name })
+    return await use(call)
+  } finally {
+    await server.stop()
+    fs.rmSync(dataDir, { recursive: true, force: true })
+  }
+}
+
 /**
  * Over HTTP, durable: a service on a fresh data dir, 1,000 entries and 1,000 statement lines that pair
  * 1:1; the time to the answer of GET proposals, and of one batch of the 1,000 matches it proposes (the
  * answer leaves after the fsync of its one log record).
  */
-async function batchOverHttp(): Promise<BatchRow> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'trueup-bench-proposals-'))
-  // The clock of the in-process rows: the November window has ended by then.
-  const server = await createServer({ dataDir, host: '127.0.0.1', port: 0, logLevel: 'silent', clock: () => atMs })
-  try {
-    const call = async (method: string, route: string, body?: unknown, key = server.apiKey!): Promise<any> => {
-      const response = await fetch(server.url + route, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })
-      const answer = await response.json() as any
-      if (response.status >= 300) throw new Error(`${method} ${route}: ${response.status} ${JSON.stringify(answer)}`)
-      return answer
-    }
-    await call('PATCH', '/admin/workspaces/default', { limits: { writes_per_minute: 1_000_000, reads_per_minute: 1_000_000 } }, server.adminToken)
-    for (const name of ['assets:bank', 'income:sales']) await call('POST', '/v2/accounts', { name })
+function batchOverHttp(): Promise<BatchRow> {
+  return withService(async (call) => {
     const random = seededRandom(7)
     const sales = Array.from({ length: batchMatchesCount }, (_, index) => ({ amount: 1 + Math.floor(random() * amountMax), day: index % daysInPeriod }))
     for (let first = 0; first < sales.length; first += 50) {
@@ -373,10 +387,7 @@ async function batchOverHttp(): Promise<BatchRow> {
     startMs = performance.now()
     const batch = await call('POST', `/v2/reconciliations/${window.id}/matches/batch`, { matches })
     return { name: `batch of ${matches.length} matches over HTTP (durable)`, proposals_ms: round(proposalsMs), batch_ms: round(performance.now() - startMs), matched: batch.data.length }
-  } finally {
-    await server.stop()
-    fs.rmSync(dataDir, { recursive: true, force: true })
-  }
+  })
 }
 
 /**
@@ -385,18 +396,8 @@ async function batchOverHttp(): Promise<BatchRow> {
  * time, from send to answer. The client runs in the service's process, as the reads beside the
  * in-process rows do: its own work shares the event loop, which is what a read waits for anyway.
  */
-async function readsBesideOverHttp(maxGroup: number): Promise<HttpReadsRow> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'trueup-bench-proposals-'))
-  const server = await createServer({ dataDir, host: '127.0.0.1', port: 0, logLevel: 'silent', clock: () => atMs })
-  try {
-    const call = async (method: string, route: string, body?: unknown, key = server.apiKey!): Promise<any> => {
-      const response = await fetch(server.url + route, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })
-      const answer = await response.json() as any
-      if (response.status >= 300) throw new Error(`${method} ${route}: ${response.status} ${JSON.stringify(answer).slice(0, 300)}`)
-      return answer
-    }
-    await call('PATCH', '/admin/workspaces/default', { limits: { writes_per_minute: 1_000_000, reads_per_minute: 1_000_000 } }, server.adminToken)
-    for (const name of ['assets:bank', 'income:sales']) await call('POST', '/v2/accounts', { name })
+function readsBesideOverHttp(maxGroup: number): Promise<HttpReadsRow> {
+  return withService(async (call) => {
     const planned = plan(15 + maxGroup, maxGroup)
     const entries = planned.entries.map((each, index) => ({
       lines: [{ account: 'assets:bank', amount: each.amount }, { account: 'income:sales', amount: -each.amount }],
@@ -421,10 +422,7 @@ async function readsBesideOverHttp(maxGroup: number): Promise<HttpReadsRow> {
       await new Promise((resolve) => setTimeout(resolve, readEveryMs))
     }
     return { name: `GET window beside GET proposals 10k × 10k, max_group ${maxGroup}, over HTTP`, proposals_ms: round(await proposals), reads: latenciesMs.length, read_ms: distribution(latenciesMs) }
-  } finally {
-    await server.stop()
-    fs.rmSync(dataDir, { recursive: true, force: true })
-  }
+  })
 }
 
 interface HttpReadsRow {
