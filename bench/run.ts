@@ -12,6 +12,8 @@
 //                          the log-level rows (balance-p1-log-info, balance-p1-log-warn) set their own
 //   BENCH_JSON=path        where the JSON goes; by default a full run writes bench/results/latest.json and
 //                          bench/results/<date>.json, any other run bench/results/tmp-<date>.json (git-ignored)
+//   BENCH_KEEP_TEMP=1      keep the run's temp dir (its path is printed): the server's output (trueup.out), e.g. with
+//                          BENCH_NODE_FLAGS="--max-semi-space-size=16 --trace-gc-nvp" to see each collection's pause
 //   BENCH_BUDGET_S (600)   the time bound of a run (the issue's 10 minutes; 180 quick): a part that would end past it
 //                          is skipped and named in the JSON (`skipped`), and the run counts as partial
 //   BENCH_DEADLINE_S       hard stop, whatever is running (default: the budget plus 5 minutes)
@@ -452,7 +454,8 @@ async function main(): Promise<void> {
     }
     writeReport(`${JSON.stringify(report, null, 2)}\n`, date, http.profileDir)
   } finally {
-    fs.rmSync(tempDir, { recursive: true, force: true })
+    if (process.env.BENCH_KEEP_TEMP === '1') progress(`kept ${tempDir}`)
+    else fs.rmSync(tempDir, { recursive: true, force: true })
   }
 }
 
