@@ -5,6 +5,7 @@ import { open, type Database, type RootDatabase } from 'lmdb'
 import { encodeRecord, seqMaxOf, type LogRecord } from './codec.js'
 import { StoreDamaged, storeUnopenable } from './damage.js'
 import { RecordStore } from './record-store.js'
+import { SeqWaiters, type DurableCallback } from './seq-waiters.js'
 import { checkStoreFile } from './store-file.js'
 
 /**
@@ -30,8 +31,6 @@ export interface CommandLogOptions {
   /** Test seams of the commit step; absent in production. */
   readonly faults?: CommitFaults
 }
-
-type DurableCallback = (error: Error | null) => void
 
 /**
  * Databases beside the log that a record may write to in its own transaction: the webhook outbox
@@ -82,7 +81,7 @@ export class CommandLog {
    * workspace whose barrier is durable does not wait behind a write of another with a later seq.
    */
   /** Replies waiting per seq: one callback as is (a single write's seq has one), an array only once a second one waits. */
-  readonly #waiting = new Map<number, DurableCallback | DurableCallback[]>()
+  readonly #waiting: SeqWaiters
   #inFlight = false
   #failure: Error | null = null
   #idleResolvers: (() => void)[] = []
@@ -91,6 +90,8 @@ export class CommandLog {
 
   constructor(options: CommandLogOptions) {
     this.#options = options
+    // Waiting seqs span the batch being released plus what was appended since: the pending bound and one group commit.
+    this.#waiting = new SeqWaiters(options.pendingRecordsMax + options.groupCommitRecordsMax)
     checkStoreFile(options.path)
     try {
       // Durability is explicit: commit waits for the transaction, and the reply waits for `flushed`.
@@ -144,10 +145,9 @@ export class CommandLog {
   afterDurable(seq: number, callback: DurableCallback): void {
     if (this.#failure !== null) return callback(this.#failure)
     if (seq <= this.#durableSeq) return callback(null)
-    const waiting = this.#waiting.get(seq)
-    if (waiting === undefined) this.#waiting.set(seq, callback)
-    else if (typeof waiting === 'function') this.#waiting.set(seq, [waiting, callback])
-    else waiting.push(callback)
+    // The waiters' ring holds seqs up to the pending bound past the durable one (a seq not yet appended may wait).
+    assert.ok(seq <= this.#durableSeq + this.#options.pendingRecordsMax, `afterDurable(${seq}) past the pending bound`)
+    this.#waiting.add(seq, callback)
   }
 
   /** The first seq the log holds; records below it were deleted by retention (src/actor/log-retention.ts). */
@@ -257,9 +257,8 @@ export class CommandLog {
    */
   #release(fromSeq: number, toSeq: number, error: Error | null): void {
     for (let seq = fromSeq; seq <= toSeq && this.#waiting.size > 0; seq++) {
-      const callbacks = this.#waiting.get(seq)
+      const callbacks = this.#waiting.take(seq)
       if (callbacks === undefined) continue
-      this.#waiting.delete(seq)
       if (typeof callbacks === 'function') callbacks(error)
       else for (const callback of callbacks) callback(error)
     }
