@@ -104,7 +104,11 @@ export interface Row {
   readonly ceiling_cpu_us_per_answer: number | null
   /** Monotonic µs (same clock as the server's --cpu-prof timestamps) of the measured part. */
   readonly window_us: readonly [number, number]
+  /** The server's young-generation collections (scavenges) during the measured run, from its /metrics: how many, and their mean pause. */
+  readonly young_gc: YoungGc | null
 }
+
+interface YoungGc { readonly count: number; readonly mean_ms: number | null }
 
 const runStartedMs = Date.now()
 const elapsedS = () => Math.round((Date.now() - runStartedMs) / 1_000)
@@ -180,7 +184,7 @@ interface CpuPerAnswer {
   readonly ceiling: number | null
 }
 
-function rowOf(scenario: Scenario, result: LoadResult, ceilingRuns: readonly number[], answerBytes: number, cpu: CpuPerAnswer, windowUs: readonly [number, number]): Row {
+function rowOf(scenario: Scenario, result: LoadResult, ceilingRuns: readonly number[], answerBytes: number, cpu: CpuPerAnswer, windowUs: readonly [number, number], youngGc: YoungGc | null): Row {
   const ceilingReqPerS = ceilingRuns.reduce((sum, run) => sum + run, 0) / ceilingRuns.length
   const ratio = result.reqPerS / ceilingReqPerS
   const clean = result.non2xx === 0 && result.errors === 0 && result.reconnects === 0 && result.total > 0
@@ -191,8 +195,27 @@ function rowOf(scenario: Scenario, result: LoadResult, ceilingRuns: readonly num
     req_per_s: Math.round(result.reqPerS), p50_ms: result.p50Ms, p99_ms: result.p99Ms, ratio: Number(ratio.toFixed(3)), ceiling_req_per_s: Math.round(ceilingReqPerS),
     ceiling_runs_req_per_s: ceilingRuns.map(Math.round), answer_bytes: answerBytes,
     target: targetText(scenario), met, non_2xx: result.non2xx, errors: result.errors, sent: result.sent, responses: result.total, reconnects: result.reconnects,
-    status_counts: result.statusCounts, cpu_us_per_answer: cpu.server, ceiling_cpu_us_per_answer: cpu.ceiling, window_us: windowUs,
+    status_counts: result.statusCounts, cpu_us_per_answer: cpu.server, ceiling_cpu_us_per_answer: cpu.ceiling, window_us: windowUs, young_gc: youngGc,
   }
+}
+
+/** prom-client's nodejs_gc_duration_seconds for kind="minor" (scavenges) on the server: sum and count so far. */
+async function youngGcTotals(port: number): Promise<{ sumS: number; count: number } | null> {
+  try {
+    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()
+    const value = (suffix: string) => new RegExp(`^nodejs_gc_duration_seconds_${suffix}\\{kind="minor"\\} (\\S+)$`, 'm').exec(text)?.[1]
+    const sum = value('sum')
+    const count = value('count')
+    return sum === undefined || count === undefined ? null : { sumS: Number(sum), count: Number(count) }
+  } catch {
+    return null
+  }
+}
+
+function youngGcBetween(before: { sumS: number; count: number } | null, after: { sumS: number; count: number } | null): YoungGc | null {
+  if (before === null || after === null) return null
+  const count = after.count - before.count
+  return { count, mean_ms: count === 0 ? null : Number((((after.sumS - before.sumS) * 1_000) / count).toFixed(2)) }
 }
 
 /**
@@ -264,15 +287,17 @@ async function measureRow(ceiling: Child, server: Child, scenario: Scenario, ans
   progress(`${scenario.key}: ${scenario.name}: -c ${connections} -p ${pipelining}, ${warmupS}+${durationS} s (answers of ${answerBytes} B)`)
   const next = scenario.makeNext()
   if (warmupS > 0) await measure(server.port, { ...scenario.settings, durationS: warmupS, warmupS: 0 }, next)
+  const gcBefore = await youngGcTotals(server.port)
   const startedUs = monotonicUs()
   const result = await measure(server.port, { ...scenario.settings, warmupS: 0 }, next, () => server.cpuMs())
   const windowUs: [number, number] = [startedUs, monotonicUs()]
+  const youngGc = youngGcBetween(gcBefore, await youngGcTotals(server.port))
   const after = await measureCeiling(ceiling, scenario, answerBytes, ceilingRuns)
   const ceilingCpu = ceilingRuns.slice(-2).filter((run) => sameShape(run, scenario, answerBytes)).map((run) => run.cpu_us_per_answer)
   const ceilingCpuUs = ceilingCpu.every((value) => value !== null) ? Math.round(ceilingCpu.reduce((sum, value) => sum + value!, 0) / ceilingCpu.length) : null
-  const row = rowOf(scenario, result, [before, after], answerBytes, { server: cpuPerAnswer(result), ceiling: ceilingCpuUs }, windowUs)
+  const row = rowOf(scenario, result, [before, after], answerBytes, { server: cpuPerAnswer(result), ceiling: ceilingCpuUs }, windowUs, youngGc)
   const dropped = row.reconnects > 0 ? `, ${row.reconnects} connections closed by the server (${row.sent - row.responses} requests unanswered)` : ''
-  progress(`  ${row.req_per_s} req/s, ratio ${row.ratio} (ceiling ${row.ceiling_runs_req_per_s.join(' / ')}), CPU ${row.cpu_us_per_answer} µs per answer (ceiling ${row.ceiling_cpu_us_per_answer}), p50 ${row.p50_ms} ms, p99 ${row.p99_ms} ms, non-2xx ${row.non_2xx}, errors ${row.errors}${dropped}: ${row.met ? 'met' : 'MISSED'} ${JSON.stringify(row.status_counts)}`)
+  progress(`  ${row.req_per_s} req/s, ratio ${row.ratio} (ceiling ${row.ceiling_runs_req_per_s.join(' / ')}), CPU ${row.cpu_us_per_answer} µs per answer (ceiling ${row.ceiling_cpu_us_per_answer}), p50 ${row.p50_ms} ms, p99 ${row.p99_ms} ms, scavenges ${youngGc?.count ?? '?'} of ${youngGc?.mean_ms ?? '?'} ms, non-2xx ${row.non_2xx}, errors ${row.errors}${dropped}: ${row.met ? 'met' : 'MISSED'} ${JSON.stringify(row.status_counts)}`)
   return row
 }
 
