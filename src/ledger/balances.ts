@@ -6,7 +6,7 @@ import { formatTimestamp } from './calendar.js'
 import { jsonText } from './json-text.js'
 import { addSafe } from './money.js'
 import type { Outcome } from './outcome.js'
-import type { Entry, EntryLine, WorkspaceState } from './state.js'
+import type { Entry, WorkspaceState } from './state.js'
 import { SumTree, type DoublesAllocator } from './sum-tree.js'
 import type { Visibility } from './visibility.js'
 
@@ -15,9 +15,12 @@ import type { Visibility } from './visibility.js'
  * lines on that account summed, in order of first appearance. The one definition for the live insert
  * and the restore's bulk build, so the two cannot drift.
  */
-export function amountsPerAccount(lines: readonly EntryLine[]): Map<number, number> {
+export function amountsPerAccount(entry: Entry): Map<number, number> {
   const amounts = new Map<number, number>()
-  for (const line of lines) amounts.set(line.accountSeq, (amounts.get(line.accountSeq) ?? 0) + line.amount)
+  for (let index = 0; index < entry.lineCount; index++) {
+    const accountSeq = entry.lineAccountSeq(index)
+    amounts.set(accountSeq, (amounts.get(accountSeq) ?? 0) + entry.lineAmount(index))
+  }
   return amounts
 }
 
@@ -49,7 +52,7 @@ export function buildBalanceIndexes(entries: readonly Entry[], accountsCount: nu
   const points: { atMs: number[]; seqs: number[]; amounts: number[] }[] = []
   for (let accountSeq = 0; accountSeq <= accountsCount; accountSeq++) points.push({ atMs: [], seqs: [], amounts: [] })
   for (const entry of entries) {
-    for (const [accountSeq, amount] of amountsPerAccount(entry.lines)) {
+    for (const [accountSeq, amount] of amountsPerAccount(entry)) {
       const account = points[accountSeq]
       account.atMs.push(entry.effectiveAtMs)
       account.seqs.push(entry.seq)

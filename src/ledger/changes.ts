@@ -52,10 +52,11 @@ function postingChanges(state: WorkspaceState, entries: readonly Entry[]): Chang
   const windows = new Set<ReconciliationWindow>()
   const hasLiveWindows = state.windows.liveWindowsByAccount.size > 0
   for (const entry of entries) {
-    for (const line of entry.lines) {
-      accountSeqs.add(line.accountSeq)
+    for (let index = 0; index < entry.lineCount; index++) {
+      const accountSeq = entry.lineAccountSeq(index)
+      accountSeqs.add(accountSeq)
       if (!hasLiveWindows) continue
-      const window = liveWindowAt(state.windows, line.accountSeq, entry.effectiveAtMs)
+      const window = liveWindowAt(state.windows, accountSeq, entry.effectiveAtMs)
       if (window !== undefined) windows.add(window)
     }
   }

@@ -5,10 +5,10 @@ import { findAccount } from './accounts.js'
 import { amountsPerAccount, insertEntryPoints } from './balances.js'
 import { formatTimestamp } from './calendar.js'
 import type { CommandEnvelope, EntryPost } from './commands.js'
-import { makeId, parseId } from './ids.js'
+import { parseId } from './ids.js'
 import { addSafe } from './money.js'
 import { accept, type Accepted, type Outcome } from './outcome.js'
-import type { Account, Entry, EntryLine, WorkspaceState } from './state.js'
+import { Entry, type Account, type EntryLine, type WorkspaceState } from './state.js'
 import { isVisible, type Visibility } from './visibility.js'
 import { applyEntryToClosedWindows } from './closed-windows.js'
 import { EntryJsonWriter } from './entry-json.js'
@@ -69,13 +69,13 @@ export function checkEntry(state: WorkspaceState, item: EntryFields, envelope: E
   }
   const effectiveAtMs = item.effective_at_ms ?? envelope.at_ms
   const lines: EntryLine[] = item.lines.map((line, index) => ({ accountSeq: resolved[index].seq, amount: line.amount }))
-  const perAccount = amountsPerAccount(lines)
+  const entry = new Entry(state.tag, seq, Entry.data(effectiveAtMs, envelope.at_ms, lines), item.description, item.metadata)
+  const perAccount = amountsPerAccount(entry)
   for (const [accountSeq, amount] of perAccount) {
     if (!state.accounts[accountSeq - 1].index.canInsert(effectiveAtMs, amount)) {
       return reject('amount_out_of_range', `The balance of ${state.accounts[accountSeq - 1].name} would leave the safe integer range.`)
     }
   }
-  const entry: Entry = { id: makeId('ent_', state.tag, seq), seq, lines, effectiveAtMs, postedAtMs: envelope.at_ms, description: item.description, metadata: item.metadata }
   const windowRejection = checkEntryAgainstWindows(state, entry, perAccount)
   if (windowRejection !== null) return windowRejection
   return { entry, perAccount }
@@ -192,7 +192,10 @@ export function entryView(state: WorkspaceState, entry: Entry): object {
 
 export function isEntryVisible(state: WorkspaceState, entry: Entry, visibility: Visibility): boolean {
   if (visibility === null) return true
-  return entry.lines.every((line) => isVisible(visibility, state.accounts[line.accountSeq - 1].name))
+  for (let index = 0; index < entry.lineCount; index++) {
+    if (!isVisible(visibility, state.accounts[entry.lineAccountSeq(index) - 1].name)) return false
+  }
+  return true
 }
 
 export function findEntry(state: WorkspaceState, id: string, visibility: Visibility): Entry | undefined {

@@ -22,10 +22,8 @@ export class EntryJsonWriter {
 
   write(entry: Entry): string {
     let text = `{"id":${JSON.stringify(entry.id)},"lines":[`
-    const lines = entry.lines
-    for (let index = 0; index < lines.length; index++) {
-      const line = lines[index]
-      text += (index === 0 ? '' : ',') + this.#linePrefix(line.accountSeq) + line.amount + '}'
+    for (let index = 0; index < entry.lineCount; index++) {
+      text += (index === 0 ? '' : ',') + this.#linePrefix(entry.lineAccountSeq(index)) + entry.lineAmount(index) + '}'
     }
     text += `],"effective_at":"${this.#timestamp(entry.effectiveAtMs)}","posted_at":"${this.#timestamp(entry.postedAtMs)}"`
     // A field that is undefined (a record from before it existed) is left out, as JSON.stringify leaves it out.

@@ -59,7 +59,7 @@ export function eventsOf(state: WorkspaceState, command: WorkspaceCommand, outco
 
 /** An entry's own event, then each window it turned balanced (and that is still balanced by it). */
 function entryEvents(state: WorkspaceState, entry: Entry, body: unknown, timestamp: string): LedgerEvent[] {
-  const accountSeqs = [...new Set(entry.lines.map((line) => line.accountSeq))]
+  const accountSeqs = entry.accountSeqs()
   const posted: LedgerEvent = { type: 'entry.posted', timestamp, data: body, accountNames: accountSeqs.map((seq) => state.accounts[seq - 1].name) }
   const balanced = windowsBalancedBy(state, accountSeqs, entry.effectiveAtMs, (detail) => detail.cause === 'entry_posted' && detail.entry === entry.id)
   // A back-dated entry into a closed period: the window (its post_close_drift and post_close_entries as they now stand).

@@ -60,7 +60,7 @@ export function answerAccountSeqs(state: WorkspaceState, command: WorkspaceComma
       const account = findAccount(state, (outcome.body as { id: string }).id, null)
       return account === undefined ? [] : [account.seq]
     }
-    case 'entry.post': return state.entries[state.entries.length - 1].lines.map((line) => line.accountSeq)
+    case 'entry.post': return state.entries[state.entries.length - 1].accountSeqs()
     case 'entry.batch': return accountSeqsOfLast(state, postedCountOf(outcome.body))
     case 'window.open': return findWindow(state, (outcome.body as { id: string }).id, null)?.accountSeqs ?? []
     case 'statements.import': return (outcome.body as { data: { id: string }[] }).data.flatMap((window) => findWindow(state, window.id, null)?.accountSeqs ?? [])
@@ -78,7 +78,8 @@ export function answerAccountSeqs(state: WorkspaceState, command: WorkspaceComma
 function accountSeqsOfLast(state: WorkspaceState, count: number): number[] {
   const seqs = new Set<number>()
   for (let index = state.entries.length - count; index < state.entries.length; index++) {
-    for (const line of state.entries[index].lines) seqs.add(line.accountSeq)
+    const entry = state.entries[index]
+    for (let line = 0; line < entry.lineCount; line++) seqs.add(entry.lineAccountSeq(line))
   }
   return [...seqs]
 }

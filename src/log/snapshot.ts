@@ -7,9 +7,8 @@
 import assert from 'node:assert/strict'
 import type { Database, RootDatabase } from 'lmdb'
 import { Packr, Unpackr } from 'msgpackr'
-import { makeId } from '../ledger/ids.js'
 import { factsOf, restoreWorkspace, type AccountFacts, type SystemFacts, type WindowFacts, type WorkspaceFacts } from '../ledger/restore.js'
-import type { Entry, EntryLine, IdempotencyRecord, SealHasher, WorkspaceState } from '../ledger/state.js'
+import { Entry, type EntryLine, type IdempotencyRecord, type SealHasher, type WorkspaceState } from '../ledger/state.js'
 import type { Match } from '../ledger/windows-state.js'
 import type { WebhookSubscription } from '../ledger/webhooks-state.js'
 import type { KeyRecord, SystemState, WorkspaceRecord } from '../ledger/system.js'
@@ -62,7 +61,18 @@ interface SnapshotFacts {
 
 /** Version 1: one value, the entries as objects. */
 interface SnapshotBodyV1 extends SnapshotFacts {
-  readonly entries: Entry[]
+  readonly entries: readonly StoredEntryV1[]
+}
+
+/** An entry as a version 1 snapshot holds it: a plain object, with its id and lines written out. */
+interface StoredEntryV1 {
+  readonly id: string
+  readonly seq: number
+  readonly lines: readonly EntryLine[]
+  readonly effectiveAtMs: number
+  readonly postedAtMs: number
+  readonly description: string | null
+  readonly metadata: Readonly<Record<string, string>> | null
 }
 
 /** Version 2, the head value: the entries are in chunk values, this says how many and how they were cut. */
@@ -99,8 +109,10 @@ interface EntriesChunk extends EntryColumns<Uint8Array> {
 }
 
 // A field added to Entry or EntryLine must be added to the chunk columns too: this stops the typecheck until it is.
+// (Entry's other members are made from these: id from tag and seq, the timestamps and lines from data.)
 type Exactly<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
-const entryFieldsStored: Exactly<keyof Entry, 'id' | 'seq' | 'lines' | 'effectiveAtMs' | 'postedAtMs' | 'description' | 'metadata'> = true
+type EntryFields = { [K in keyof Entry]: Entry[K] extends (...args: never[]) => unknown ? never : K }[keyof Entry]
+const entryFieldsStored: Exactly<EntryFields, 'id' | 'tag' | 'seq' | 'data' | 'lines' | 'lineCount' | 'effectiveAtMs' | 'postedAtMs' | 'description' | 'metadata'> = true
 const lineFieldsStored: Exactly<keyof EntryLine, 'accountSeq' | 'amount'> = true
 assert.ok(entryFieldsStored && lineFieldsStored)
 
@@ -195,7 +207,7 @@ function chunkOf(seq: number, facts: WorkspaceFacts, perChunk: number, index: nu
   const descriptions: (string | null)[] = new Array<string | null>(count)
   const metadata: (Readonly<Record<string, string>> | null)[] = new Array<Readonly<Record<string, string>> | null>(count)
   let linesCount = 0
-  for (let i = 0; i < count; i++) linesCount += facts.entries[first + i].lines.length
+  for (let i = 0; i < count; i++) linesCount += facts.entries[first + i].lineCount
   const lineAccounts = new Uint32Array(linesCount)
   const lineAmounts = new Float64Array(linesCount)
   let line = 0
@@ -203,13 +215,12 @@ function chunkOf(seq: number, facts: WorkspaceFacts, perChunk: number, index: nu
     const entry = facts.entries[first + i]
     effectiveAtMs[i] = entry.effectiveAtMs
     postedAtMs[i] = entry.postedAtMs
-    lineCounts[i] = entry.lines.length
+    lineCounts[i] = entry.lineCount
     descriptions[i] = entry.description
     metadata[i] = entry.metadata
-    for (const { accountSeq, amount } of entry.lines) {
-      lineAccounts[line] = accountSeq
-      lineAmounts[line] = amount
-      line++
+    for (let k = 0; k < entry.lineCount; k++, line++) {
+      lineAccounts[line] = entry.lineAccountSeq(k)
+      lineAmounts[line] = entry.lineAmount(k)
     }
   }
   return {
@@ -319,22 +330,16 @@ function readEntries(db: Database<Buffer, string>, head: SnapshotHead): Entry[] 
       const seq = chunk.first + i
       const linesCount = lineCounts.getUint32(4 * i, true)
       if (line + linesCount > chunk.linesCount) assert.fail(`entries chunk ${index}: the lines run out at entry ${seq}`)
-      const lines: EntryLine[] = new Array<EntryLine>(linesCount)
+      const data = new Array<number>(2 + 2 * linesCount)
+      data[0] = effectiveAtMs.getFloat64(8 * i, true)
+      data[1] = postedAtMs.getFloat64(8 * i, true)
       for (let k = 0; k < linesCount; k++, line++) {
         const accountSeq = lineAccounts.getUint32(4 * line, true)
         if (accountSeq < 1 || accountSeq > accountsCount) assert.fail(`entry ${seq} names account ${accountSeq}, which the snapshot does not hold`)
-        lines[k] = { accountSeq, amount: lineAmounts.getFloat64(8 * line, true) }
+        data[2 + 2 * k] = accountSeq
+        data[3 + 2 * k] = lineAmounts.getFloat64(8 * line, true)
       }
-      // The same fields in the same order as postEntry makes them: one object shape for every entry.
-      entries[seq - 1] = {
-        id: makeId('ent_', head.tag, seq),
-        seq,
-        lines,
-        effectiveAtMs: effectiveAtMs.getFloat64(8 * i, true),
-        postedAtMs: postedAtMs.getFloat64(8 * i, true),
-        description: chunk.descriptions[i],
-        metadata: chunk.metadata[i],
-      }
+      entries[seq - 1] = new Entry(head.tag, seq, data, chunk.descriptions[i], chunk.metadata[i])
     }
     assert.equal(line, chunk.linesCount, `entries chunk ${index} holds lines of no entry`)
   }
@@ -342,11 +347,13 @@ function readEntries(db: Database<Buffer, string>, head: SnapshotHead): Entry[] 
 }
 
 /** The entries of a version 1 snapshot, checked as readEntries checks those of version 2: dense seqs, known accounts. */
-function checkedEntriesV1(entries: Entry[], accountsCount: number): Entry[] {
-  for (let i = 0; i < entries.length; i++) {
-    const entry = entries[i]
-    assert.equal(entry.seq, i + 1)
-    for (const line of entry.lines) if (!(line.accountSeq >= 1 && line.accountSeq <= accountsCount)) assert.fail(`entry ${entry.seq} names account ${line.accountSeq}, which the snapshot does not hold`)
+function checkedEntriesV1(stored: readonly StoredEntryV1[], tag: string, accountsCount: number): Entry[] {
+  const entries = new Array<Entry>(stored.length)
+  for (let i = 0; i < stored.length; i++) {
+    const { seq, lines, effectiveAtMs, postedAtMs, description, metadata } = stored[i]
+    assert.equal(seq, i + 1)
+    for (const line of lines) if (!(line.accountSeq >= 1 && line.accountSeq <= accountsCount)) assert.fail(`entry ${seq} names account ${line.accountSeq}, which the snapshot does not hold`)
+    entries[i] = new Entry(tag, seq, Entry.data(effectiveAtMs, postedAtMs, lines), description, metadata)
   }
   return entries
 }
@@ -356,7 +363,7 @@ function fromBody(db: Database<Buffer, string>, body: SnapshotBodyV1 | SnapshotH
   assert.ok(body.v === 1 || body.v === snapshotVersion, `unknown snapshot version ${String(body.v)}`)
   const accountsCount = body.accounts.length
   // readEntries checks seqs and accounts as it builds the entries; a version 1 body holds them ready-made.
-  const entries = body.v === 1 ? checkedEntriesV1((body as SnapshotBodyV1).entries, accountsCount) : readEntries(db, body as SnapshotHead)
+  const entries = body.v === 1 ? checkedEntriesV1((body as SnapshotBodyV1).entries, body.tag, accountsCount) : readEntries(db, body as SnapshotHead)
   const { workspaceId, tag, accounts, idempotency, windows, matches, webhooks } = body
   return restoreWorkspace({ workspaceId, tag, accounts, entries, idempotency, windows, matches, webhooks }, sealHasher)
 }

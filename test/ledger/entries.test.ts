@@ -6,6 +6,8 @@
 import t from 'tap'
 import { amountsPerAccount, balanceAt, movementOver } from '../../src/ledger/balances.ts'
 import { entryView, findEntry, getEntry, isEntryVisible } from '../../src/ledger/entries.ts'
+import { parseId } from '../../src/ledger/ids.ts'
+import { Entry } from '../../src/ledger/state.ts'
 import { machine, ok, posting, refused, run, type CommandBody } from '../support/workspace-machine.ts'
 
 const nowMs = Date.parse('2026-12-01T12:00:00.000Z')
@@ -110,6 +112,24 @@ t.test('findEntry, getEntry, isEntryVisible, entryView: by id, only when every l
 })
 
 t.test('amountsPerAccount sums the lines of one account, in order of first appearance', async (t) => {
-  t.same([...amountsPerAccount([{ accountSeq: 2, amount: 5 }, { accountSeq: 1, amount: -3 }, { accountSeq: 2, amount: -2 }])], [[2, 3], [1, -3]])
-  t.same([...amountsPerAccount([])], [])
+  const entryOf = (lines: { accountSeq: number; amount: number }[]) => new Entry('tag', 1, Entry.data(0, 0, lines), null, null)
+  t.same([...amountsPerAccount(entryOf([{ accountSeq: 2, amount: 5 }, { accountSeq: 1, amount: -3 }, { accountSeq: 2, amount: -2 }]))], [[2, 3], [1, -3]])
+  t.same([...amountsPerAccount(entryOf([]))], [])
+})
+
+t.test('an Entry keeps its timestamps and lines in one array and gives them back as they went in', async (t) => {
+  const lines = [{ accountSeq: 3, amount: 2 ** 40 }, { accountSeq: 1, amount: -(2 ** 40) + 7 }, { accountSeq: 3, amount: -7 }]
+  for (const count of [0, 1, 2, 3]) {
+    const effectiveAtMs = Date.UTC(2026, 9, 31, 23, 59, 59, 999)
+    const entry = new Entry('k3x9', 36 ** 2 + count, Entry.data(effectiveAtMs, effectiveAtMs + 1, lines.slice(0, count)), count === 0 ? null : `d${count}`, null)
+    t.equal(entry.data.length, 2 + 2 * count, `${count} lines: no spare slots`)
+    t.equal(entry.effectiveAtMs, effectiveAtMs)
+    t.equal(entry.postedAtMs, effectiveAtMs + 1)
+    t.equal(entry.lineCount, count)
+    t.same(entry.lines, lines.slice(0, count))
+    t.same(Array.from({ length: count }, (_, i) => [entry.lineAccountSeq(i), entry.lineAmount(i)]), lines.slice(0, count).map((line) => [line.accountSeq, line.amount]))
+    t.same(entry.accountSeqs(), count === 3 ? [3, 1] : lines.slice(0, count).map((line) => line.accountSeq))
+    t.equal(entry.id, `ent_k3x9${(36 ** 2 + count).toString(36).padStart(9, '0')}`, 'the id is made from the tag and seq')
+    t.equal(parseId('ent_', 'k3x9', entry.id), entry.seq)
+  }
 })

@@ -8,6 +8,7 @@ import type { WorkspaceCommand } from '../../src/ledger/commands.ts'
 import { makeId } from '../../src/ledger/ids.ts'
 import { factsOf, restoreWorkspace, type WorkspaceFacts } from '../../src/ledger/restore.ts'
 import { createWorkspaceState } from '../../src/ledger/state.ts'
+import { copiedFacts } from '../support/facts-copy.ts'
 import { getWindow, listLines } from '../../src/ledger/windows.ts'
 import { listAccounts } from '../../src/ledger/accounts.ts'
 import { executeWorkspace } from '../../src/ledger/workspace.ts'
@@ -36,7 +37,7 @@ t.test('older facts restore with the defaults the log replay gives', async (t) =
     })),
   }
   t.notOk('currency' in stripped.accounts[0], 'the stripped facts lack the currency')
-  const restored = restoreWorkspace(structuredClone(stripped))
+  const restored = restoreWorkspace(copiedFacts(stripped))
   const windowId = replayed.windows.windows[0].id
   t.same(listAccounts(restored, { limit: 10, cursor: null }, null), listAccounts(replayed, { limit: 10, cursor: null }, null), 'accounts in USD, no external_id')
   t.match(listAccounts(restored, { limit: 10, cursor: null }, null), { body: { data: [{ currency: 'USD', external_id: null }, { currency: 'USD', external_id: null }] } })

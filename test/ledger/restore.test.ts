@@ -25,6 +25,7 @@ import { getWindow } from '../../src/ledger/windows.ts'
 import { executeWorkspace } from '../../src/ledger/workspace.ts'
 import { loadSnapshots, writeSnapshot } from '../../src/log/snapshot.ts'
 import { firstDifference, stableSerialize } from '../support/state-fingerprint.ts'
+import { copiedFacts } from '../support/facts-copy.ts'
 
 const tag = 'tg7x'
 const dayMs = 86_400_000
@@ -249,7 +250,7 @@ t.test('restored from the facts of live state: the same state, the same index an
   fc.assert(fc.property(runArb, ({ steps, cut, timesMs }) => {
     const { commands, live, at } = liveAt(steps, cut)
     // A copy, as encoding makes one: the facts share the live state's objects.
-    const restored = restoreWorkspace(structuredClone(factsOf(live)))
+    const restored = restoreWorkspace(copiedFacts(factsOf(live)))
     const before = serialized(live)
     if (serialized(restored) !== before) {
       t.fail(`restored state differs ${firstDifference(before, serialized(restored))}`)

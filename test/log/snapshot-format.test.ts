@@ -143,7 +143,7 @@ t.test('a version 1 snapshot (one value, entries as objects) still loads', async
   const v1 = {
     v: 1, seq: log.durableSeq, workspaceId: 'default', tag: state.tag,
     accounts: state.accounts.map(({ id, seq, name, tags, createdAtMs }) => ({ id, seq, name, tags, createdAtMs })),
-    entries: state.entries,
+    entries: state.entries.map(({ id, seq, lines, effectiveAtMs, postedAtMs, description, metadata }) => ({ id, seq, lines, effectiveAtMs, postedAtMs, description, metadata })),
     idempotency: state.idempotencyOrder.slice(state.idempotencyOrderHead).map((key) => state.idempotency.get(key)),
     windows: state.windows.windows.map((window) => ({ ...window, matchedEntries: [...window.matchedEntries] })),
     matches: state.windows.matches,
