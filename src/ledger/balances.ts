@@ -10,12 +10,19 @@ import type { Entry, WorkspaceState } from './state.js'
 import { SumTree, type DoublesAllocator } from './sum-tree.js'
 import type { Visibility } from './visibility.js'
 
+/** The lines of an entry, posted (Entry) or checked and not yet posted (CheckedEntry). */
+export interface PostingLines {
+  readonly lineCount: number
+  lineAccountSeq(index: number): number
+  lineAmount(index: number): number
+}
+
 /**
  * The points an entry adds to the balance index: one per account, keyed (effectiveAtMs, entry seq), its
  * lines on that account summed, in order of first appearance. The one definition for the live insert
  * and the restore's bulk build, so the two cannot drift.
  */
-export function amountsPerAccount(entry: Entry): Map<number, number> {
+export function amountsPerAccount(entry: PostingLines): Map<number, number> {
   const amounts = new Map<number, number>()
   for (let index = 0; index < entry.lineCount; index++) {
     const accountSeq = entry.lineAccountSeq(index)

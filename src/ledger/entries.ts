@@ -2,7 +2,7 @@
 
 import { reject, type ErrorDetail, type Rejection } from '../errors.js'
 import { findAccount } from './accounts.js'
-import { amountsPerAccount, insertEntryPoints } from './balances.js'
+import { amountsPerAccount, insertEntryPoints, type PostingLines } from './balances.js'
 import { formatTimestamp } from './calendar.js'
 import type { CommandEnvelope, EntryPost } from './commands.js'
 import { parseId } from './ids.js'
@@ -18,17 +18,46 @@ import { applyEntryToWindows, checkEntryAgainstWindows } from './window-effects.
 export type EntryFields = Pick<EntryPost, 'lines' | 'effective_at_ms' | 'description' | 'metadata'>
 export type EntryEnvelope = CommandEnvelope & { readonly rules?: number }
 
-/** An entry that passed every rule against the state as it is, not yet applied. */
-export interface CheckedEntry {
-  readonly entry: Entry
+/**
+ * An entry that passed every rule against the state as it is, not yet applied: its fields as the command
+ * gave them (accounts resolved). applyEntry makes the Entry, in the workspace's store.
+ */
+export class CheckedEntry implements PostingLines {
+  readonly seq: number
+  readonly effectiveAtMs: number
+  readonly postedAtMs: number
+  readonly lines: readonly EntryLine[]
+  readonly description: string | null
+  readonly metadata: Readonly<Record<string, string>> | null
   readonly perAccount: ReadonlyMap<number, number>
+
+  constructor(seq: number, effectiveAtMs: number, postedAtMs: number, lines: readonly EntryLine[], description: string | null, metadata: Readonly<Record<string, string>> | null) {
+    this.seq = seq
+    this.effectiveAtMs = effectiveAtMs
+    this.postedAtMs = postedAtMs
+    this.lines = lines
+    this.description = description
+    this.metadata = metadata
+    this.perAccount = amountsPerAccount(this)
+  }
+
+  get lineCount(): number {
+    return this.lines.length
+  }
+
+  lineAccountSeq(index: number): number {
+    return this.lines[index].accountSeq
+  }
+
+  lineAmount(index: number): number {
+    return this.lines[index].amount
+  }
 }
 
 export function postEntry(state: WorkspaceState, command: EntryPost): Outcome {
   const checked = checkEntry(state, command, command)
   if ('ok' in checked) return checked
-  applyEntry(state, checked, command)
-  return postedAnswer(state, checked.entry)
+  return postedAnswer(state, applyEntry(state, checked, command))
 }
 
 /**
@@ -69,26 +98,28 @@ export function checkEntry(state: WorkspaceState, item: EntryFields, envelope: E
   }
   const effectiveAtMs = item.effective_at_ms ?? envelope.at_ms
   const lines: EntryLine[] = item.lines.map((line, index) => ({ accountSeq: resolved[index].seq, amount: line.amount }))
-  const entry = new Entry(state.tag, seq, Entry.data(effectiveAtMs, envelope.at_ms, lines), item.description, item.metadata)
-  const perAccount = amountsPerAccount(entry)
+  const checked = new CheckedEntry(seq, effectiveAtMs, envelope.at_ms, lines, item.description, item.metadata)
+  const perAccount = checked.perAccount
   for (const [accountSeq, amount] of perAccount) {
     if (!state.accounts[accountSeq - 1].index.canInsert(effectiveAtMs, amount)) {
       return reject('amount_out_of_range', `The balance of ${state.accounts[accountSeq - 1].name} would leave the safe integer range.`)
     }
   }
-  const windowRejection = checkEntryAgainstWindows(state, entry, perAccount)
+  const windowRejection = checkEntryAgainstWindows(state, checked, perAccount)
   if (windowRejection !== null) return windowRejection
-  return { entry, perAccount }
+  return checked
 }
 
-/** Posts a checked entry, which must be the next one. */
-export function applyEntry(state: WorkspaceState, checked: CheckedEntry, envelope: CommandEnvelope): void {
-  const { entry, perAccount } = checked
-  if (entry.seq !== state.entries.length + 1) throw new Error(`entry ${entry.id} is not the next one (${state.entries.length + 1})`)
+/** Posts a checked entry, which must be the next one; answers the Entry it made. */
+export function applyEntry(state: WorkspaceState, checked: CheckedEntry, envelope: CommandEnvelope): Entry {
+  const { seq, perAccount } = checked
+  if (seq !== state.entries.length + 1) throw new Error(`entry ${seq} is not the next one (${state.entries.length + 1})`)
+  const entry = Entry.create(seq, checked.effectiveAtMs, checked.postedAtMs, checked.lines, checked.description, checked.metadata, state.entryStore)
   insertEntryPoints(state, entry, perAccount)
   state.entries.push(entry)
   applyEntryToWindows(state, entry, perAccount, envelope)
   applyEntryToClosedWindows(state.windows, entry, perAccount)
+  return entry
 }
 
 /**

@@ -82,7 +82,7 @@ function cumulativeRefusal(state: WorkspaceState, one: CheckedEntry, spent: Map<
     }
   }
   if (!touchesLiveWindows(state, one.perAccount)) return null
-  for (const window of liveWindowsTouched(state, one.entry, one.perAccount)) {
+  for (const window of liveWindowsTouched(state, one, one.perAccount)) {
     const running = derived.get(window) ?? derivedOf(state, window)
     const next = running === null ? null : addSafe(running, windowAmountOf(window, one.perAccount))
     if (next === null || residualFrom(window, next, window.matchedTotal) === null) {
@@ -99,8 +99,7 @@ function postAll(state: WorkspaceState, command: EntryBatch): Outcome {
   if ('ok' in checked) return checked
   const items: Entry[] = new Array(checked.length)
   for (let index = 0; index < checked.length; index++) {
-    applyEntry(state, checked[index], command)
-    items[index] = checked[index].entry
+    items[index] = applyEntry(state, checked[index], command)
   }
   return answerOf(state, { posted: items.length, items })
 }
@@ -116,8 +115,7 @@ function postEach(state: WorkspaceState, command: EntryBatch): Outcome {
       items[index] = itemRejection(index, one)
       continue
     }
-    applyEntry(state, one, command)
-    items[index] = one.entry
+    items[index] = applyEntry(state, one, command)
     posted++
   }
   return answerOf(state, { posted, items })

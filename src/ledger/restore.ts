@@ -10,7 +10,7 @@ import { buildBalanceIndexes } from './balances.js'
 import { storeIdempotency } from './idempotency.js'
 import { addClosedWindow } from './closed-windows.js'
 import { sealOf } from './seal.js'
-import { createWorkspaceState, type Account, type Entry, type IdempotencyRecord, type SealHasher, type WorkspaceState } from './state.js'
+import { createWorkspaceState, EntryStore, type Account, type Entry, type IdempotencyRecord, type SealHasher, type WorkspaceState } from './state.js'
 import { currencyDefault, type KeyRecord, type SystemState, type WorkspaceRecord } from './system.js'
 import { isTerminal } from './window-effects.js'
 import type { WebhookSubscription } from './webhooks-state.js'
@@ -83,11 +83,24 @@ export function factsOf(state: WorkspaceState): WorkspaceFacts {
   }
 }
 
+/**
+ * The store the restored state appends to: the one every entry is in already (a snapshot's reader puts
+ * them in one), else a new one they move into. Sharing a store with another state is harmless: it is
+ * append-only and each entry reads its own place.
+ */
+function entryStoreOf(entries: readonly Entry[], tag: string): EntryStore {
+  const shared = entries.length > 0 ? entries[0].store : null
+  if (shared !== null && shared.tag === tag && entries.every((entry) => entry.store === shared)) return shared
+  const store = new EntryStore(tag)
+  for (const entry of entries) entry.attach(store)
+  return store
+}
+
 /** The state these facts stand for, indexes included: what applying the commands that made them left behind. */
 export function restoreWorkspace(facts: WorkspaceFacts, sealHasher: SealHasher | null = null): WorkspaceState {
   const empty = createWorkspaceState(facts.workspaceId, facts.tag, sealHasher)
   const indexes = buildBalanceIndexes(facts.entries, facts.accounts.length, empty.treeArena)
-  const state: WorkspaceState = { ...empty, entries: facts.entries, entryOrder: indexes.entryOrder }
+  const state: WorkspaceState = { ...empty, entries: facts.entries, entryStore: entryStoreOf(facts.entries, facts.tag), entryOrder: indexes.entryOrder }
   for (const { id, seq, name, tags, createdAtMs, currency, externalId } of facts.accounts) {
     assert.equal(seq, state.accounts.length + 1, 'account seqs are dense from 1')
     // The same fields in the same order as createAccount makes them: one object shape for every account.

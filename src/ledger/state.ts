@@ -25,82 +25,141 @@ export interface EntryLine {
 }
 
 /**
- * A posted entry. A workspace holds a million of them, and under a write load every posting is copied
- * twice by V8's young-generation collector (once within the young space, once out of it) while requests
- * wait: so an entry is three objects and its description, not nine. Its timestamps and lines share one
- * array of doubles (no heap number per timestamp, no object per line) and its id is made from the
- * workspace tag and seq when asked for (ids.ts: it is a function of them). `lines` builds the
- * line objects on each read; code on the hot path reads `lineCount`, `lineAccountSeq(i)`, `lineAmount(i)`.
+ * The timestamps and lines of a workspace's entries, one after another in one array of doubles:
+ * per entry its line count, effectiveAtMs, postedAtMs, then the account seq and amount of each line.
+ * Append-only: an entry keeps its offset for good, so entries of two states that share a store (a test
+ * restoring the facts of a live state) still read their own values.
+ */
+export class EntryStore {
+  readonly tag: string
+  values: Float64Array
+  /** How much of `values` is taken. */
+  length = 0
+
+  constructor(tag: string, capacity = 1024) {
+    this.tag = tag
+    this.values = new Float64Array(capacity)
+  }
+
+  /** Takes the next `count` values (zeros until written); answers where they start. */
+  reserve(count: number): number {
+    if (this.length + count > this.values.length) this.#grow(this.length + count)
+    const at = this.length
+    this.length = at + count
+    return at
+  }
+
+  /** Appends `count` values of `source` from `from`; answers where they start here. */
+  append(source: Float64Array, from: number, count: number): number {
+    const at = this.reserve(count)
+    for (let i = 0; i < count; i++) this.values[at + i] = source[from + i]
+    return at
+  }
+
+  /** The values taken (JSON.stringify, the tests' state fingerprints): not the spare capacity. */
+  toJSON(): { tag: string; values: number[] } {
+    return { tag: this.tag, values: Array.from(this.values.subarray(0, this.length)) }
+  }
+
+  #grow(needed: number): void {
+    const values = new Float64Array(Math.max(needed, Math.ceil(this.values.length * 1.5), 1024))
+    values.set(this.values.subarray(0, this.length))
+    this.values = values
+  }
+}
+
+/**
+ * A posted entry. A workspace holds a million of them, and under a write load V8's young-generation
+ * collector copies every new one twice (within the young space, then out of it) while requests wait:
+ * so an entry is one object (and its description). Its timestamps and lines live in the workspace's
+ * EntryStore, its id is made from the tag and seq when asked for (ids.ts: a function of them), and
+ * `lines` builds line objects on each read: the hot paths read `lineCount`, `lineAccountSeq(i)` and
+ * `lineAmount(i)`. Only a posted entry is one: entries.ts's CheckedEntry holds a checked one's fields
+ * until applyEntry appends them here.
  */
 export class Entry {
   readonly seq: number
-  /** The workspace tag, shared by every entry of the workspace: the id is made from it. */
-  readonly tag: string
-  /** effectiveAtMs, postedAtMs, then the account seq and the amount of each line in turn. */
-  readonly data: readonly number[]
+  /** Where the values are: set again only by attach. */
+  store: EntryStore
+  at: number
   /** undefined in an entry of a record from before descriptions existed (left out of its JSON). */
   readonly description: string | null
   readonly metadata: Readonly<Record<string, string>> | null
 
-  constructor(tag: string, seq: number, data: readonly number[], description: string | null, metadata: Readonly<Record<string, string>> | null) {
+  constructor(seq: number, store: EntryStore, at: number, description: string | null, metadata: Readonly<Record<string, string>> | null) {
     this.seq = seq
-    this.tag = tag
-    this.data = data
+    this.store = store
+    this.at = at
     this.description = description
     this.metadata = metadata
   }
 
-  /** The entry's data array: its timestamps, then its lines' account seqs and amounts (given as in the entry). */
-  static data(effectiveAtMs: number, postedAtMs: number, lines: readonly EntryLine[]): number[] {
-    // A literal for the usual two lines: V8 then makes it as an array of doubles from the start.
-    if (lines.length === 2) return [effectiveAtMs, postedAtMs, lines[0].accountSeq, lines[0].amount, lines[1].accountSeq, lines[1].amount]
-    // Sized once: pushing would leave the grown array's spare capacity in every entry.
-    const data = new Array<number>(2 + 2 * lines.length)
-    data[0] = effectiveAtMs
-    data[1] = postedAtMs
+  /** An entry whose values are appended to `store`. */
+  static create(seq: number, effectiveAtMs: number, postedAtMs: number, lines: readonly EntryLine[], description: string | null,
+    metadata: Readonly<Record<string, string>> | null, store: EntryStore): Entry {
+    const at = store.reserve(3 + 2 * lines.length)
+    const values = store.values
+    values[at] = lines.length
+    values[at + 1] = effectiveAtMs
+    values[at + 2] = postedAtMs
     for (let i = 0; i < lines.length; i++) {
-      data[2 + 2 * i] = lines[i].accountSeq
-      data[3 + 2 * i] = lines[i].amount
+      values[at + 3 + 2 * i] = lines[i].accountSeq
+      values[at + 4 + 2 * i] = lines[i].amount
     }
-    return data
+    return new Entry(seq, store, at, description, metadata)
+  }
+
+  /** Moves the values into `store` (a restored workspace's, when the entry came in another). */
+  attach(store: EntryStore): void {
+    if (store === this.store) return
+    this.at = store.append(this.store.values, this.at, 3 + 2 * this.lineCount)
+    this.store = store
   }
 
   get id(): string {
-    return makeId('ent_', this.tag, this.seq)
+    return makeId('ent_', this.store.tag, this.seq)
   }
 
   get effectiveAtMs(): number {
-    return this.data[0]
+    return this.store.values[this.at + 1]
   }
 
   get postedAtMs(): number {
-    return this.data[1]
+    return this.store.values[this.at + 2]
   }
 
   get lineCount(): number {
-    return (this.data.length - 2) / 2
+    return this.store.values[this.at]
   }
 
   lineAccountSeq(index: number): number {
-    return this.data[2 + 2 * index]
+    return this.store.values[this.at + 3 + 2 * index]
   }
 
   lineAmount(index: number): number {
-    return this.data[3 + 2 * index]
+    return this.store.values[this.at + 4 + 2 * index]
   }
 
   /** The accounts the lines are on, each once, in the order of the lines. */
   accountSeqs(): number[] {
     const seqs: number[] = []
-    for (let i = 2; i < this.data.length; i += 2) if (!seqs.includes(this.data[i])) seqs.push(this.data[i])
+    for (let i = 0; i < this.lineCount; i++) {
+      const accountSeq = this.lineAccountSeq(i)
+      if (!seqs.includes(accountSeq)) seqs.push(accountSeq)
+    }
     return seqs
   }
 
   /** The lines as objects, made on each read. */
   get lines(): EntryLine[] {
     const lines = new Array<EntryLine>(this.lineCount)
-    for (let i = 0; i < lines.length; i++) lines[i] = { accountSeq: this.data[2 + 2 * i], amount: this.data[3 + 2 * i] }
+    for (let i = 0; i < lines.length; i++) lines[i] = { accountSeq: this.lineAccountSeq(i), amount: this.lineAmount(i) }
     return lines
+  }
+
+  /** What the entry is, field by field (JSON.stringify, the tests' state fingerprints): not where it is stored. */
+  toJSON(): { id: string; seq: number; lines: EntryLine[]; effectiveAtMs: number; postedAtMs: number; description: string | null; metadata: Readonly<Record<string, string>> | null } {
+    return { id: this.id, seq: this.seq, lines: this.lines, effectiveAtMs: this.effectiveAtMs, postedAtMs: this.postedAtMs, description: this.description, metadata: this.metadata }
   }
 }
 
@@ -131,6 +190,8 @@ export interface WorkspaceState {
   readonly accountsByExternalId: Map<string, Account>
   /** entries[seq - 1]; seqs are dense from 1. */
   readonly entries: Entry[]
+  /** Their timestamps and lines. */
+  readonly entryStore: EntryStore
   /** Every entry keyed by (effectiveAtMs, seq), amount 0: the order of the entry list. */
   readonly entryOrder: SumTree
   /** Where this workspace's trees (entryOrder, every account's index) cut their node arrays from. */
@@ -161,6 +222,7 @@ export function createWorkspaceState(workspaceId: string, tag: string, sealHashe
     accountsByName: new Map(),
     accountsByExternalId: new Map(),
     entries: [],
+    entryStore: new EntryStore(tag),
     entryOrder: new SumTree({ allocator: treeArena }),
     treeArena,
     idempotency: new Map(),

@@ -77,7 +77,7 @@ const noWindows: readonly ReconciliationWindow[] = Object.freeze([])
  * An array, built only when there is one (an entry has a few accounts, so `includes` beats a Set): a batch
  * asks this three times per entry, and a generator and a Set each time were 4 % of a batch of 8,190.
  */
-export function liveWindowsTouched(state: WorkspaceState, entry: Entry, perAccount: ReadonlyMap<number, number>): readonly ReconciliationWindow[] {
+export function liveWindowsTouched(state: WorkspaceState, entry: Pick<Entry, 'effectiveAtMs'>, perAccount: ReadonlyMap<number, number>): readonly ReconciliationWindow[] {
   let touched: ReconciliationWindow[] | null = null
   for (const accountSeq of perAccount.keys()) {
     const window = liveWindowAt(state.windows, accountSeq, entry.effectiveAtMs)
@@ -99,7 +99,7 @@ export function touchesLiveWindows(state: WorkspaceState, perAccount: ReadonlyMa
 }
 
 /** A posting may not push a live window's figures out of the safe range. */
-export function checkEntryAgainstWindows(state: WorkspaceState, entry: Entry, perAccount: ReadonlyMap<number, number>): Rejection | null {
+export function checkEntryAgainstWindows(state: WorkspaceState, entry: Pick<Entry, 'effectiveAtMs'>, perAccount: ReadonlyMap<number, number>): Rejection | null {
   if (!touchesLiveWindows(state, perAccount)) return null
   for (const window of liveWindowsTouched(state, entry, perAccount)) {
     const derived = derivedOf(state, window)

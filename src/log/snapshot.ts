@@ -8,7 +8,7 @@ import assert from 'node:assert/strict'
 import type { Database, RootDatabase } from 'lmdb'
 import { Packr, Unpackr } from 'msgpackr'
 import { factsOf, restoreWorkspace, type AccountFacts, type SystemFacts, type WindowFacts, type WorkspaceFacts } from '../ledger/restore.js'
-import { Entry, type EntryLine, type IdempotencyRecord, type SealHasher, type WorkspaceState } from '../ledger/state.js'
+import { Entry, EntryStore, type EntryLine, type IdempotencyRecord, type SealHasher, type WorkspaceState } from '../ledger/state.js'
 import type { Match } from '../ledger/windows-state.js'
 import type { WebhookSubscription } from '../ledger/webhooks-state.js'
 import type { KeyRecord, SystemState, WorkspaceRecord } from '../ledger/system.js'
@@ -109,10 +109,10 @@ interface EntriesChunk extends EntryColumns<Uint8Array> {
 }
 
 // A field added to Entry or EntryLine must be added to the chunk columns too: this stops the typecheck until it is.
-// (Entry's other members are made from these: id from tag and seq, the timestamps and lines from data.)
+// (Entry's store and at say where its timestamps and lines are; its id is made from the tag and seq.)
 type Exactly<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
 type EntryFields = { [K in keyof Entry]: Entry[K] extends (...args: never[]) => unknown ? never : K }[keyof Entry]
-const entryFieldsStored: Exactly<EntryFields, 'id' | 'tag' | 'seq' | 'data' | 'lines' | 'lineCount' | 'effectiveAtMs' | 'postedAtMs' | 'description' | 'metadata'> = true
+const entryFieldsStored: Exactly<EntryFields, 'id' | 'seq' | 'store' | 'at' | 'lines' | 'lineCount' | 'effectiveAtMs' | 'postedAtMs' | 'description' | 'metadata'> = true
 const lineFieldsStored: Exactly<keyof EntryLine, 'accountSeq' | 'amount'> = true
 assert.ok(entryFieldsStored && lineFieldsStored)
 
@@ -322,6 +322,8 @@ function readEntries(db: Database<Buffer, string>, head: SnapshotHead): Entry[] 
   assert.equal(chunks, Math.ceil(count / perChunk), 'the head names the wrong number of chunks')
   const accountsCount = head.accounts.length
   const entries: Entry[] = new Array<Entry>(count)
+  // Sized for two lines an entry (it grows when they have more): the store the restored workspace takes over.
+  const store = new EntryStore(head.tag, 7 * count)
   for (let index = 0; index < chunks; index++) {
     const chunk = readChunk(db, head, index)
     const { effectiveAtMs, postedAtMs, lineCounts, lineAccounts, lineAmounts } = chunk
@@ -330,16 +332,18 @@ function readEntries(db: Database<Buffer, string>, head: SnapshotHead): Entry[] 
       const seq = chunk.first + i
       const linesCount = lineCounts.getUint32(4 * i, true)
       if (line + linesCount > chunk.linesCount) assert.fail(`entries chunk ${index}: the lines run out at entry ${seq}`)
-      const data = new Array<number>(2 + 2 * linesCount)
-      data[0] = effectiveAtMs.getFloat64(8 * i, true)
-      data[1] = postedAtMs.getFloat64(8 * i, true)
+      const at = store.reserve(3 + 2 * linesCount)
+      const values = store.values
+      values[at] = linesCount
+      values[at + 1] = effectiveAtMs.getFloat64(8 * i, true)
+      values[at + 2] = postedAtMs.getFloat64(8 * i, true)
       for (let k = 0; k < linesCount; k++, line++) {
         const accountSeq = lineAccounts.getUint32(4 * line, true)
         if (accountSeq < 1 || accountSeq > accountsCount) assert.fail(`entry ${seq} names account ${accountSeq}, which the snapshot does not hold`)
-        data[2 + 2 * k] = accountSeq
-        data[3 + 2 * k] = lineAmounts.getFloat64(8 * line, true)
+        values[at + 3 + 2 * k] = accountSeq
+        values[at + 4 + 2 * k] = lineAmounts.getFloat64(8 * line, true)
       }
-      entries[seq - 1] = new Entry(head.tag, seq, data, chunk.descriptions[i], chunk.metadata[i])
+      entries[seq - 1] = new Entry(seq, store, at, chunk.descriptions[i], chunk.metadata[i])
     }
     assert.equal(line, chunk.linesCount, `entries chunk ${index} holds lines of no entry`)
   }
@@ -349,11 +353,12 @@ function readEntries(db: Database<Buffer, string>, head: SnapshotHead): Entry[] 
 /** The entries of a version 1 snapshot, checked as readEntries checks those of version 2: dense seqs, known accounts. */
 function checkedEntriesV1(stored: readonly StoredEntryV1[], tag: string, accountsCount: number): Entry[] {
   const entries = new Array<Entry>(stored.length)
+  const store = new EntryStore(tag, 7 * stored.length)
   for (let i = 0; i < stored.length; i++) {
     const { seq, lines, effectiveAtMs, postedAtMs, description, metadata } = stored[i]
     assert.equal(seq, i + 1)
     for (const line of lines) if (!(line.accountSeq >= 1 && line.accountSeq <= accountsCount)) assert.fail(`entry ${seq} names account ${line.accountSeq}, which the snapshot does not hold`)
-    entries[i] = new Entry(tag, seq, Entry.data(effectiveAtMs, postedAtMs, lines), description, metadata)
+    entries[i] = Entry.create(seq, effectiveAtMs, postedAtMs, lines, description, metadata, store)
   }
   return entries
 }

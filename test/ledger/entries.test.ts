@@ -7,7 +7,7 @@ import t from 'tap'
 import { amountsPerAccount, balanceAt, movementOver } from '../../src/ledger/balances.ts'
 import { entryView, findEntry, getEntry, isEntryVisible } from '../../src/ledger/entries.ts'
 import { parseId } from '../../src/ledger/ids.ts'
-import { Entry } from '../../src/ledger/state.ts'
+import { Entry, EntryStore } from '../../src/ledger/state.ts'
 import { machine, ok, posting, refused, run, type CommandBody } from '../support/workspace-machine.ts'
 
 const nowMs = Date.parse('2026-12-01T12:00:00.000Z')
@@ -112,24 +112,41 @@ t.test('findEntry, getEntry, isEntryVisible, entryView: by id, only when every l
 })
 
 t.test('amountsPerAccount sums the lines of one account, in order of first appearance', async (t) => {
-  const entryOf = (lines: { accountSeq: number; amount: number }[]) => new Entry('tag', 1, Entry.data(0, 0, lines), null, null)
+  const entryOf = (lines: { accountSeq: number; amount: number }[]) => Entry.create(1, 0, 0, lines, null, null, new EntryStore('tag'))
   t.same([...amountsPerAccount(entryOf([{ accountSeq: 2, amount: 5 }, { accountSeq: 1, amount: -3 }, { accountSeq: 2, amount: -2 }]))], [[2, 3], [1, -3]])
   t.same([...amountsPerAccount(entryOf([]))], [])
 })
 
-t.test('an Entry keeps its timestamps and lines in one array and gives them back as they went in', async (t) => {
+t.test('an Entry gives back its timestamps and lines as they went in, in a store that grows and after it moves to another', async (t) => {
   const lines = [{ accountSeq: 3, amount: 2 ** 40 }, { accountSeq: 1, amount: -(2 ** 40) + 7 }, { accountSeq: 3, amount: -7 }]
-  for (const count of [0, 1, 2, 3]) {
-    const effectiveAtMs = Date.UTC(2026, 9, 31, 23, 59, 59, 999)
-    const entry = new Entry('k3x9', 36 ** 2 + count, Entry.data(effectiveAtMs, effectiveAtMs + 1, lines.slice(0, count)), count === 0 ? null : `d${count}`, null)
-    t.equal(entry.data.length, 2 + 2 * count, `${count} lines: no spare slots`)
-    t.equal(entry.effectiveAtMs, effectiveAtMs)
-    t.equal(entry.postedAtMs, effectiveAtMs + 1)
-    t.equal(entry.lineCount, count)
-    t.same(entry.lines, lines.slice(0, count))
-    t.same(Array.from({ length: count }, (_, i) => [entry.lineAccountSeq(i), entry.lineAmount(i)]), lines.slice(0, count).map((line) => [line.accountSeq, line.amount]))
-    t.same(entry.accountSeqs(), count === 3 ? [3, 1] : lines.slice(0, count).map((line) => line.accountSeq))
-    t.equal(entry.id, `ent_k3x9${(36 ** 2 + count).toString(36).padStart(9, '0')}`, 'the id is made from the tag and seq')
-    t.equal(parseId('ent_', 'k3x9', entry.id), entry.seq)
+  const effectiveAtMs = Date.UTC(2026, 9, 31, 23, 59, 59, 999)
+  const store = new EntryStore('k3x9', 4)
+  const other = new EntryStore('k3x9', 4)
+  const expected = (seq: number) => {
+    const count = seq % 4
+    return { id: `ent_k3x9${seq.toString(36).padStart(9, '0')}`, seq, lines: lines.slice(0, count), effectiveAtMs: effectiveAtMs - seq, postedAtMs: effectiveAtMs + seq, description: count === 0 ? null : `d${seq}`, metadata: seq % 2 === 0 ? { n: String(seq) } : null }
   }
+  const entries: Entry[] = []
+  for (let seq = 1; seq <= 200; seq++) {
+    const want = expected(seq)
+    const entry = Entry.create(seq, want.effectiveAtMs, want.postedAtMs, want.lines, want.description, want.metadata, other)
+    t.same(entry.toJSON(), want, `entry ${seq} where it was made`)
+    entry.attach(store)
+    entry.attach(store)
+    t.equal(entry.store, store, 'moved once')
+    entries.push(entry)
+  }
+  t.equal(store.length, entries.reduce((sum, entry) => sum + 3 + 2 * entry.lineCount, 0), 'moving twice moved nothing twice')
+  t.ok(store.values.length >= store.length)
+  for (const entry of entries) {
+    const want = expected(entry.seq)
+    t.same(entry.toJSON(), want, `entry ${entry.seq} after the store grew`)
+    t.same(Array.from({ length: entry.lineCount }, (_, i) => [entry.lineAccountSeq(i), entry.lineAmount(i)]), want.lines.map((line) => [line.accountSeq, line.amount]))
+    t.same(entry.accountSeqs(), entry.lineCount === 3 ? [3, 1] : want.lines.map((line) => line.accountSeq))
+    t.equal(parseId('ent_', 'k3x9', entry.id), entry.seq)
+    t.equal(JSON.stringify(entry), JSON.stringify(want), 'JSON shows the fields, not the store')
+  }
+  const appended = Entry.create(201, 5, 6, lines.slice(0, 2), null, null, store)
+  t.equal(appended.store, store, 'made in a given store')
+  t.same(appended.lines, lines.slice(0, 2))
 })

@@ -56,7 +56,7 @@ t.test('fields a record from before them lacks are left out, as JSON.stringify l
   const outcome = executeWorkspace(state, { type: 'entry.post', lines: [{ account: 'assets:bank', amount: 5 }, { account: 'income:sales', amount: -5 }], effective_at_ms: null, description: null, metadata: null, at_ms: atMs, key_id: 'key_test', visibility: null })
   t.ok(outcome.ok)
   const posted = state.entries[0]
-  const old = new Entry(posted.tag, posted.seq, posted.data, undefined as unknown as null, undefined as unknown as null)
+  const old = new Entry(posted.seq, posted.store, posted.at, undefined as unknown as null, undefined as unknown as null)
   t.equal(entryJson(state, old), JSON.stringify(entryView(state, old)))
   t.same(JSON.parse(entryJson(state, old)), { id: old.id, lines: [{ account: 'assets:bank', account_id: state.accounts[0].id, currency: 'USD', amount: 5 }, { account: 'income:sales', account_id: state.accounts[1].id, currency: 'USD', amount: -5 }], effective_at: '2026-11-22T12:00:00.000Z', posted_at: '2026-11-22T12:00:00.000Z' })
 })

@@ -72,7 +72,7 @@ function view(state: WorkspaceState): unknown {
   return {
     accounts: state.accounts.map((account) => ({ ...account, index: [...account.index.iterate()] })),
     byName: [...state.accountsByName].map(([name, account]) => [name, account.seq]),
-    entries: state.entries,
+    entries: state.entries.map((entry) => entry.toJSON()),
     entryOrder: [...state.entryOrder.iterate()],
     idempotency: [...state.idempotency],
     idempotencyOrder: state.idempotencyOrder.slice(state.idempotencyOrderHead),

@@ -17,6 +17,14 @@ function isSumTreeLike(value: object): value is Iterable2 {
   return typeof (value as { iterate?: unknown }).iterate === 'function' && 'size' in value && 'total' in value
 }
 
+/**
+ * A class of the state that says what it is with toJSON (Entry, EntryStore: an entry's values live in its
+ * workspace's store, and the store's spare capacity is no state) is written as that.
+ */
+function hasOwnJson(value: object): value is { toJSON(): unknown } {
+  return typeof (value as { toJSON?: unknown }).toJSON === 'function' && !(value instanceof Date)
+}
+
 function numberText(value: number): string {
   if (Object.is(value, -0)) return '-0'
   if (Number.isNaN(value)) return 'NaN'
@@ -69,6 +77,7 @@ function serializeRecursive(root: unknown): string {
       out.push(points.join(''))
       return
     }
+    if (hasOwnJson(object)) { out.push(`${object.constructor.name}:`); walk(object.toJSON(), depth + 1); return }
     onPath.add(object)
     if (Array.isArray(object)) {
       out.push('[')
@@ -122,6 +131,11 @@ function serializeIterative(root: unknown): string {
     const object = value as object
     if (onPath.has(object)) throw new Error('stableSerialize: cycle in state')
     const items: Work[] = []
+    if (hasOwnJson(object)) {
+      out.push(`${object.constructor.name}:`)
+      stack.push({ value: object.toJSON() })
+      continue
+    }
     if (Array.isArray(object)) {
       items.push({ text: '[' })
       for (const item of object) items.push({ value: item }, { text: ',' })
