@@ -21,15 +21,19 @@ export class EntryJsonWriter {
   }
 
   write(entry: Entry): string {
-    let text = `{"id":${JSON.stringify(entry.id)},"lines":[`
+    // Parts joined once: `+=` would leave a rope of some fifty string pieces, which a single posting's
+    // answer keeps alive (and the young-generation collector copies) until its record is durable.
+    const parts: string[] = ['{"id":', JSON.stringify(entry.id), ',"lines":[']
     for (let index = 0; index < entry.lineCount; index++) {
-      text += (index === 0 ? '' : ',') + this.#linePrefix(entry.lineAccountSeq(index)) + entry.lineAmount(index) + '}'
+      if (index > 0) parts.push(',')
+      parts.push(this.#linePrefix(entry.lineAccountSeq(index)), String(entry.lineAmount(index)), '}')
     }
-    text += `],"effective_at":"${this.#timestamp(entry.effectiveAtMs)}","posted_at":"${this.#timestamp(entry.postedAtMs)}"`
+    parts.push('],"effective_at":"', this.#timestamp(entry.effectiveAtMs), '","posted_at":"', this.#timestamp(entry.postedAtMs), '"')
     // A field that is undefined (a record from before it existed) is left out, as JSON.stringify leaves it out.
-    if (entry.description !== undefined) text += `,"description":${JSON.stringify(entry.description)}`
-    if (entry.metadata !== undefined) text += `,"metadata":${JSON.stringify(entry.metadata)}`
-    return text + '}'
+    if (entry.description !== undefined) parts.push(',"description":', JSON.stringify(entry.description))
+    if (entry.metadata !== undefined) parts.push(',"metadata":', JSON.stringify(entry.metadata))
+    parts.push('}')
+    return parts.join('')
   }
 
   #linePrefix(accountSeq: number): string {
