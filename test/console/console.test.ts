@@ -159,6 +159,9 @@ async function whatIfThenAccept(page: Page, depositId: string, t: Test) {
   // The live update brought a new proposal: the deposit's line and entry.
   await page.getByRole('button', { name: 'Accept proposal: lines l4' }).click()
   await waitForText(page.getByRole('status').filter({ hasText: 'Accepted' }), 'Accepted the proposal as')
+  // The answer's status comes first; the what-if goes when the window's figures it was computed on change,
+  // with the window's refresh a moment later (CI once counted it in between).
+  await page.locator('.what-if').waitFor({ state: 'detached', timeout: 10_000 }).catch(() => undefined)
   t.equal(await page.locator('.what-if').count(), 0, 'the what-if of a selection now matched is no longer shown')
 }
 
