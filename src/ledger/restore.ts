@@ -84,15 +84,14 @@ export function factsOf(state: WorkspaceState): WorkspaceFacts {
 }
 
 /**
- * The store the restored state appends to: the one every entry is in already (a snapshot's reader puts
- * them in one), else a new one they move into. Sharing a store with another state is harmless: it is
- * append-only and each entry reads its own place.
+ * The store the restored state appends to: the one every entry is in (a snapshot's reader puts them in
+ * one), taken over as the entries are. Sharing a store with another state is harmless: it is append-only
+ * and each entry reads its own place.
  */
 function entryStoreOf(entries: readonly Entry[], tag: string): EntryStore {
-  const shared = entries.length > 0 ? entries[0].store : null
-  if (shared !== null && shared.tag === tag && entries.every((entry) => entry.store === shared)) return shared
-  const store = new EntryStore(tag)
-  for (const entry of entries) entry.attach(store)
+  if (entries.length === 0) return new EntryStore(tag)
+  const store = entries[0].store
+  assert.ok(store.tag === tag && entries.every((entry) => entry.store === store), 'the entries are in one store, of this workspace')
   return store
 }
 

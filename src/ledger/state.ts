@@ -41,19 +41,21 @@ export class EntryStore {
     this.values = new Float64Array(capacity)
   }
 
-  /** Takes the next `count` values (zeros until written); answers where they start. */
-  reserve(count: number): number {
+  /** Takes the place of an entry of `lineCount` lines, its timestamps written; answers where it starts. setLine writes its lines. */
+  begin(lineCount: number, effectiveAtMs: number, postedAtMs: number): number {
+    const count = 3 + 2 * lineCount
     if (this.length + count > this.values.length) this.#grow(this.length + count)
     const at = this.length
     this.length = at + count
+    this.values[at] = lineCount
+    this.values[at + 1] = effectiveAtMs
+    this.values[at + 2] = postedAtMs
     return at
   }
 
-  /** Appends `count` values of `source` from `from`; answers where they start here. */
-  append(source: Float64Array, from: number, count: number): number {
-    const at = this.reserve(count)
-    for (let i = 0; i < count; i++) this.values[at + i] = source[from + i]
-    return at
+  setLine(at: number, index: number, accountSeq: number, amount: number): void {
+    this.values[at + 3 + 2 * index] = accountSeq
+    this.values[at + 4 + 2 * index] = amount
   }
 
   /** The values taken (JSON.stringify, the tests' state fingerprints): not the spare capacity. */
@@ -79,9 +81,9 @@ export class EntryStore {
  */
 export class Entry {
   readonly seq: number
-  /** Where the values are: set again only by attach. */
-  store: EntryStore
-  at: number
+  /** Where the values are. */
+  readonly store: EntryStore
+  readonly at: number
   /** undefined in an entry of a record from before descriptions existed (left out of its JSON). */
   readonly description: string | null
   readonly metadata: Readonly<Record<string, string>> | null
@@ -97,23 +99,9 @@ export class Entry {
   /** An entry whose values are appended to `store`. */
   static create(seq: number, effectiveAtMs: number, postedAtMs: number, lines: readonly EntryLine[], description: string | null,
     metadata: Readonly<Record<string, string>> | null, store: EntryStore): Entry {
-    const at = store.reserve(3 + 2 * lines.length)
-    const values = store.values
-    values[at] = lines.length
-    values[at + 1] = effectiveAtMs
-    values[at + 2] = postedAtMs
-    for (let i = 0; i < lines.length; i++) {
-      values[at + 3 + 2 * i] = lines[i].accountSeq
-      values[at + 4 + 2 * i] = lines[i].amount
-    }
+    const at = store.begin(lines.length, effectiveAtMs, postedAtMs)
+    for (let i = 0; i < lines.length; i++) store.setLine(at, i, lines[i].accountSeq, lines[i].amount)
     return new Entry(seq, store, at, description, metadata)
-  }
-
-  /** Moves the values into `store` (a restored workspace's, when the entry came in another). */
-  attach(store: EntryStore): void {
-    if (store === this.store) return
-    this.at = store.append(this.store.values, this.at, 3 + 2 * this.lineCount)
-    this.store = store
   }
 
   get id(): string {

@@ -332,16 +332,11 @@ function readEntries(db: Database<Buffer, string>, head: SnapshotHead): Entry[] 
       const seq = chunk.first + i
       const linesCount = lineCounts.getUint32(4 * i, true)
       if (line + linesCount > chunk.linesCount) assert.fail(`entries chunk ${index}: the lines run out at entry ${seq}`)
-      const at = store.reserve(3 + 2 * linesCount)
-      const values = store.values
-      values[at] = linesCount
-      values[at + 1] = effectiveAtMs.getFloat64(8 * i, true)
-      values[at + 2] = postedAtMs.getFloat64(8 * i, true)
+      const at = store.begin(linesCount, effectiveAtMs.getFloat64(8 * i, true), postedAtMs.getFloat64(8 * i, true))
       for (let k = 0; k < linesCount; k++, line++) {
         const accountSeq = lineAccounts.getUint32(4 * line, true)
         if (accountSeq < 1 || accountSeq > accountsCount) assert.fail(`entry ${seq} names account ${accountSeq}, which the snapshot does not hold`)
-        values[at + 3 + 2 * k] = accountSeq
-        values[at + 4 + 2 * k] = lineAmounts.getFloat64(8 * line, true)
+        store.setLine(at, k, accountSeq, lineAmounts.getFloat64(8 * line, true))
       }
       entries[seq - 1] = new Entry(seq, store, at, chunk.descriptions[i], chunk.metadata[i])
     }

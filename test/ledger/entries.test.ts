@@ -117,11 +117,10 @@ t.test('amountsPerAccount sums the lines of one account, in order of first appea
   t.same([...amountsPerAccount(entryOf([]))], [])
 })
 
-t.test('an Entry gives back its timestamps and lines as they went in, in a store that grows and after it moves to another', async (t) => {
+t.test('an Entry gives back its timestamps and lines as they went in, in a store that grows under it', async (t) => {
   const lines = [{ accountSeq: 3, amount: 2 ** 40 }, { accountSeq: 1, amount: -(2 ** 40) + 7 }, { accountSeq: 3, amount: -7 }]
   const effectiveAtMs = Date.UTC(2026, 9, 31, 23, 59, 59, 999)
   const store = new EntryStore('k3x9', 4)
-  const other = new EntryStore('k3x9', 4)
   const expected = (seq: number) => {
     const count = seq % 4
     return { id: `ent_k3x9${seq.toString(36).padStart(9, '0')}`, seq, lines: lines.slice(0, count), effectiveAtMs: effectiveAtMs - seq, postedAtMs: effectiveAtMs + seq, description: count === 0 ? null : `d${seq}`, metadata: seq % 2 === 0 ? { n: String(seq) } : null }
@@ -129,14 +128,12 @@ t.test('an Entry gives back its timestamps and lines as they went in, in a store
   const entries: Entry[] = []
   for (let seq = 1; seq <= 200; seq++) {
     const want = expected(seq)
-    const entry = Entry.create(seq, want.effectiveAtMs, want.postedAtMs, want.lines, want.description, want.metadata, other)
-    t.same(entry.toJSON(), want, `entry ${seq} where it was made`)
-    entry.attach(store)
-    entry.attach(store)
-    t.equal(entry.store, store, 'moved once')
+    const entry = Entry.create(seq, want.effectiveAtMs, want.postedAtMs, want.lines, want.description, want.metadata, store)
+    t.same(entry.toJSON(), want, `entry ${seq} as made`)
+    t.equal(entry.store, store, 'made in the given store')
     entries.push(entry)
   }
-  t.equal(store.length, entries.reduce((sum, entry) => sum + 3 + 2 * entry.lineCount, 0), 'moving twice moved nothing twice')
+  t.equal(store.length, entries.reduce((sum, entry) => sum + 3 + 2 * entry.lineCount, 0), 'the store holds each entry once, no gaps')
   t.ok(store.values.length >= store.length)
   for (const entry of entries) {
     const want = expected(entry.seq)
