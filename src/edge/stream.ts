@@ -3,18 +3,20 @@
  * upgrade, frames, drain and close; the protocol is src/stream/messages.ts, requests run the request lifecycle.
  */
 
-import type { TemplatedApp, WebSocket } from 'uWebSockets.js'
+import type { HttpRequest, HttpResponse, TemplatedApp, us_socket_context_t, WebSocket, WebSocketBehavior } from 'uWebSockets.js'
 import type { Runtime } from '../actor/runtime.js'
 import { authenticate } from '../api/auth.js'
 import { Lifecycle } from '../api/lifecycle.js'
 import { v2Surface } from '../api/surfaces.js'
 import { errorBody, reject } from '../errors.js'
 import { LiveHub } from '../stream/hub.js'
-import { authenticated, closeUnauthenticated, handleMessage, streamTransport, type StreamContext } from '../stream/messages.js'
+import { authenticated, closeUnauthenticated, firstMessageBytesMax, handleMessage, streamTransport, type StreamContext } from '../stream/messages.js'
 import { StreamSession } from '../stream/session.js'
 import type { RateBuckets } from './rate-buckets.js'
 
 export const streamPattern = '/v2/stream'
+/** The route of sockets authenticated by their upgrade's header: it matches /v2/stream (its upgrade yields to any other). */
+const keyedStreamPattern = '/v2/:stream'
 /**
  * A socket's send buffer at most: past it uWebSockets.js closes the socket. Updates are coalesced from
  * 1 MiB on (session.ts) and requests are bounded in number, so only a client that never reads its
@@ -63,26 +65,41 @@ export function attachStream(app: TemplatedApp, options: StreamOptions): StreamE
     if (command.type !== 'key.revoke') return
     for (const session of sessions) if (session.caller?.key?.id === command.id) session.close(closeUnauthenticated, 'key revoked')
   })
+  const handlers = socketHandlers(context, sessions, options.authTimeoutMs)
+  // uWebSockets.js bounds frames per route, and buffers up to that bound before `message` sees a byte: a socket
+  // that has not authenticated must not be on a route that lets it park 16 MiB. So /v2/stream is two routes:
+  // an upgrade without Authorization header takes the small one (first-message auth, frames of 4 KiB at most),
+  // one authenticated by its header yields (setYield) to the other, a parameter route (lower priority than a
+  // static one) whose frames hold a request up to the import limit.
   app.ws<SocketData>(streamPattern, {
-    maxPayloadLength: importBodyBytesMax + frameEnvelopeBytes,
+    ...handlers, maxPayloadLength: firstMessageBytesMax,
+    upgrade: (res, req, socketContext) => {
+      if (req.getHeader('authorization') !== '') return void req.setYield(true)
+      upgradeSocket(options, res, req, socketContext)
+    },
+  })
+  app.ws<SocketData>(keyedStreamPattern, {
+    ...handlers, maxPayloadLength: importBodyBytesMax + frameEnvelopeBytes,
+    upgrade: (res, req, socketContext) => {
+      if (req.getParameter(0) !== 'stream') return void req.setYield(true)
+      upgradeSocket(options, res, req, socketContext)
+    },
+  })
+  return {
+    hub, sessions,
+    closeAll: () => { for (const session of [...sessions]) session.close(1001, 'shutting down') },
+  }
+}
+
+/** What both routes do with a socket once it is upgraded. */
+function socketHandlers(context: StreamContext, sessions: Set<StreamSession>, authTimeoutMs: number): Omit<WebSocketBehavior<SocketData>, 'upgrade' | 'maxPayloadLength'> {
+  const { hub } = context
+  return {
     maxBackpressure: streamBackpressureBytesMax,
     closeOnBackpressureLimit: true,
     idleTimeout: 120,
     sendPingsAutomatically: true,
-    upgrade: (res, req, socketContext) => {
-      const authorization = req.getHeader('authorization')
-      const secKey = req.getHeader('sec-websocket-key')
-      const protocol = req.getHeader('sec-websocket-protocol')
-      const extensions = req.getHeader('sec-websocket-extensions')
-      const refusal = options.closing()
-        ? { status: '503 Service Unavailable', body: errorBody(reject('unavailable', 'The service is shutting down.')) }
-        : authorization !== '' && authenticate(runtime.system, authorization) === null ? { status: '401 Unauthorized', body: errorBody(reject('unauthenticated')) } : null
-      if (refusal !== null) {
-        return void res.cork(() => res.writeStatus(refusal.status).writeHeader('content-type', 'application/json').end(refusal.body))
-      }
-      res.upgrade<SocketData>({ authorization, session: null, authTimer: null }, secKey, protocol, extensions, socketContext)
-    },
-    open: (ws) => opened(context, sessions, ws, options.authTimeoutMs),
+    open: (ws) => opened(context, sessions, ws, authTimeoutMs),
     message: (ws, message) => {
       const session = ws.getUserData().session
       // The ArrayBuffer is valid only during this call: everything is parsed out of it before returning.
@@ -99,11 +116,22 @@ export function attachStream(app: TemplatedApp, options: StreamOptions): StreamE
       const workspace = session.caller?.key?.workspace
       if (workspace !== undefined) for (const topic of session.topics) hub.unwatch(workspace, topic, session)
     },
-  })
-  return {
-    hub, sessions,
-    closeAll: () => { for (const session of [...sessions]) session.close(1001, 'shutting down') },
   }
+}
+
+/** The upgrade: refused while shutting down, or with 401 for an Authorization header that names no live key. */
+function upgradeSocket(options: StreamOptions, res: HttpResponse, req: HttpRequest, socketContext: us_socket_context_t): void {
+  const authorization = req.getHeader('authorization')
+  const secKey = req.getHeader('sec-websocket-key')
+  const protocol = req.getHeader('sec-websocket-protocol')
+  const extensions = req.getHeader('sec-websocket-extensions')
+  const refusal = options.closing()
+    ? { status: '503 Service Unavailable', body: errorBody(reject('unavailable', 'The service is shutting down.')) }
+    : authorization !== '' && authenticate(options.runtime.system, authorization) === null ? { status: '401 Unauthorized', body: errorBody(reject('unauthenticated')) } : null
+  if (refusal !== null) {
+    return void res.cork(() => res.writeStatus(refusal.status).writeHeader('content-type', 'application/json').end(refusal.body))
+  }
+  res.upgrade<SocketData>({ authorization, session: null, authTimer: null }, secKey, protocol, extensions, socketContext)
 }
 
 function opened(context: StreamContext, sessions: Set<StreamSession>, ws: WebSocket<SocketData>, authTimeoutMs: number): void {
@@ -111,7 +139,11 @@ function opened(context: StreamContext, sessions: Set<StreamSession>, ws: WebSoc
   const session = new StreamSession(ws)
   data.session = session
   sessions.add(session)
-  if (data.authorization !== '' && authenticated(context, session, data.authorization)) return
+  if (data.authorization !== '') {
+    // On the route of big frames a socket is never unauthenticated (its key revoked between upgrade and open: closed).
+    if (!authenticated(context, session, data.authorization)) session.close(closeUnauthenticated, 'unauthenticated')
+    return
+  }
   // A browser cannot set the header: its first message must authenticate, within the time allowed.
   data.authTimer = setTimeout(() => {
     data.authTimer = null
