@@ -49,7 +49,16 @@ export const streamTransport: Transport<StreamExchange> = {
     exchange.session.inFlight--
     exchange.session.send(responseText(exchange.id, status, body, headers))
   },
+  // An export is a file (CSV, PDF bytes) that HTTP writes page by page as the client takes it; a response
+  // message is JSON text in one piece, so it would hold the whole file, its bytes pasted as a string. Refused
+  // once the route's own checks passed (an unknown window stays 404), before a page is read.
+  stream: (exchange, _status, _headers, _pull, close) => {
+    close()
+    streamTransport.respond(exchange, statusOf('request_invalid'), errorBody(exportsRefused), [])
+  },
 }
+
+const exportsRefused = reject('request_invalid', 'Exports are served over HTTP only: GET the same path and query over HTTP, which streams the file.', [{ path: '/path', message: 'an export route' }])
 
 /**
  * A socket's first message before it is authenticated, in bytes at most: an auth message is about 70. Until then
