@@ -11,6 +11,7 @@ import { v2Surface } from '../api/surfaces.js'
 import { errorBody, reject } from '../errors.js'
 import { LiveHub } from '../stream/hub.js'
 import { authenticated, closeUnauthenticated, firstMessageBytesMax, handleMessage, streamTransport, type StreamContext } from '../stream/messages.js'
+import { SendBuffers } from '../stream/send-buffers.js'
 import { StreamSession } from '../stream/session.js'
 import type { RateBuckets } from './rate-buckets.js'
 
@@ -36,6 +37,9 @@ export interface StreamOptions {
   readonly authTimeoutMs: number
   readonly onLogFailure: (error: Error) => void
   readonly onRateLimited?: (workspace: string, bucket: 'reads' | 'writes') => void
+  /** Unread bytes in the send buffers of one key's sockets together, and of all sockets, at most (send-buffers.ts). */
+  readonly keyBufferBytesMax: number
+  readonly processBufferBytesMax: number
   /** Whether the server is shutting down (upgrades are then refused). */
   readonly closing: () => boolean
 }
@@ -49,6 +53,7 @@ interface SocketData {
 export interface StreamEndpoint {
   readonly hub: LiveHub
   readonly sessions: ReadonlySet<StreamSession>
+  readonly buffers: SendBuffers
   /** Closes every socket (1001 going away): at shutdown, before the app closes. */
   closeAll(): void
 }
@@ -65,7 +70,8 @@ export function attachStream(app: TemplatedApp, options: StreamOptions): StreamE
     if (command.type !== 'key.revoke') return
     for (const session of sessions) if (session.caller?.key?.id === command.id) session.close(closeUnauthenticated, 'key revoked')
   })
-  const handlers = socketHandlers(context, sessions, options.authTimeoutMs)
+  const buffers = new SendBuffers(options.keyBufferBytesMax, options.processBufferBytesMax)
+  const handlers = socketHandlers(context, sessions, buffers, options.authTimeoutMs)
   // uWebSockets.js bounds frames per route, and buffers up to that bound before `message` sees a byte: a socket
   // that has not authenticated must not be on a route that lets it park 16 MiB. So /v2/stream is two routes:
   // an upgrade without Authorization header takes the small one (first-message auth, frames of 4 KiB at most),
@@ -86,20 +92,20 @@ export function attachStream(app: TemplatedApp, options: StreamOptions): StreamE
     },
   })
   return {
-    hub, sessions,
+    hub, sessions, buffers,
     closeAll: () => { for (const session of [...sessions]) session.close(1001, 'shutting down') },
   }
 }
 
 /** What both routes do with a socket once it is upgraded. */
-function socketHandlers(context: StreamContext, sessions: Set<StreamSession>, authTimeoutMs: number): Omit<WebSocketBehavior<SocketData>, 'upgrade' | 'maxPayloadLength'> {
+function socketHandlers(context: StreamContext, sessions: Set<StreamSession>, buffers: SendBuffers, authTimeoutMs: number): Omit<WebSocketBehavior<SocketData>, 'upgrade' | 'maxPayloadLength'> {
   const { hub } = context
   return {
     maxBackpressure: streamBackpressureBytesMax,
     closeOnBackpressureLimit: true,
     idleTimeout: 120,
     sendPingsAutomatically: true,
-    open: (ws) => opened(context, sessions, ws, authTimeoutMs),
+    open: (ws) => opened(context, sessions, new StreamSession(ws, buffers), authTimeoutMs),
     message: (ws, message) => {
       const session = ws.getUserData().session
       // The ArrayBuffer is valid only during this call: everything is parsed out of it before returning.
@@ -113,6 +119,7 @@ function socketHandlers(context: StreamContext, sessions: Set<StreamSession>, au
       if (session === null) return
       session.closed = true
       sessions.delete(session)
+      buffers.removed(session)
       const workspace = session.caller?.key?.workspace
       if (workspace !== undefined) for (const topic of session.topics) hub.unwatch(workspace, topic, session)
     },
@@ -134,9 +141,8 @@ function upgradeSocket(options: StreamOptions, res: HttpResponse, req: HttpReque
   res.upgrade<SocketData>({ authorization, session: null, authTimer: null }, secKey, protocol, extensions, socketContext)
 }
 
-function opened(context: StreamContext, sessions: Set<StreamSession>, ws: WebSocket<SocketData>, authTimeoutMs: number): void {
-  const data = ws.getUserData()
-  const session = new StreamSession(ws)
+function opened(context: StreamContext, sessions: Set<StreamSession>, session: StreamSession, authTimeoutMs: number): void {
+  const data = (session.socket as WebSocket<SocketData>).getUserData()
   data.session = session
   sessions.add(session)
   if (data.authorization !== '') {
