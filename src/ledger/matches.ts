@@ -277,6 +277,21 @@ export function matchView(state: WorkspaceState, match: Match, visibility: Visib
   }
 }
 
+/**
+ * A match's webhook event (match.created, match.reversed): the whole match, whoever acted (an answer leaves
+ * out the entries its key cannot read; an event goes to subscriptions, not to that key), with the figures
+ * of the answer, and the accounts of the window and of every line of its entries: a subscription gets it
+ * only when its key may read all of them, as entry.posted goes only where every line's account is visible.
+ */
+export function matchEvent(state: WorkspaceState, answer: { readonly id: string; readonly residual: number; readonly state: WindowStateName }): { data: object; accountNames: string[] } {
+  const match = state.windows.matches[parseId('mat_', state.tag, answer.id) - 1]
+  const window = state.windows.windows[match.windowSeq - 1]
+  const accountSeqs = new Set(window.accountSeqs)
+  for (const seq of match.entrySeqs) for (const accountSeq of state.entries[seq - 1].accountSeqs()) accountSeqs.add(accountSeq)
+  const accountNames = [...accountSeqs].map((seq) => state.accounts[seq - 1].name)
+  return { data: matchView(state, match, null, { residual: answer.residual, state: answer.state }), accountNames }
+}
+
 /** The window's matches in creation order, active and reversed alike (positions in the window's list, not match seqs). */
 export function listMatches(state: WorkspaceState, windowId: string, query: PositionListQuery, visibility: Visibility): Outcome {
   return windowListPage(state, windowId, query, visibility, {
