@@ -87,7 +87,8 @@ export function attachStream(app: TemplatedApp, options: StreamOptions): StreamE
   app.ws<SocketData>(keyedStreamPattern, {
     ...handlers, maxPayloadLength: importBodyBytesMax + frameEnvelopeBytes,
     upgrade: (res, req, socketContext) => {
-      if (req.getParameter(0) !== 'stream') return void req.setYield(true)
+      // Only what the small route yielded: never a socket without a key (it would wait for auth with big frames).
+      if (req.getParameter(0) !== 'stream' || req.getHeader('authorization') === '') return void req.setYield(true)
       upgradeSocket(options, res, req, socketContext)
     },
   })
