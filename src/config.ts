@@ -51,6 +51,10 @@ export interface Config {
   readonly eventLoopLagResolutionMs: number
   /** A WebSocket not authenticated by then (header or first message) is closed with 4401 (CONTRACT.md 12). */
   readonly streamAuthTimeoutMs: number
+  /** Unread bytes in the send buffers of one API key's WebSockets together, at most: past it the one holding the most is closed. */
+  readonly streamKeyBufferBytesMax: number
+  /** The same over every WebSocket of the process. */
+  readonly streamProcessBufferBytesMax: number
   /** One webhook delivery attempt, at most. */
   readonly webhookTimeoutMs: number
   /** Webhook retries: the first waits up to this (full jitter), each further one up to twice as long, */
@@ -88,6 +92,8 @@ export const configDefaults = Object.freeze({
   requestIdLengthMax: 128,
   eventLoopLagResolutionMs: 10,
   streamAuthTimeoutMs: 10_000,
+  streamKeyBufferBytesMax: 64 * 1024 * 1024,
+  streamProcessBufferBytesMax: 512 * 1024 * 1024,
   webhookTimeoutMs: 10_000,
   webhookBackoffBaseMs: 1_000,
   webhookBackoffCapMs: 60 * 60 * 1000,
@@ -137,6 +143,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logSlowRequestMs: integerFrom(env, 'LOG_SLOW_REQUEST_MS'),
     metricsToken: textFrom(env, 'METRICS_TOKEN'),
     streamAuthTimeoutMs: integerFrom(env, 'STREAM_AUTH_TIMEOUT_MS'),
+    streamKeyBufferBytesMax: integerFrom(env, 'STREAM_KEY_BUFFER_BYTES_MAX'),
+    streamProcessBufferBytesMax: integerFrom(env, 'STREAM_PROCESS_BUFFER_BYTES_MAX'),
     webhookTimeoutMs: integerFrom(env, 'WEBHOOK_TIMEOUT_MS'),
     webhookBackoffBaseMs: integerFrom(env, 'WEBHOOK_BACKOFF_BASE_MS'),
     webhookBackoffCapMs: integerFrom(env, 'WEBHOOK_BACKOFF_CAP_MS'),
@@ -166,6 +174,9 @@ export function resolveConfig(input: ConfigInput): Config {
   assert.ok(resolved.eventLoopLagResolutionMs >= 1)
   assert.ok(resolved.metricsToken === null || resolved.metricsToken.length >= 1)
   assert.ok(resolved.streamAuthTimeoutMs >= 1, 'STREAM_AUTH_TIMEOUT_MS must be at least 1')
+  // Below 1 MiB a socket that merely falls behind (updates are coalesced from 1 MiB on) would be closed.
+  assert.ok(resolved.streamKeyBufferBytesMax >= 1024 * 1024, 'STREAM_KEY_BUFFER_BYTES_MAX must be at least 1 MiB')
+  assert.ok(resolved.streamProcessBufferBytesMax >= resolved.streamKeyBufferBytesMax, 'STREAM_PROCESS_BUFFER_BYTES_MAX must be at least STREAM_KEY_BUFFER_BYTES_MAX')
   assert.ok(resolved.webhookTimeoutMs >= 1, 'WEBHOOK_TIMEOUT_MS must be at least 1')
   assert.ok(resolved.webhookBackoffBaseMs >= 1, 'WEBHOOK_BACKOFF_BASE_MS must be at least 1')
   assert.ok(resolved.webhookBackoffBaseMs <= resolved.webhookBackoffCapMs, 'WEBHOOK_BACKOFF_BASE_MS must not exceed WEBHOOK_BACKOFF_CAP_MS')

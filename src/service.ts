@@ -149,7 +149,7 @@ export async function startService(config: Config, hooks: ServiceHooks): Promise
     server = await startServer({
       runtime, host: config.host, port: config.port, adminToken, bodyBytesMax: config.bodyBytesMax, importBodyBytesMax: config.importBodyBytesMax, clock: hooks.clock, onLogFailure: hooks.onLogFailure,
       metrics, logger, logSlowRequestMs: config.logSlowRequestMs, metricsToken: config.metricsToken, requestIdLengthMax: config.requestIdLengthMax,
-      streamAuthTimeoutMs: config.streamAuthTimeoutMs,
+      streamAuthTimeoutMs: config.streamAuthTimeoutMs, streamKeyBufferBytesMax: config.streamKeyBufferBytesMax, streamProcessBufferBytesMax: config.streamProcessBufferBytesMax,
     })
   } catch (error) {
     await log.close()

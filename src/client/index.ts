@@ -10,8 +10,12 @@ export * from './types.js'
 
 const openState = 1
 /** Close codes after which reconnecting cannot help: the key is wrong or was revoked. */
-const finalCloseCodes = new Set([4401])
+const closeUnauthenticated = 4401
+const finalCloseCodes = new Set([closeUnauthenticated])
 const reconnectDelayMinMs = 100
+
+/** The `ws` package's class: options (headers) may come second, in place of the protocols. */
+type WsConstructor = new (url: string, options: { readonly headers: Readonly<Record<string, string>> }) => WebSocketLike
 
 /** The `ws` package's socket underneath (Node's net.Socket): corked while a turn's messages are written. */
 interface Corkable {
@@ -171,12 +175,19 @@ export class StreamClient {
     this.#ready = new Promise((resolve, reject) => { this.#readyWaiter = { resolve, reject } })
     // Nobody may be waiting yet: an unhandled rejection must not crash the caller's process.
     this.#ready.catch(() => {})
-    const socket = new this.#WebSocket(this.#url)
+    // The `ws` package (an EventEmitter, unlike the WHATWG class) sets headers: the key goes in the upgrade,
+    // and the socket may send frames up to the import limit. Elsewhere the first message carries it.
+    const byHeader = typeof (this.#WebSocket.prototype as { on?: unknown }).on === 'function'
+    const socket = byHeader
+      ? new (this.#WebSocket as unknown as WsConstructor)(this.#url, { headers: { authorization: `Bearer ${this.#options.key}` } })
+      : new this.#WebSocket(this.#url)
     this.#socket = socket
-    socket.onopen = () => socket.send(JSON.stringify({ type: 'auth', key: this.#options.key }))
+    let refusedKey = false
+    if (!byHeader) socket.onopen = () => socket.send(JSON.stringify({ type: 'auth', key: this.#options.key }))
     socket.onmessage = (event) => this.#dispatch(typeof event.data === 'string' ? event.data : String(event.data))
-    socket.onerror = () => {}
-    socket.onclose = (event) => this.#dropped(socket, event.code, event.reason)
+    // A key refused by the upgrade is HTTP 401: `ws` reports it as an error before the close (1006).
+    socket.onerror = (event) => { refusedKey ||= /\b401\b/.test(String((event as { message?: unknown } | null)?.message)) }
+    socket.onclose = (event) => this.#dropped(socket, refusedKey ? closeUnauthenticated : event.code, refusedKey ? 'unauthenticated' : event.reason)
   }
 
   #dispatch(text: string): void {
@@ -249,7 +260,7 @@ export class StreamClient {
   #dropped(socket: WebSocketLike, code: number, reason: string): void {
     if (socket !== this.#socket) return
     this.#isReady = false
-    const error = new StreamError(code === 4401 ? 'unauthenticated' : 'unavailable', `The connection closed (${code}${reason === '' ? '' : `: ${reason}`}).`)
+    const error = new StreamError(code === closeUnauthenticated ? 'unauthenticated' : 'unavailable', `The connection closed (${code}${reason === '' ? '' : `: ${reason}`}).`)
     this.#readyWaiter.reject(error)
     this.#failAll(error)
     if (this.#closed || this.#options.reconnect === false || finalCloseCodes.has(code)) {

@@ -48,7 +48,11 @@ export interface Subscription {
 }
 
 export interface ConnectOptions {
-  /** The API key (tu_…): sent as the first message, so it works where headers cannot be set. */
+  /**
+   * The API key (tu_…): the upgrade's Authorization header with the `ws` package (frames up to the import limit);
+   * with a WHATWG WebSocket, which cannot set headers, the first message (frames of at most 4 KiB then:
+   * docs/API.md, "WebSocket API and live updates").
+   */
   readonly key: string
   /** A WebSocket class; default: the global one (Node 22, browsers), else the `ws` package (Node 20). */
   readonly WebSocket?: WebSocketConstructor

@@ -40,6 +40,8 @@ export interface ServerOptions {
   readonly requestIdLengthMax: number
   /** A WebSocket at /v2/stream not authenticated by then is closed (4401). */
   readonly streamAuthTimeoutMs: number
+  readonly streamKeyBufferBytesMax: number
+  readonly streamProcessBufferBytesMax: number
 }
 
 export interface RunningServer {
@@ -171,7 +173,7 @@ export function startServer(options: ServerOptions): Promise<RunningServer> {
   }).filter((_res, change) => drain.connectionsChanged(change))
   const stream = attachStream(app, {
     runtime: options.runtime, buckets, clock: options.clock, bodyBytesMax: options.bodyBytesMax, importBodyBytesMax: options.importBodyBytesMax,
-    authTimeoutMs: options.streamAuthTimeoutMs, onLogFailure: options.onLogFailure, onRateLimited, closing: () => drain.closing,
+    authTimeoutMs: options.streamAuthTimeoutMs, keyBufferBytesMax: options.streamKeyBufferBytesMax, processBufferBytesMax: options.streamProcessBufferBytesMax, onLogFailure: options.onLogFailure, onRateLimited, closing: () => drain.closing,
   })
   return new Promise((resolve, reject) => {
     app.listen(options.host, options.port, (socket: us_listen_socket | false) => {

@@ -3,18 +3,21 @@
  * upgrade, frames, drain and close; the protocol is src/stream/messages.ts, requests run the request lifecycle.
  */
 
-import type { TemplatedApp, WebSocket } from 'uWebSockets.js'
+import type { HttpRequest, HttpResponse, TemplatedApp, us_socket_context_t, WebSocket, WebSocketBehavior } from 'uWebSockets.js'
 import type { Runtime } from '../actor/runtime.js'
 import { authenticate } from '../api/auth.js'
 import { Lifecycle } from '../api/lifecycle.js'
 import { v2Surface } from '../api/surfaces.js'
 import { errorBody, reject } from '../errors.js'
 import { LiveHub } from '../stream/hub.js'
-import { authenticated, closeUnauthenticated, handleMessage, streamTransport, type StreamContext } from '../stream/messages.js'
+import { authenticated, closeUnauthenticated, firstMessageBytesMax, handleMessage, streamTransport, type StreamContext } from '../stream/messages.js'
+import { SendBuffers } from '../stream/send-buffers.js'
 import { StreamSession } from '../stream/session.js'
 import type { RateBuckets } from './rate-buckets.js'
 
 export const streamPattern = '/v2/stream'
+/** The route of sockets authenticated by their upgrade's header: it matches /v2/stream (its upgrade yields to any other). */
+const keyedStreamPattern = '/v2/:stream'
 /**
  * A socket's send buffer at most: past it uWebSockets.js closes the socket. Updates are coalesced from
  * 1 MiB on (session.ts) and requests are bounded in number, so only a client that never reads its
@@ -34,6 +37,9 @@ export interface StreamOptions {
   readonly authTimeoutMs: number
   readonly onLogFailure: (error: Error) => void
   readonly onRateLimited?: (workspace: string, bucket: 'reads' | 'writes') => void
+  /** Unread bytes in the send buffers of one key's sockets together, and of all sockets, at most (send-buffers.ts). */
+  readonly keyBufferBytesMax: number
+  readonly processBufferBytesMax: number
   /** Whether the server is shutting down (upgrades are then refused). */
   readonly closing: () => boolean
 }
@@ -47,6 +53,7 @@ interface SocketData {
 export interface StreamEndpoint {
   readonly hub: LiveHub
   readonly sessions: ReadonlySet<StreamSession>
+  readonly buffers: SendBuffers
   /** Closes every socket (1001 going away): at shutdown, before the app closes. */
   closeAll(): void
 }
@@ -63,26 +70,43 @@ export function attachStream(app: TemplatedApp, options: StreamOptions): StreamE
     if (command.type !== 'key.revoke') return
     for (const session of sessions) if (session.caller?.key?.id === command.id) session.close(closeUnauthenticated, 'key revoked')
   })
+  const buffers = new SendBuffers(options.keyBufferBytesMax, options.processBufferBytesMax)
+  const handlers = socketHandlers(context, sessions, buffers, options.authTimeoutMs)
+  // uWebSockets.js bounds frames per route, and buffers up to that bound before `message` sees a byte: a socket
+  // that has not authenticated must not be on a route that lets it park 16 MiB. So /v2/stream is two routes:
+  // an upgrade without Authorization header takes the small one (first-message auth, frames of 4 KiB at most),
+  // one authenticated by its header yields (setYield) to the other, a parameter route (lower priority than a
+  // static one) whose frames hold a request up to the import limit.
   app.ws<SocketData>(streamPattern, {
-    maxPayloadLength: importBodyBytesMax + frameEnvelopeBytes,
+    ...handlers, maxPayloadLength: firstMessageBytesMax,
+    upgrade: (res, req, socketContext) => {
+      if (req.getHeader('authorization') !== '') return void req.setYield(true)
+      upgradeSocket(options, res, req, socketContext)
+    },
+  })
+  app.ws<SocketData>(keyedStreamPattern, {
+    ...handlers, maxPayloadLength: importBodyBytesMax + frameEnvelopeBytes,
+    upgrade: (res, req, socketContext) => {
+      // Only what the small route yielded: never a socket without a key (it would wait for auth with big frames).
+      if (req.getParameter(0) !== 'stream' || req.getHeader('authorization') === '') return void req.setYield(true)
+      upgradeSocket(options, res, req, socketContext)
+    },
+  })
+  return {
+    hub, sessions, buffers,
+    closeAll: () => { for (const session of [...sessions]) session.close(1001, 'shutting down') },
+  }
+}
+
+/** What both routes do with a socket once it is upgraded. */
+function socketHandlers(context: StreamContext, sessions: Set<StreamSession>, buffers: SendBuffers, authTimeoutMs: number): Omit<WebSocketBehavior<SocketData>, 'upgrade' | 'maxPayloadLength'> {
+  const { hub } = context
+  return {
     maxBackpressure: streamBackpressureBytesMax,
     closeOnBackpressureLimit: true,
     idleTimeout: 120,
     sendPingsAutomatically: true,
-    upgrade: (res, req, socketContext) => {
-      const authorization = req.getHeader('authorization')
-      const secKey = req.getHeader('sec-websocket-key')
-      const protocol = req.getHeader('sec-websocket-protocol')
-      const extensions = req.getHeader('sec-websocket-extensions')
-      const refusal = options.closing()
-        ? { status: '503 Service Unavailable', body: errorBody(reject('unavailable', 'The service is shutting down.')) }
-        : authorization !== '' && authenticate(runtime.system, authorization) === null ? { status: '401 Unauthorized', body: errorBody(reject('unauthenticated')) } : null
-      if (refusal !== null) {
-        return void res.cork(() => res.writeStatus(refusal.status).writeHeader('content-type', 'application/json').end(refusal.body))
-      }
-      res.upgrade<SocketData>({ authorization, session: null, authTimer: null }, secKey, protocol, extensions, socketContext)
-    },
-    open: (ws) => opened(context, sessions, ws, options.authTimeoutMs),
+    open: (ws) => opened(context, sessions, new StreamSession(ws, buffers), authTimeoutMs),
     message: (ws, message) => {
       const session = ws.getUserData().session
       // The ArrayBuffer is valid only during this call: everything is parsed out of it before returning.
@@ -96,22 +120,37 @@ export function attachStream(app: TemplatedApp, options: StreamOptions): StreamE
       if (session === null) return
       session.closed = true
       sessions.delete(session)
+      buffers.removed(session)
       const workspace = session.caller?.key?.workspace
       if (workspace !== undefined) for (const topic of session.topics) hub.unwatch(workspace, topic, session)
     },
-  })
-  return {
-    hub, sessions,
-    closeAll: () => { for (const session of [...sessions]) session.close(1001, 'shutting down') },
   }
 }
 
-function opened(context: StreamContext, sessions: Set<StreamSession>, ws: WebSocket<SocketData>, authTimeoutMs: number): void {
-  const data = ws.getUserData()
-  const session = new StreamSession(ws)
+/** The upgrade: refused while shutting down, or with 401 for an Authorization header that names no live key. */
+function upgradeSocket(options: StreamOptions, res: HttpResponse, req: HttpRequest, socketContext: us_socket_context_t): void {
+  const authorization = req.getHeader('authorization')
+  const secKey = req.getHeader('sec-websocket-key')
+  const protocol = req.getHeader('sec-websocket-protocol')
+  const extensions = req.getHeader('sec-websocket-extensions')
+  const refusal = options.closing()
+    ? { status: '503 Service Unavailable', body: errorBody(reject('unavailable', 'The service is shutting down.')) }
+    : authorization !== '' && authenticate(options.runtime.system, authorization) === null ? { status: '401 Unauthorized', body: errorBody(reject('unauthenticated')) } : null
+  if (refusal !== null) {
+    return void res.cork(() => res.writeStatus(refusal.status).writeHeader('content-type', 'application/json').end(refusal.body))
+  }
+  res.upgrade<SocketData>({ authorization, session: null, authTimer: null }, secKey, protocol, extensions, socketContext)
+}
+
+function opened(context: StreamContext, sessions: Set<StreamSession>, session: StreamSession, authTimeoutMs: number): void {
+  const data = (session.socket as WebSocket<SocketData>).getUserData()
   data.session = session
   sessions.add(session)
-  if (data.authorization !== '' && authenticated(context, session, data.authorization)) return
+  if (data.authorization !== '') {
+    // On the route of big frames a socket is never unauthenticated (its key revoked between upgrade and open: closed).
+    if (!authenticated(context, session, data.authorization)) session.close(closeUnauthenticated, 'unauthenticated')
+    return
+  }
   // A browser cannot set the header: its first message must authenticate, within the time allowed.
   data.authTimer = setTimeout(() => {
     data.authTimer = null

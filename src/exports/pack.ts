@@ -13,6 +13,7 @@ import { accept } from '../ledger/outcome.js'
 import { sealedLine, sealVersion } from '../ledger/seal.js'
 import type { WorkspaceState } from '../ledger/state.js'
 import { windowView } from '../ledger/windows.js'
+import type { Visibility } from '../ledger/visibility.js'
 import type { ReconciliationWindow } from '../ledger/windows-state.js'
 import type { Chunk } from '../api/streamed-answer.js'
 
@@ -82,16 +83,19 @@ export class PackSource implements ChunkSource {
   readonly #window: ReconciliationWindow
   readonly #writer: PackWriter
   readonly #atMs: number
+  /** The exporting key's: a match lists only the entries it can read (matches.ts matchView). */
+  readonly #visibility: Visibility
   #lengths: Record<SectionName, number> | null = null
   #section = 0
   #index = 0
   #done = false
 
-  constructor(actor: WorkspaceActor, window: ReconciliationWindow, writer: PackWriter, atMs: number) {
+  constructor(actor: WorkspaceActor, window: ReconciliationWindow, writer: PackWriter, atMs: number, visibility: Visibility) {
     this.#actor = actor
     this.#window = window
     this.#writer = writer
     this.#atMs = atMs
+    this.#visibility = visibility
   }
 
   next() {
@@ -135,10 +139,10 @@ export class PackSource implements ChunkSource {
     const matches = state.windows.matches
     if (name === 'lines') {
       const line = window.lines[index]
-      const match = line.matchSeq === 0 ? null : (matchView(state, matches[line.matchSeq - 1]) as Record<string, unknown>)
+      const match = line.matchSeq === 0 ? null : (matchView(state, matches[line.matchSeq - 1], this.#visibility) as Record<string, unknown>)
       return this.#writer.line({ line: sealedLine(state, line), match })
     }
-    if (name === 'matches') return this.#writer.match(matchView(state, matches[window.matchSeqs[index] - 1]) as Record<string, unknown>)
+    if (name === 'matches') return this.#writer.match(matchView(state, matches[window.matchSeqs[index] - 1], this.#visibility) as Record<string, unknown>)
     this.#writer.historyEvent(historyView(window.history[index]) as Record<string, unknown>)
   }
 }

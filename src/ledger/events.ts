@@ -5,12 +5,13 @@ import { closedWindowsAt } from './closed-windows.js'
 import type { WebhookEventType, WorkspaceCommand } from './commands.js'
 import type { LedgerEvent } from './ledger-event.js'
 import { liveWindowAt } from './live-windows.js'
+import { matchEvent } from './matches.js'
 import type { Accepted } from './outcome.js'
 import { entryView } from './entries.js'
 import type { BatchResult } from './entry-batch.js'
 import type { Entry, WorkspaceState } from './state.js'
 import { findWindow } from './window-effects.js'
-import type { ReconciliationWindow } from './windows-state.js'
+import type { ReconciliationWindow, WindowStateName } from './windows-state.js'
 import { windowView } from './windows.js'
 
 /**
@@ -46,7 +47,8 @@ export function eventsOf(state: WorkspaceState, command: WorkspaceCommand, outco
     case 'match.reverse': {
       const window = windowOf(state, body.reconciliation!)
       const accountNames = accountNamesOf(state, window)
-      const own = event(command.type === 'match.create' ? 'match.created' : 'match.reversed', outcome.body, accountNames)
+      const match = matchEvent(state, outcome.body as { id: string; residual: number; state: WindowStateName })
+      const own = event(command.type === 'match.create' ? 'match.created' : 'match.reversed', match.data, match.accountNames)
       const cause = command.type === 'match.create' ? 'match' : 'unmatch'
       const last = window.history[window.history.length - 1]
       const flipped = last.type === 'balanced' && last.detail.cause === cause && last.detail.match === body.id

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict'
 import { reject, type ErrorDetail, type Rejection } from '../errors.js'
 import { dayNumberOf, formatTimestamp, localDateOf, localDayNumberOf } from './calendar.js'
 import type { MatchCreate, MatchReverse } from './commands.js'
-import { findEntry } from './entries.js'
+import { findEntry, isEntryVisible } from './entries.js'
 import { makeId, parseId } from './ids.js'
 import { addSafe, sumSafe } from './money.js'
 import { accept, type Outcome } from './outcome.js'
@@ -59,7 +59,7 @@ export function createMatch(state: WorkspaceState, command: MatchCreate): Outcom
     reversedBy: null,
   }
   state.windows.matches.push(match)
-  return accept(200, matchView(state, match))
+  return accept(200, matchView(state, match, command.visibility))
 }
 
 /**
@@ -237,7 +237,7 @@ export function reverseMatch(state: WorkspaceState, command: MatchReverse): Outc
   assert(window.activeMatchCount >= 0 && window.activeWriteOffCount >= 0)
   const residual = recordChange(state, window, command, 'unmatched', { match: match.id, strategy: match.strategy, matched_amount: match.matchedAmount }, { cause: 'unmatch', match: match.id })
   // The reversal answers with the window as it is now (CONTRACT.md 4); the list keeps the figures after creation.
-  return accept(200, matchView(state, match, { residual, state: window.state }))
+  return accept(200, matchView(state, match, command.visibility, { residual, state: window.state }))
 }
 
 function findMatch(state: WorkspaceState, window: ReconciliationWindow, id: string): Match | undefined {
@@ -252,15 +252,22 @@ function findMatch(state: WorkspaceState, window: ReconciliationWindow, id: stri
 /**
  * A match as listed: residual and state are the window's right after the match was created (SPEC.md
  * 2.2), unless the caller passes the figures of another moment (the reversal answers with its own).
+ * Its entries are those the key can read: one with a line on an account it cannot see is left out, as the
+ * entry lists leave it out (another key may have matched it). matched_amount stays the window's figure.
  */
-export function matchView(state: WorkspaceState, match: Match, figures: { readonly residual: number; readonly state: WindowStateName } = { residual: match.residualAfterCreate, state: match.stateAfterCreate }): object {
+export function matchView(state: WorkspaceState, match: Match, visibility: Visibility, figures: { readonly residual: number; readonly state: WindowStateName } = { residual: match.residualAfterCreate, state: match.stateAfterCreate }): object {
   const window = state.windows.windows[match.windowSeq - 1]
+  const entries: string[] = []
+  for (const seq of match.entrySeqs) {
+    const entry = state.entries[seq - 1]
+    if (isEntryVisible(state, entry, visibility)) entries.push(entry.id)
+  }
   return {
     id: match.id,
     reconciliation: window.id,
     strategy: match.strategy,
     statement_lines: match.lineNumbers.map((number) => `l${number}`),
-    entries: match.entrySeqs.map((seq) => state.entries[seq - 1].id),
+    entries,
     matched_amount: match.matchedAmount,
     reason: match.reason,
     residual: figures.residual,
@@ -270,11 +277,26 @@ export function matchView(state: WorkspaceState, match: Match, figures: { readon
   }
 }
 
+/**
+ * A match's webhook event (match.created, match.reversed): the whole match, whoever acted (an answer leaves
+ * out the entries its key cannot read; an event goes to subscriptions, not to that key), with the figures
+ * of the answer, and the accounts of the window and of every line of its entries: a subscription gets it
+ * only when its key may read all of them, as entry.posted goes only where every line's account is visible.
+ */
+export function matchEvent(state: WorkspaceState, answer: { readonly id: string; readonly residual: number; readonly state: WindowStateName }): { data: object; accountNames: string[] } {
+  const match = state.windows.matches[parseId('mat_', state.tag, answer.id) - 1]
+  const window = state.windows.windows[match.windowSeq - 1]
+  const accountSeqs = new Set(window.accountSeqs)
+  for (const seq of match.entrySeqs) for (const accountSeq of state.entries[seq - 1].accountSeqs()) accountSeqs.add(accountSeq)
+  const accountNames = [...accountSeqs].map((seq) => state.accounts[seq - 1].name)
+  return { data: matchView(state, match, null, { residual: answer.residual, state: answer.state }), accountNames }
+}
+
 /** The window's matches in creation order, active and reversed alike (positions in the window's list, not match seqs). */
 export function listMatches(state: WorkspaceState, windowId: string, query: PositionListQuery, visibility: Visibility): Outcome {
   return windowListPage(state, windowId, query, visibility, {
     name: 'matches', filters: [], lengthOf: (window) => window.matchSeqs.length,
-    viewAt: (window, position) => matchView(state, state.windows.matches[window.matchSeqs[position - 1] - 1]),
+    viewAt: (window, position) => matchView(state, state.windows.matches[window.matchSeqs[position - 1] - 1], visibility),
   })
 }
 

@@ -49,19 +49,32 @@ export const streamTransport: Transport<StreamExchange> = {
     exchange.session.inFlight--
     exchange.session.send(responseText(exchange.id, status, body, headers))
   },
+  // An export is a file (CSV, PDF bytes) that HTTP writes page by page as the client takes it; a response
+  // message is JSON text in one piece, so it would hold the whole file, its bytes pasted as a string. Refused
+  // once the route's own checks passed (an unknown window stays 404), before a page is read.
+  stream: (exchange, _status, _headers, _pull, close) => {
+    close()
+    streamTransport.respond(exchange, statusOf('request_invalid'), errorBody(exportsRefused), [])
+  },
 }
+
+const exportsRefused = reject('request_invalid', 'Exports are served over HTTP only: GET the same path and query over HTTP, which streams the file.', [{ path: '/path', message: 'an export route' }])
+
+/**
+ * A socket's first message before it is authenticated, in bytes at most: an auth message is about 70. Until then
+ * nothing else is read or answered (docs/API.md, "WebSocket API and live updates"); edge/stream.ts holds a socket
+ * that authenticates by message to frames of this size, so uWebSockets.js never buffers more for it.
+ */
+export const firstMessageBytesMax = 4 * 1024
 
 /** One text frame from the client. */
 export function handleMessage(context: StreamContext, session: StreamSession, bytes: Buffer): void {
+  if (session.caller === null) return firstMessage(context, session, bytes)
   const parsed = parseJson(bytes)
   if (!parsed.ok) return session.send(errorText(parsed, undefined))
-  const message = parsed.value as Record<string, unknown> | null
-  if (message === null || typeof message !== 'object' || Array.isArray(message) || typeof message.type !== 'string') {
+  const message = typedMessage(parsed.value)
+  if (message === null) {
     return session.send(errorText(reject('request_invalid', 'A message is a JSON object with a string "type".', [{ path: '/type', message: 'must be a string' }]), undefined))
-  }
-  if (session.caller === null) {
-    if (message.type !== 'auth') return session.close(closeUnauthenticated, 'authenticate first')
-    return authMessage(context, session, message.key)
   }
   switch (message.type) {
     case 'auth': return session.send(errorText(reject('request_invalid', 'This socket is authenticated already.', [{ path: '/type', message: 'auth is the first message only' }]), message.id))
@@ -70,6 +83,23 @@ export function handleMessage(context: StreamContext, session: StreamSession, by
     case 'request': return requestMessageIn(context, session, message, bytes.length)
     default: return session.send(errorText(reject('request_invalid', `Unknown message type ${JSON.stringify(message.type).slice(0, 80)}.`, [{ path: '/type', message: 'must be auth, subscribe, unsubscribe or request' }]), message.id))
   }
+}
+
+function typedMessage(value: unknown): (Record<string, unknown> & { type: string }) | null {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return null
+  const message = value as Record<string, unknown>
+  return typeof message.type === 'string' ? message as Record<string, unknown> & { type: string } : null
+}
+
+/**
+ * Before auth nothing is answered: a first message that is too big, not JSON, not an object or not an auth
+ * message closes the socket (4401). An unknown caller learns nothing and holds nothing.
+ */
+function firstMessage(context: StreamContext, session: StreamSession, bytes: Buffer): void {
+  const parsed = bytes.length <= firstMessageBytesMax ? parseJson(bytes) : null
+  const message = parsed?.ok === true ? typedMessage(parsed.value) : null
+  if (message === null || message.type !== 'auth') return session.close(closeUnauthenticated, 'authenticate first')
+  authMessage(context, session, message.key)
 }
 
 /** The key of the socket: from the upgrade's Authorization header, or the first message (a browser cannot set headers). */

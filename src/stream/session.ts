@@ -8,6 +8,11 @@ export const coalesceAboveBytes = 1024 * 1024
 /** Unanswered requests per socket at most; the excess is answered 429 at once (CONTRACT.md 12). */
 export const inFlightMax = 4096
 
+/** Told after a session wrote or its buffer drained (send-buffers.ts: the unread bytes per key and in all). */
+export interface BufferWatcher {
+  measured(session: StreamSession): void
+}
+
 /** What a session needs of a socket (uWebSockets.js's WebSocket has it). */
 export interface SocketLike {
   send(text: string): number
@@ -15,6 +20,8 @@ export interface SocketLike {
   cork(cb: () => void): unknown
   getBufferedAmount(): number
   end(code: number, reason: string): void
+  /** Drops the connection at once (no close frame): what it had buffered is freed (uWebSockets.js). */
+  close(): void
   /** Joins or leaves a pub/sub topic of the app: what the hub publishes there reaches the socket without a call per socket. */
   subscribe(topic: string): unknown
   unsubscribe(topic: string): unknown
@@ -45,9 +52,13 @@ export class StreamSession implements UpdateSink {
    */
   #outbox: string[] = []
   #outboxBytes = 0
+  /** The socket's buffered bytes as the watcher last counted them (send-buffers.ts). */
+  countedBytes = 0
+  readonly #watcher: BufferWatcher | null
 
-  constructor(socket: SocketLike) {
+  constructor(socket: SocketLike, watcher: BufferWatcher | null = null) {
     this.socket = socket
+    this.#watcher = watcher
   }
 
   get pendingCount(): number {
@@ -70,6 +81,7 @@ export class StreamSession implements UpdateSink {
     this.socket.cork(() => {
       for (const text of outbox) this.socket.send(text)
     })
+    this.#watcher?.measured(this)
   }
 
   /** Bytes waiting to be written: the socket's buffer and this turn's outbox. */
@@ -105,10 +117,12 @@ export class StreamSession implements UpdateSink {
       this.socket.cork(() => this.socket.send(text))
       this.socket.subscribe(topic)
     }
+    this.#watcher?.measured(this)
   }
 
   /** The send buffer drained some: send waiting updates while it stays under the bound; once all are out, back on the topics. */
   drained(): void {
+    this.#watcher?.measured(this)
     if (!this.behind || this.closed) return
     this.socket.cork(() => {
       for (const [topic, text] of this.#pending) {
@@ -133,5 +147,12 @@ export class StreamSession implements UpdateSink {
     if (this.closed) return
     this.socket.end(code, reason)
     this.closed = true
+  }
+
+  /** Drops the connection without a close frame, freeing its buffer at once (over a bound of unread bytes). */
+  abort(): void {
+    if (this.closed) return
+    this.closed = true
+    this.socket.close()
   }
 }

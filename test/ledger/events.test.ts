@@ -91,3 +91,22 @@ t.test('eventsOf refuses to invent a window: an accepted answer naming a missing
   const command = { type: 'window.open', label: 'x', accounts: ['assets:bank'], from: '2026-11-01', to: '2026-11-02', claimed_movement: 0, statement_ref: null, tolerance: 0, time_zone: 'UTC', at_ms: nowMs, key_id: 'k', visibility: null } as const
   t.throws(() => eventsOf(ctx.state, command, { ok: true, status: 201, body: { id: 'rec_abcdef000000009' } }), /does not exist/)
 })
+
+t.test('match events carry the whole match whoever acted, and name the accounts of its entries', async (t) => {
+  const ctx = subscribed()
+  const window = ok(run(ctx, openNovember('assets:bank', 10)))
+  ok(run(ctx, { type: 'window.lines.add', window: window.id, lines: [line(10)] }))
+  const sale = ok(run(ctx, posting([['assets:bank', 7], ['income:sales', -7]], '2026-11-05T00:00:00Z'))).id
+  const deposit = ok(run(ctx, posting([['assets:bank', 3], ['assets:cash', -3]], '2026-11-05T00:00:00Z'))).id
+  const created = run(ctx, { type: 'match.create', window: window.id, statement_lines: ['l1'], entries: [sale, deposit], strategy: 'manual', reason: null })
+  const createdEvent = created.ok ? created.events![0] : null
+  t.match(createdEvent, { type: 'match.created', data: { entries: [sale, deposit] } })
+  t.same([...createdEvent!.accountNames].sort(), ['assets:bank', 'assets:cash', 'income:sales'], 'a subscription must see every entry\'s accounts to get it')
+  // A key restricted to assets:* reverses it: its answer leaves the sale out, the event does not.
+  ctx.visibility = ['assets:*']
+  const reversed = run(ctx, { type: 'match.reverse', window: window.id, match: (createdEvent!.data as { id: string }).id })
+  t.same(reversed.ok && (reversed.body as { entries: string[] }).entries, [deposit], 'the restricted key\'s answer')
+  const reversedEvent = reversed.ok ? reversed.events![0] : null
+  t.match(reversedEvent, { type: 'match.reversed', data: { entries: [sale, deposit], state: 'open' } }, 'the event: every entry, the figures of the reversal')
+  t.same([...reversedEvent!.accountNames].sort(), ['assets:bank', 'assets:cash', 'income:sales'])
+})

@@ -51,6 +51,16 @@ t.test('a wrong key: connect rejects', async (t) => {
   await t.rejects(connect(streamUrl(baseUrl), { ...options, key: 'tu_wrong', reconnect: false }), { code: 'unauthenticated' })
 })
 
+t.test('with the ws package the key goes in the upgrade: frames over 4 KiB pass, a wrong key is final', async (t) => {
+  const client = await connect(streamUrl(baseUrl), options)
+  t.teardown(() => client.close())
+  const entries = Array.from({ length: 60 }, (_, index) => ({ ...sale(index + 1), description: `bulk ${index} ${'x'.repeat(40)}` }))
+  t.ok(JSON.stringify(entries).length > 4 * 1024, 'the request is over the first-message bound')
+  const posted = await client.request('POST', '/v2/entries/batch', { entries })
+  t.equal(posted.status, 201, 'answered, the socket authenticated by its header')
+  await t.rejects(connect(streamUrl(baseUrl), { ...options, key: 'tu_wrong' }), { code: 'unauthenticated' }, 'a refused upgrade (401) is final, as 4401 is')
+})
+
 t.test('reconnect and resubscribe across a restart', async (t) => {
   let reconnects = 0
   const client = await connect(streamUrl(baseUrl), { ...options, reconnectDelayMaxMs: 200, onReconnect: () => reconnects++ })

@@ -17,6 +17,7 @@ function fakeSocket(): SocketLike & { sent: string[]; bufferedBytes: number; joi
     getBufferedAmount() { return this.bufferedBytes },
     cork(cb) { cb() },
     end() {},
+    close() {},
     subscribe(topic) { this.joined.add(topic) },
     unsubscribe(topic) { this.joined.delete(topic) },
   }

@@ -47,7 +47,7 @@ export const exportRoutes: V2Route[] = [
       return (state) => {
         const window = findWindow(state, params.id, key.accounts)
         if (window === undefined) return reject('not_found', 'No such reconciliation.')
-        const source = new PackSource(actor, window, writers[chosen](), atMs)
+        const source = new PackSource(actor, window, writers[chosen](), atMs, key.accounts)
         return accept(200, new StreamedAnswer(mediaTypes[chosen], [disposition(window.id, chosen)], source))
       }
     },
