@@ -39,7 +39,8 @@ export interface StreamOptions {
 }
 
 interface SocketData {
-  readonly authorization: string
+  /** The upgrade's Authorization header until the socket opened; then '' (a key's secret is not kept). */
+  authorization: string
   session: StreamSession | null
   authTimer: NodeJS.Timeout | null
 }
@@ -111,7 +112,9 @@ function opened(context: StreamContext, sessions: Set<StreamSession>, ws: WebSoc
   const session = new StreamSession(ws)
   data.session = session
   sessions.add(session)
-  if (data.authorization !== '' && authenticated(context, session, data.authorization)) return
+  const authorization = data.authorization
+  data.authorization = ''
+  if (authorization !== '' && authenticated(context, session, authorization)) return
   // A browser cannot set the header: its first message must authenticate, within the time allowed.
   data.authTimer = setTimeout(() => {
     data.authTimer = null
