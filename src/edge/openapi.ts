@@ -9,6 +9,7 @@ import { errorCatalogue, type ErrorCode } from '../errors.js'
 import type { QueryParam } from '../api/query.js'
 import { bytesMaxOf } from '../api/lifecycle.js'
 import type { AdminRoute, LabeledRoute, ParseFormat, PlainRoute, RouteResponse, V2Route } from '../api/route.js'
+import { Router } from '../api/router.js'
 import { namedSchemas } from '../api/schemas/responses.js'
 
 export interface RouteTables {
@@ -207,7 +208,32 @@ const components = {
     RateLimitRemaining: { description: 'Whole tokens left in that bucket.', schema: { type: 'integer', minimum: 0 } },
     RetryAfter: { description: 'Whole seconds (at least 1) until a token is back.', schema: { type: 'integer', minimum: 1 } },
     Replayed: { description: 'Present (true) when this is the stored answer to an earlier request with the same Idempotency-Key.', schema: { type: 'string', const: 'true' } },
+    Allow: { description: 'The methods this path serves, sorted, comma-separated (HEAD wherever GET).', schema: { type: 'string' } },
   },
+  responses: {
+    MethodNotAllowed: {
+      description: `A method this path does not serve (any method the path item does not list; \`x-other-methods\` names them): \`method_not_allowed\`: ${errorCatalogue.method_not_allowed.message} Answered after authentication: 401 first without a valid key or token.`,
+      headers: { Allow: headerRef('Allow'), 'Request-Id': headerRef('RequestId') },
+      content: {
+        'application/json': {
+          schema: { $ref: '#/components/schemas/Error' },
+          examples: { method_not_allowed: { summary: errorCatalogue.method_not_allowed.message, value: { error: { code: 'method_not_allowed', message: errorCatalogue.method_not_allowed.message } } } },
+        },
+      },
+    },
+  },
+}
+
+/**
+ * What any other method on a path answers: OpenAPI has no operation for "every method not listed", so each path
+ * item carries it as an extension: the methods of its Allow header and the 405 response. Allow is what the
+ * server sends for that path, found by the same path matching: `/v2/entries/batch` is also `/v2/entries/{id}`
+ * (GET), so it allows GET beside its own POST.
+ */
+function otherMethods(path: string, router: Router<LabeledRoute>): Json {
+  const methods = new Set(router.methodsOf(path))
+  if (methods.has('GET')) methods.add('HEAD')
+  return { allow: [...methods].sort().join(', '), response: { $ref: '#/components/responses/MethodNotAllowed' } }
 }
 
 /** The whole document. Every route of the tables is in it, whatever table it was added to. */
@@ -224,6 +250,8 @@ export function buildOpenApi(tables: RouteTables, options: OpenApiOptions): Json
     paths[path] ??= {}
     paths[path][operation.route.method.toLowerCase()] = operationObject(operation, refs)
   }
+  const router = new Router<LabeledRoute>([...tables.plain, ...tables.v2, ...tables.admin])
+  for (const [path, item] of Object.entries(paths)) item['x-other-methods'] = otherMethods(path, router)
   const schemas: Json = {}
   for (const [name, schema] of namedSchemas) schemas[name] = jsonSchema(schema, refs, schema)
   return {

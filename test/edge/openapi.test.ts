@@ -44,7 +44,7 @@ t.test('served at GET /v2/openapi.json with no key and no rate budget', async (t
   // Far past any bucket's capacity with a 1/min workspace: it never meets a budget.
   const replies = await Promise.all(Array.from({ length: 50 }, () => call(baseUrl, 'GET', '/v2/openapi.json', { key })))
   t.ok(replies.every((reply) => reply.status === 200 && reply.text === served.text), '50 requests in a burst: all 200 and the same document')
-  t.equal((await call(baseUrl, 'POST', '/v2/openapi.json', { key, body: {} })).status, 404, 'only GET')
+  t.equal((await call(baseUrl, 'POST', '/v2/openapi.json', { key, body: {} })).status, 405, 'only GET (and HEAD)')
 })
 
 t.test('a valid OpenAPI 3.1 document by @seriousme/openapi-schema-validator', async (t) => {
@@ -73,15 +73,34 @@ t.test('every route of the tables is one the server answers (no "No route" 404)'
     const reply = await call(baseUrl, route.method, fill(route.pattern), { key: credential, body: route.method === 'GET' || route.method === 'DELETE' ? undefined : {} })
     t.notMatch(reply.body?.error?.message ?? '', /^No route/, `${label(route)}: answered by its handler (${reply.status})`)
   }
-  for (const [method, path] of [['PUT', '/v2/accounts'], ['DELETE', '/v2/entries/x'], ['GET', '/v2/nothing'], ['GET', '/admin/keys']]) {
+  for (const [method, path, status] of [['PUT', '/v2/accounts', 405], ['DELETE', '/v2/entries/x', 405], ['GET', '/v2/nothing', 404], ['PUT', '/admin/keys', 405]] as const) {
     const reply = await call(baseUrl, method, path, { key: path.startsWith('/admin/') ? adminToken : key })
-    t.match(reply.body?.error?.message ?? '', /^No route/, `${method} ${path} is answered by no route`)
+    t.equal(reply.status, status, `${method} ${path} is answered by no route (${status})`)
     t.notOk(doc.paths[path]?.[method.toLowerCase()], `${method} ${path} is not documented`)
+  }
+})
+
+t.test('every path says what another method answers: 405 with the Allow the server sends', async (t) => {
+  t.match(doc.components.responses.MethodNotAllowed.headers, { Allow: { $ref: '#/components/headers/Allow' } })
+  for (const [path, item] of Object.entries(doc.paths as Record<string, any>)) {
+    const served = methods.filter((method) => item[method] !== undefined).map((method) => method.toUpperCase())
+    const { allow, response } = item['x-other-methods']
+    t.same(response, { $ref: '#/components/responses/MethodNotAllowed' }, `${path}: x-other-methods`)
+    for (const method of served) t.ok(allow.split(', ').includes(method), `${path}: Allow names ${method}`)
+    if (served.includes('GET')) t.ok(allow.split(', ').includes('HEAD'), `${path}: and HEAD`)
+    const concrete = path.replace(/\{[^}]+\}/g, 'probe')
+    const reply = await call(baseUrl, 'PUT', concrete, { key: path.startsWith('/admin/') ? adminToken : key, body: {} })
+    t.equal(reply.status, 405, `PUT ${path}: 405`)
+    t.equal(reply.headers.get('allow'), allow, `PUT ${path}: Allow ${allow}`)
   }
 })
 
 t.test('every code of the error catalogue appears, with its status and an example', async (t) => {
   const documented = new Map<string, Set<string>>()
+  // 405 belongs to no operation: it is the answer to the methods a path item does not list.
+  for (const [status, response] of Object.entries({ 405: doc.components.responses.MethodNotAllowed })) {
+    for (const code of Object.keys(response.content['application/json'].examples)) documented.set(code, new Set([status]))
+  }
   for (const [, , operation] of operations()) {
     for (const [status, response] of Object.entries(operation.responses as Record<string, any>)) {
       for (const code of Object.keys(response.content?.['application/json']?.examples ?? {})) {
