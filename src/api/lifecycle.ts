@@ -352,7 +352,7 @@ function methodStage(flow: Flow, lifecycle: Lifecycle<unknown>): Step {
 function scopeStage(flow: Flow): Step {
   const scope = flow.route!.scope
   const key = flow.caller!.key
-  if (scope === undefined || key === null || key.scopes.includes(scope)) return undefined
+  if (scope === undefined || scope === null || key === null || key.scopes.includes(scope)) return undefined
   return reject('scope_missing', `This key lacks the scope ${scope}.`)
 }
 

@@ -59,7 +59,7 @@ function pathParams(pattern: string): string[] {
 
 /** The lifecycle's own errors (CONTRACT.md 1), in its order, then the operation's. */
 function v2Errors(route: V2Route): ErrorCode[] {
-  const codes: ErrorCode[] = ['unauthenticated', 'scope_missing']
+  const codes: ErrorCode[] = route.scope === null ? ['unauthenticated'] : ['unauthenticated', 'scope_missing']
   if (pathParams(route.pattern).length > 0) codes.push('not_found')
   if (route.method !== 'GET') codes.push('idempotency_conflict', 'request_invalid')
   codes.push('rate_limited')
@@ -72,7 +72,8 @@ function v2Errors(route: V2Route): ErrorCode[] {
 function v2Operation(route: V2Route, options: OpenApiOptions): Operation {
   return {
     route, summary: route.summary, tag: route.pattern.split('/')[2] ?? 'v2',
-    security: [{ apiKey: [route.scope] }],
+    // No scope: any valid key (an empty list of scopes).
+    security: [{ apiKey: route.scope === null ? [] : [route.scope] }],
     query: route.query ?? [],
     body: route.body === undefined ? undefined : { schema: route.body.validate.schema, bytesMax: bytesMaxOf(route, options), parseFormat: route.body.parseFormat, parsesEvery: route.body.parsesEvery },
     idempotent: route.method !== 'GET', rateLimited: true,
@@ -84,7 +85,7 @@ function v2Operation(route: V2Route, options: OpenApiOptions): Operation {
 function adminOperation(route: AdminRoute, options: OpenApiOptions): Operation {
   const lifecycle: ErrorCode[] = route.body === undefined ? ['unauthenticated'] : ['unauthenticated', 'body_too_large', 'json_invalid', 'request_invalid']
   return {
-    route, summary: route.summary, tag: 'admin', security: [{ adminToken: [] }], query: [],
+    route, summary: route.summary, tag: 'admin', security: [{ adminToken: [] }], query: route.query ?? [],
     body: route.body === undefined ? undefined : { schema: route.body.validate.schema, bytesMax: bytesMaxOf(route, options) },
     idempotent: false, rateLimited: false, response: route.response,
     errors: sortedCodes([...lifecycle, ...route.errors, 'unavailable']),

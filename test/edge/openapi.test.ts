@@ -125,7 +125,7 @@ t.test('parameters, headers, bodies and security of each operation', async (t) =
     t.same(queryNames, (route.query ?? []).map((param) => param.name), `${label(route)}: the query params the route declares`)
     const idempotent = params.some((param: any) => param.$ref === '#/components/parameters/IdempotencyKey')
     t.equal(idempotent, route.method !== 'GET', `${label(route)}: Idempotency-Key on every method but GET`)
-    t.same(operation.security, [{ apiKey: [route.scope] }], `${label(route)}: bearer with scope ${route.scope}`)
+    t.same(operation.security, [{ apiKey: route.scope === null ? [] : [route.scope] }], `${label(route)}: bearer with scope ${route.scope ?? '(none)'}`)
     t.equal(operation.requestBody !== undefined, route.body !== undefined, `${label(route)}: a request body exactly when the route reads one`)
     for (const [status, response] of Object.entries(operation.responses as Record<string, any>)) {
       t.ok(response.headers['Request-Id'], `${label(route)} ${status}: Request-Id`)

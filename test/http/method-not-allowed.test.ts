@@ -34,6 +34,8 @@ t.test('/v2: 405 with Allow, after authentication, before scope', async (t) => {
   assertError(t, await call(baseUrl, 'PUT', '/v2/accounts', { key: readOnly.secret }), 405, 'method_not_allowed', 'a key without the scopes of the path: 405, not 403')
   const head = await call(baseUrl, 'HEAD', '/v2/accounts/x/balance/y', { key })
   t.equal(head.status, 404, 'HEAD on an unknown path: 404')
+  assertError(t, await call(baseUrl, 'GET', '/v2/stream', { key }), 400, 'request_invalid', 'GET /v2/stream without the upgrade')
+  assertError(t, await call(baseUrl, 'GET', '/v2/stream'), 401, 'unauthenticated', 'GET /v2/stream without the upgrade or a key')
 })
 
 t.test('unknown paths stay 404, with or without a key', async (t) => {

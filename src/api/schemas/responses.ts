@@ -185,8 +185,12 @@ export const workspace = Type.Object({
   timezone: Type.String({ description: 'IANA time zone' }),
   currency: Type.String({ description: 'ISO 4217: the currency of accounts created without one' }),
   limits: Type.Object({ writes_per_minute: Type.Integer({ minimum: 1 }), reads_per_minute: Type.Integer({ minimum: 1 }) }),
+  settings: Type.Object({}, { additionalProperties: true, description: 'The workspace\'s settings: none yet, an empty object' }),
+  seal_public_key: Type.Union([Type.String(), Type.Null()], { description: 'The public key that signs seals; null: seals are SHA-256 hashes no key signs' }),
   created_at: timestamp,
 })
+
+export const workspacePage = page(workspace)
 
 const scope = Type.Union(scopes.map((name) => Type.Literal(name)))
 
@@ -199,6 +203,8 @@ export const apiKey = Type.Object({
   created_at: timestamp,
   revoked_at: nullableTimestamp,
 })
+
+export const apiKeyPage = page(apiKey)
 
 export const createdApiKey = Type.Object({
   ...apiKey.properties,
@@ -267,10 +273,10 @@ export const namedSchemas: readonly (readonly [string, TSchema])[] = [
   ['MatchFigures', matchFigures], ['DryRunMatch', dryRunMatch], ['MatchBatchDone', matchBatchDone], ['DryRunBatch', dryRunBatch],
   ['Proposal', proposal], ['ProposalPage', proposalPage], ['WindowEntry', windowEntry], ['WindowEntryPage', windowEntryPage],
   ['HistoryEvent', historyEvent], ['History', history],
-  ['Workspace', workspace], ['WorkspaceCreate', workspaceCreate], ['WorkspaceUpdate', workspaceUpdate],
+  ['Workspace', workspace], ['WorkspaceCreate', workspaceCreate], ['WorkspaceUpdate', workspaceUpdate], ['WorkspacePage', workspacePage],
   ['Webhook', webhook], ['WebhookCreate', webhookCreate], ['CreatedWebhook', createdWebhook], ['WebhookPage', webhookPage],
   ['WebhookDelivery', webhookDelivery], ['WebhookDeliveryPage', webhookDeliveryPage],
-  ['ApiKey', apiKey], ['ApiKeyCreate', keyCreate], ['CreatedApiKey', createdApiKey],
+  ['ApiKey', apiKey], ['ApiKeyCreate', keyCreate], ['CreatedApiKey', createdApiKey], ['ApiKeyPage', apiKeyPage],
   ['Health', health], ['Error', errorEnvelope],
 ]
 
