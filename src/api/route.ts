@@ -72,6 +72,8 @@ export interface RouteResponse {
   readonly schema?: TSchema
   /** When not application/json (the exports). */
   readonly mediaType?: string
+  /** A schema per media type, when they differ (an export: the JSON pack an object, CSV and PDF text); else `schema` for each of mediaType's. */
+  readonly content?: Readonly<Record<string, TSchema>>
 }
 
 /** A route outside /v2 and /admin that the server answers itself: health, the OpenAPI document, metrics. */

@@ -11,6 +11,8 @@ import { bytesMaxOf } from '../api/lifecycle.js'
 import type { AdminRoute, LabeledRoute, ParseFormat, PlainRoute, RouteResponse, V2Route } from '../api/route.js'
 import { Router } from '../api/router.js'
 import { namedSchemas } from '../api/schemas/responses.js'
+import { streamNamedSchemas } from '../stream/message-schemas.js'
+import { streamPathItem } from './openapi-stream.js'
 
 export interface RouteTables {
   readonly v2: readonly V2Route[]
@@ -145,7 +147,8 @@ function responsesOf(operation: Operation, refs: ReadonlyMap<unknown, string>): 
   const { response } = operation
   const success: Json = { description: response.description, headers: successHeaders(operation) }
   // A route may answer several media types (the exports: "application/json, text/csv, application/pdf").
-  if (response.schema !== undefined) success.content = Object.fromEntries((response.mediaType ?? 'application/json').split(', ').map((type) => [type, { schema: jsonSchema(response.schema!, refs) }]))
+  if (response.content !== undefined) success.content = Object.fromEntries(Object.entries(response.content).map(([type, schema]) => [type, { schema: jsonSchema(schema, refs) }]))
+  else if (response.schema !== undefined) success.content = Object.fromEntries((response.mediaType ?? 'application/json').split(', ').map((type) => [type, { schema: jsonSchema(response.schema!, refs) }]))
   const responses: Json = { [String(response.status)]: success }
   const byStatus = new Map<number, ErrorCode[]>()
   for (const code of operation.errors) {
@@ -239,7 +242,8 @@ function otherMethods(path: string, router: Router<LabeledRoute>): Json {
 
 /** The whole document. Every route of the tables is in it, whatever table it was added to. */
 export function buildOpenApi(tables: RouteTables, options: OpenApiOptions): Json {
-  const refs = new Map<unknown, string>(namedSchemas.map(([name, schema]) => [schema, name]))
+  const named: readonly (readonly [string, TSchema])[] = [...namedSchemas, ...streamNamedSchemas]
+  const refs = new Map<unknown, string>(named.map(([name, schema]) => [schema, name]))
   const operations = [
     ...tables.plain.map(plainOperation),
     ...tables.v2.map((route) => v2Operation(route, options)),
@@ -251,10 +255,13 @@ export function buildOpenApi(tables: RouteTables, options: OpenApiOptions): Json
     paths[path] ??= {}
     paths[path][operation.route.method.toLowerCase()] = operationObject(operation, refs)
   }
-  const router = new Router<LabeledRoute>([...tables.plain, ...tables.v2, ...tables.admin])
+  // The WebSocket upgrade is in no route table: described on its own, answered by the HTTP server (edge/stream.ts).
+  const streamPlain: Operation = { route: { method: 'GET', pattern: '/v2/stream' }, summary: '', tag: 'stream', security: [], query: [], idempotent: false, rateLimited: false, response: { status: 101, description: '' }, errors: [] }
+  paths['/v2/stream'] = streamPathItem((status, codes) => errorResponse(streamPlain, status, codes))
+  const router = new Router<LabeledRoute>([...tables.plain, ...tables.v2, ...tables.admin, streamPlain.route])
   for (const [path, item] of Object.entries(paths)) item['x-other-methods'] = otherMethods(path, router)
   const schemas: Json = {}
-  for (const [name, schema] of namedSchemas) schemas[name] = jsonSchema(schema, refs, schema)
+  for (const [name, schema] of named) schemas[name] = jsonSchema(schema, refs, schema)
   return {
     openapi: '3.1.0',
     info: {
@@ -263,7 +270,7 @@ export function buildOpenApi(tables: RouteTables, options: OpenApiOptions): Json
       summary: 'Double-entry ledger with reconciliation windows',
       description: 'Amounts are integers in minor units (|x| ≤ 2^53−1). Every error answers {"error": {"code", "message", "details"?}}; the codes a route can answer are listed per status, each with an example. See docs/API.md.',
     },
-    tags: [...new Set(operations.map((operation) => operation.tag))].map((name) => ({ name })),
+    tags: [...new Set([...operations.map((operation) => operation.tag), 'stream'])].map((name) => ({ name })),
     paths,
     components: { ...components, schemas },
   }
