@@ -18,6 +18,7 @@ export const errorCatalogue = {
   scope_missing: { status: 403, message: 'The API key lacks a required scope.' },
   not_found: { status: 404, message: 'No such resource.' },
   account_unknown: { status: 404, message: 'An account named in the request does not exist or is not visible to this key.' },
+  method_not_allowed: { status: 405, message: 'This path does not serve that method; Allow lists the ones it serves.' },
   account_exists: { status: 409, message: 'An account with that name already exists.' },
   workspace_exists: { status: 409, message: 'A workspace with that id already exists.' },
   idempotency_conflict: { status: 409, message: 'This Idempotency-Key was used with a different request.' },

@@ -1,7 +1,6 @@
 // Amounts (integers in minor units) and timestamps as a person reads them.
 
 const fallbackCurrency = 'USD'
-const timezoneStorageName = 'trueup.timezone'
 
 /** The currency's exponent as Intl knows it (ISO 4217: USD 2, JPY 0, BHD 3). */
 export function exponentOf(currency) {
@@ -30,24 +29,8 @@ export function formatAmount(minor, currency) {
   return formatter.format(minorToDecimal(minor, exponentOf(code)))
 }
 
-/**
- * The workspace timezone. The API gives a key no way to read its workspace, so a window's own
- * `timezone` wins when the API sends one; otherwise the zone chosen in the header (default UTC).
- */
-export const timezone = {
-  get: () => sessionStorage.getItem(timezoneStorageName) ?? 'UTC',
-  set: (zone) => sessionStorage.setItem(timezoneStorageName, zone),
-  valid: (zone) => {
-    try {
-      new Intl.DateTimeFormat('en', { timeZone: zone })
-      return true
-    } catch {
-      return false
-    }
-  },
-}
-
-export function formatTimestamp(iso, zone = timezone.get()) {
+/** A timestamp in `zone`: the workspace's time zone, read from GET /v2/workspace (main.js); UTC until it is known. */
+export function formatTimestamp(iso, zone = 'UTC') {
   if (!iso) return '—'
   // dateStyle/timeStyle cannot be combined with timeZoneName: the fields are named one by one.
   const fields = { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit', timeZone: zone, timeZoneName: 'short' }

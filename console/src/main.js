@@ -5,8 +5,7 @@ import './style.css'
 import { render } from 'preact'
 import { useEffect, useErrorBoundary, useRef, useState } from 'preact/hooks'
 import { html } from './html.js'
-import { session } from './api.js'
-import { timezone } from './format.js'
+import { api, describeError, session } from './api.js'
 import { SignIn } from './views/signin.js'
 import { WindowsPage } from './views/windows.js'
 import { WindowPage } from './views/window.js'
@@ -27,21 +26,34 @@ function useRoute() {
   return route
 }
 
-function TimezoneField({ onChange }) {
-  const [value, setValue] = useState(timezone.get())
-  const valid = timezone.valid(value)
-  const commit = () => { if (valid) { timezone.set(value); onChange(value) } }
-  return html`<label class="timezone">Workspace timezone
-    <input value=${value} aria-invalid=${!valid} onInput=${(event) => setValue(event.currentTarget.value)}
-      onChange=${commit} size="16" spellcheck="false" /></label>`
+/** The workspace and its time zone, as GET /v2/workspace gives them: every time on the pages is shown in that zone. */
+function WorkspaceName({ workspace }) {
+  if (workspace === null) return html`<span class="timezone">Workspace…</span>`
+  return html`<span class="timezone" title="Times are shown in the workspace's time zone">${workspace.id} · ${workspace.timezone}</span>`
 }
 
-function Header({ route, onSignOut, onZone }) {
+/**
+ * The workspace of the signed-in key, read at sign-in and again on every page change, so a zone an admin
+ * changed shows on the next page. A failed re-read keeps what was read before.
+ */
+function useWorkspace(signedIn, initial, route) {
+  const [workspace, setWorkspace] = useState(initial)
+  const [error, setError] = useState(null)
+  useEffect(() => {
+    if (!signedIn) return undefined
+    let current = true
+    api('GET', '/v2/workspace').then((read) => { if (current) { setWorkspace(read); setError(null) } }, (failure) => { if (current) setError(describeError(failure)) })
+    return () => { current = false }
+  }, [signedIn, route.page, route.id])
+  return { workspace: signedIn ? workspace : null, error, setWorkspace }
+}
+
+function Header({ route, onSignOut, workspace }) {
   const link = (page, label) => html`<a href=${`#/${page}`} aria-current=${route.page === page ? 'page' : undefined}>${label}</a>`
   return html`<header class="top">
     <span class="brand">trueup</span>
     <nav aria-label="Main">${link('windows', 'Windows')} ${link('accounts', 'Accounts')}</nav>
-    <${TimezoneField} onChange=${onZone} />
+    <${WorkspaceName} workspace=${workspace} />
     <button type="button" class="secondary" onClick=${onSignOut}>Sign out</button>
   </header>`
 }
@@ -55,19 +67,26 @@ function Guarded({ children }) {
 
 function App() {
   const [signedIn, setSignedIn] = useState(session.key() !== null)
-  const [zone, setZone] = useState(timezone.get())
   const route = useRoute()
+  const { workspace, error, setWorkspace } = useWorkspace(signedIn, null, route)
   const main = useRef(null)
+  const zone = workspace?.timezone ?? null
   // A new page moves focus to its heading, so a screen reader announces where the user is.
-  useEffect(() => { main.current?.querySelector('h1')?.focus() }, [route.page, route.id, signedIn])
-  if (!signedIn) return html`<main ref=${main}><${SignIn} onSignedIn=${() => setSignedIn(true)} /></main>`
-  const signOut = () => { session.signOut(); setSignedIn(false) }
+  useEffect(() => { main.current?.querySelector('h1')?.focus() }, [route.page, route.id, signedIn, zone === null])
+  const signedInWith = (read) => { setWorkspace(read); setSignedIn(true) }
+  if (!signedIn) return html`<main ref=${main}><${SignIn} onSignedIn=${signedInWith} /></main>`
+  const signOut = () => { session.signOut(); setSignedIn(false); setWorkspace(null) }
+  const header = html`<${Header} route=${route} onSignOut=${signOut} workspace=${workspace} />`
+  // The pages show times in the workspace's zone: they wait for it.
+  if (zone === null) {
+    return html`${header}<main ref=${main}>${error === null ? html`<p>Loading the workspace…</p>` : html`<div class="alert" role="alert">${error}</div>`}</main>`
+  }
   const props = { zone, key: `${route.page}/${route.id}/${zone}` }
   let page
   if (route.page === 'accounts') page = html`<${AccountsPage} ...${props} accountId=${route.id} />`
   else if (route.page === 'windows' && route.id !== null) page = html`<${WindowPage} ...${props} windowId=${route.id} />`
   else page = html`<${WindowsPage} ...${props} />`
-  return html`<${Header} route=${route} onSignOut=${signOut} onZone=${setZone} /><main ref=${main}><${Guarded}>${page}<//></main>`
+  return html`${header}<main ref=${main}><${Guarded}>${page}<//></main>`
 }
 
 const container = document.getElementById('app')

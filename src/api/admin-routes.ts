@@ -2,16 +2,20 @@
 
 import { randomBytes } from 'node:crypto'
 import { currencyDefault, limitsDefault, type Limits, type Scope } from '../ledger/system.js'
+import { getWorkspace, listKeys, listWorkspaces } from '../ledger/system-pages.js'
 import { canonicalTimeZone } from '../ledger/time-zone-name.js'
 import { hashSecret } from './auth.js'
 import { adminRoute, type AdminRoute } from './route.js'
 import { keyCreate, workspaceCreate, workspaceUpdate } from './schemas/ledger.js'
-import { createdApiKey, workspace } from './schemas/responses.js'
+import { cursorQuery, limitQuery, pageParams, textQuery } from './query.js'
+import { apiKeyPage, createdApiKey, workspace, workspacePage } from './schemas/responses.js'
 import { validator } from './schemas/validate.js'
 
 const workspaceCreateBody = validator(workspaceCreate)
 const workspaceUpdateBody = validator(workspaceUpdate)
 const keyCreateBody = validator(keyCreate)
+const cursor = cursorQuery(256)
+const workspaceFilter = textQuery('workspace', 'Only this workspace\'s keys (404 not_found when there is no such workspace); absent: every workspace\'s', 64)
 
 /** Random lower-case base-36 text with at least `bits` bits of entropy. */
 export function randomText(bits: number): string {
@@ -45,6 +49,31 @@ export const adminRoutes: readonly AdminRoute[] = [
       type: 'workspace.update', at_ms: atMs, id: params.id, limits: knownLimits(body.limits), currency: body.currency,
       time_zone: body.timezone === undefined ? undefined : canonicalTimeZone(body.timezone) ?? body.timezone,
     }),
+  }),
+  adminRoute({
+    method: 'GET', pattern: '/admin/workspaces', summary: 'List the workspaces, in creation order',
+    query: [limitQuery, cursor], errors: ['request_invalid'], response: { status: 200, description: 'A page of workspaces', schema: workspacePage },
+    handle: ({ query }) => {
+      const page = pageParams(query, cursor)
+      if (!page.ok) return page
+      return { readsSystem: (system) => listWorkspaces(system, page.value.limit, page.value.cursor) }
+    },
+  }),
+  adminRoute({
+    method: 'GET', pattern: '/admin/workspaces/:id', summary: 'Read a workspace',
+    errors: ['not_found'], response: { status: 200, description: 'The workspace', schema: workspace },
+    handle: ({ params }) => ({ readsSystem: (system) => getWorkspace(system, params.id) }),
+  }),
+  adminRoute({
+    method: 'GET', pattern: '/admin/keys', summary: 'List API keys (revoked ones too), in creation order: never a secret or its hash',
+    query: [workspaceFilter, limitQuery, cursor], errors: ['request_invalid', 'not_found'], response: { status: 200, description: 'A page of keys', schema: apiKeyPage },
+    handle: ({ query }) => {
+      const workspace = workspaceFilter.parse(query)
+      if (!workspace.ok) return workspace
+      const page = pageParams(query, cursor)
+      if (!page.ok) return page
+      return { readsSystem: (system) => listKeys(system, workspace.value, page.value.limit, page.value.cursor) }
+    },
   }),
   adminRoute({
     method: 'POST', pattern: '/admin/keys', body: { validate: keyCreateBody }, summary: 'Create an API key (its secret is shown once)',

@@ -8,41 +8,34 @@ export function hashSecret(secret: string): string {
   return hash('sha256', secret, 'hex')
 }
 
+/**
+ * The secret of `Authorization: Bearer <secret>`, or null. The usual spelling is taken by a comparison, without
+ * the regular expression (this runs on every request); any other case or spacing goes through it.
+ */
 function bearerOf(authorization: string | undefined): string | null {
   if (authorization === undefined) return null
+  const length = authorization.length
+  if (length > 7 && authorization.startsWith('Bearer ') && authorization.charCodeAt(7) > 32 && authorization.charCodeAt(length - 1) > 32 && authorization.indexOf(' ', 8) < 0) return authorization.slice(7)
   const match = /^Bearer[ ]+(\S+)\s*$/i.exec(authorization)
   return match === null ? null : match[1]
 }
 
 /**
  * The key for an Authorization header, or null. Keys are found by the sha256 of the secret, so the
- * lookup's timing depends only on a hash the caller cannot steer toward a stored one.
+ * lookup's timing depends only on a hash the caller cannot steer toward a stored one. Nothing of the
+ * header is remembered: a cache by the header would keep the secret in memory (a heap snapshot would show
+ * it, revoked or not), and one keyed by a hash of the header costs the same SHA-256 as the secret's own.
  */
 export function authenticate(system: SystemState, authorization: string | undefined): KeyRecord | null {
-  if (authorization === undefined) return null
-  const hashed = recentHashes.get(authorization) ?? hashOfHeader(authorization)
-  if (hashed === null) return null
-  const key = system.keysByHash.get(hashed)
+  const secret = bearerOf(authorization)
+  if (secret === null || secret.length > secretLengthMax) return null
+  const key = system.keysByHash.get(hashSecret(secret))
   if (key === undefined || key.revokedAtMs !== null) return null
   return key
 }
 
-/**
- * The hash of the secret of the Authorization headers seen last: a client sends the same header with every
- * request, and the parse and SHA-256 of it were 2 % of a write's cost. Only the hash is remembered, never
- * the key: revocation and scopes are read from the system state on every request. Bounded: cleared when full.
- */
-const recentHashes = new Map<string, string>()
-const recentHashesMax = 1_024
-
-function hashOfHeader(authorization: string): string | null {
-  const secret = bearerOf(authorization)
-  if (secret === null || secret.length > 512) return null
-  const hashed = hashSecret(secret)
-  if (recentHashes.size >= recentHashesMax) recentHashes.clear()
-  recentHashes.set(authorization, hashed)
-  return hashed
-}
+/** Longer bearer tokens are no key of ours (a secret is 46 characters): not hashed at all. */
+const secretLengthMax = 512
 
 export function hasScope(key: KeyRecord, scope: Scope): boolean {
   return key.scopes.includes(scope)

@@ -19,7 +19,7 @@ import { Router } from './router.js'
 import { pullFrom, StreamedAnswer, type Pull } from './streamed-answer.js'
 
 /** The stages, in the order they run; CONTRACT.md 1 fixes the order in which their errors answer. */
-export const stageNames = ['route', 'auth', 'scope', 'body', 'recheck', 'idempotency', 'rate', 'size', 'parse', 'schema', 'command', 'actor', 'reply'] as const
+export const stageNames = ['route', 'auth', 'method', 'scope', 'body', 'recheck', 'idempotency', 'rate', 'size', 'parse', 'schema', 'command', 'actor', 'reply'] as const
 export type StageName = (typeof stageNames)[number]
 
 export type Headers = readonly (readonly [string, string])[]
@@ -105,6 +105,19 @@ export interface LifecycleOptions {
   /** The log failed: the process must stop and recover from the log. */
   readonly onLogFailure: (error: Error) => void
   readonly onRateLimited?: (workspace: string, bucket: 'reads' | 'writes') => void
+  /** HTTP serves HEAD wherever it serves GET: a 405's Allow then lists HEAD beside GET. */
+  readonly headServed?: boolean
+  /**
+   * Paths the transport serves itself, outside the route table (HTTP: the WebSocket upgrade of GET
+   * /v2/stream): known paths for a 405's Allow; a request of their method that came here anyway (a
+   * GET without the upgrade) gets the route's refusal, after authentication like a 405.
+   */
+  readonly elsewhere?: readonly ElsewhereRoute[]
+}
+
+/** A route a transport serves outside the lifecycle, and what a request of it that reaches the lifecycle gets. */
+export interface ElsewhereRoute extends LabeledRoute {
+  readonly refusal: Rejection
 }
 
 /** One request on its way through the stages: one object per request, no closure per stage. */
@@ -113,6 +126,8 @@ export class Flow {
   readonly target: unknown
   route: LifecycleRoute | null = null
   params: Readonly<Record<string, string>> = {}
+  /** A known path that no route serves with this method: the methods it serves (the `method` stage answers 405). */
+  allowed: readonly string[] | null = null
   caller: Caller | null
   bucket: Bucket | null = null
   /** Both budgets of the caller's workspace: the `rate` stage picks one once the body says whether it is a read. */
@@ -202,6 +217,7 @@ export class Lifecycle<T> {
   readonly options: LifecycleOptions
   readonly transport: Transport<T>
   readonly router: Router<LifecycleRoute>
+  readonly elsewhere: Router<ElsewhereRoute>
   readonly #stages: readonly Stage[]
   readonly #replyIndex: number
 
@@ -209,6 +225,7 @@ export class Lifecycle<T> {
     this.options = options
     this.transport = transport
     this.router = new Router(options.routes)
+    this.elsewhere = new Router(options.elsewhere ?? [])
     this.#stages = stages.filter((stage) => !options.skip.includes(stage.name))
     this.#replyIndex = this.#stages.findIndex((stage) => stage.name === 'reply')
   }
@@ -233,6 +250,13 @@ export class Lifecycle<T> {
       if (step === toReply) return this.resume(flow, this.#replyIndex)
       return this.answer(flow, statusOf(step.code), errorBody(step), null)
     }
+  }
+
+  /** The methods served on a path no route of this method matched, sorted (HEAD beside GET over HTTP); empty for an unknown path. */
+  allowedOn(path: string): string[] {
+    const methods = new Set([...this.router.methodsOf(path), ...this.elsewhere.methodsOf(path)])
+    if (this.options.headServed === true && methods.has('GET')) methods.add('HEAD')
+    return [...methods].sort()
   }
 
   /** Answers with the rate headers of the caller's bucket (CONTRACT.md 6), then any of the answer's own. */
@@ -284,7 +308,13 @@ export function bytesMaxOf(route: LifecycleRoute, options: Pick<LifecycleOptions
 function routeStage(flow: Flow, lifecycle: Lifecycle<unknown>): Step {
   const { method, path } = flow.request
   const matched = lifecycle.router.match(method, path)
-  if (matched === null) return reject('not_found', `No route ${method} ${path}.`)
+  if (matched === null) {
+    const allowed = lifecycle.allowedOn(path)
+    if (allowed.length === 0) return reject('not_found', `No route ${method} ${path}.`)
+    // A known path: the `method` stage answers, once the caller is authenticated.
+    flow.allowed = allowed
+    return undefined
+  }
   flow.route = matched.route
   flow.params = matched.params
   lifecycle.transport.routed?.(flow.target, matched.route)
@@ -307,10 +337,22 @@ function authStage(flow: Flow, lifecycle: Lifecycle<unknown>): Step {
   return undefined
 }
 
+/** A known path called with a method it does not serve: 405 with Allow (a route served elsewhere: its refusal). */
+function methodStage(flow: Flow, lifecycle: Lifecycle<unknown>): Step {
+  const allowed = flow.allowed
+  if (allowed === null) return undefined
+  const { method, path } = flow.request
+  const elsewhere = lifecycle.elsewhere.match(method, path)
+  if (elsewhere !== null) return elsewhere.route.refusal
+  const list = allowed.join(', ')
+  lifecycle.answer(flow, 405, errorBody(reject('method_not_allowed', `${path} does not serve ${method}; it serves ${list}.`)), ['Allow', list])
+  return halted
+}
+
 function scopeStage(flow: Flow): Step {
   const scope = flow.route!.scope
   const key = flow.caller!.key
-  if (scope === undefined || key === null || key.scopes.includes(scope)) return undefined
+  if (scope === undefined || scope === null || key === null || key.scopes.includes(scope)) return undefined
   return reject('scope_missing', `This key lacks the scope ${scope}.`)
 }
 
@@ -464,6 +506,7 @@ function replyStage(flow: Flow, lifecycle: Lifecycle<unknown>): Step {
 const stages: readonly Stage[] = [
   { name: 'route', run: routeStage },
   { name: 'auth', run: authStage },
+  { name: 'method', run: methodStage },
   { name: 'scope', run: scopeStage },
   { name: 'body', run: bodyStage },
   { name: 'recheck', run: recheckStage },

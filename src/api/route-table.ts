@@ -9,6 +9,7 @@ import { entryBatchRoute } from './routes/entry-batch.js'
 import { reconciliationRoutes } from './routes/reconciliations.js'
 import { statementRoutes } from './routes/statements.js'
 import { webhookRoutes } from './routes/webhooks.js'
+import { workspaceRoutes } from './routes/workspace.js'
 
 // The exports come before the entry routes: /v2/entries/export must not be read as /v2/entries/:id.
-export const v2Routes: readonly V2Route[] = [...accountRoutes, ...exportRoutes, ...entryRoutes, entryBatchRoute, ...reconciliationRoutes, ...matchingRoutes, ...statementRoutes, ...webhookRoutes]
+export const v2Routes: readonly V2Route[] = [...accountRoutes, ...exportRoutes, ...entryRoutes, entryBatchRoute, ...reconciliationRoutes, ...matchingRoutes, ...statementRoutes, ...webhookRoutes, ...workspaceRoutes]

@@ -6,7 +6,7 @@ import type { ErrorCode, Rejection } from '../errors.js'
 import type { CommandEnvelope, WorkspaceCommand } from '../ledger/commands.js'
 import type { Outcome } from '../ledger/outcome.js'
 import type { WorkspaceState } from '../ledger/state.js'
-import type { KeyRecord, Scope, SystemCommand, WorkspaceRecord } from '../ledger/system.js'
+import type { KeyRecord, Scope, SystemCommand, SystemState, WorkspaceRecord } from '../ledger/system.js'
 import type { QueryParam } from './query.js'
 import type { Validator } from './schemas/validate.js'
 
@@ -35,8 +35,16 @@ export interface SlicedQuery {
   readonly slices: (state: WorkspaceState) => Generator<undefined, Outcome, undefined>
 }
 
-/** What a /v2 handler builds: a command for the actor, a query (whole or in slices), or a refusal of the request's own shape. */
-export type Built = WorkspaceCommand | Query | SlicedQuery | Rejection
+/**
+ * A read of the system state (workspaces and keys), not of a workspace's: answered after the log is durable
+ * up to the last system command, the one it rests on.
+ */
+export interface SystemQuery {
+  readonly readsSystem: (system: SystemState) => Outcome
+}
+
+/** What a /v2 handler builds: a command for the actor, a query (whole or in slices, of its workspace or of the system), or a refusal of the request's own shape. */
+export type Built = WorkspaceCommand | Query | SlicedQuery | SystemQuery | Rejection
 
 /** A handler that works off the event loop first (reading a large statement file in a worker) builds later. */
 export type BuiltLater = Built | Promise<Built>
@@ -64,6 +72,8 @@ export interface RouteResponse {
   readonly schema?: TSchema
   /** When not application/json (the exports). */
   readonly mediaType?: string
+  /** A schema per media type, when they differ (an export: the JSON pack an object, CSV and PDF text); else `schema` for each of mediaType's. */
+  readonly content?: Readonly<Record<string, TSchema>>
 }
 
 /** A route outside /v2 and /admin that the server answers itself: health, the OpenAPI document, metrics. */
@@ -92,8 +102,8 @@ export interface RouteBody<B> {
 
 /** What the lifecycle needs of any route (v2 or admin). */
 export interface LifecycleRoute extends LabeledRoute {
-  /** Absent on admin routes: the admin token holds every right. */
-  readonly scope?: Scope
+  /** Absent on admin routes: the admin token holds every right; null: any valid key (GET /v2/workspace). */
+  readonly scope?: Scope | null
   readonly body?: RouteBody<unknown>
   /**
    * True for a request of this route that is a read although its method is not GET (a dry run): it
@@ -112,7 +122,8 @@ export interface LifecycleRoute extends LabeledRoute {
 
 export interface V2Route<B = unknown> extends LifecycleRoute {
   readonly method: 'GET' | 'POST' | 'PATCH' | 'DELETE'
-  readonly scope: Scope
+  /** null: any valid key of the workspace, whatever its scopes. */
+  readonly scope: Scope | null
   /** Present on routes that take a body. */
   readonly body?: RouteBody<B>
   /**
@@ -139,12 +150,13 @@ export function v2Route<B>(route: V2Route<B>): V2Route {
 
 export interface AdminContext<B = unknown> {
   readonly params: Readonly<Record<string, string>>
+  readonly query: URLSearchParams
   readonly body: B
   readonly atMs: number
 }
 
-/** What an admin handler builds: a system command (with fields its answer adds, e.g. a key's secret) or a refusal. */
-export type AdminBuilt = SystemCommand | { readonly command: SystemCommand; readonly extra: Readonly<Record<string, unknown>> } | Rejection
+/** What an admin handler builds: a system command (with fields its answer adds, e.g. a key's secret), a read, or a refusal. */
+export type AdminBuilt = SystemCommand | { readonly command: SystemCommand; readonly extra: Readonly<Record<string, unknown>> } | SystemQuery | Rejection
 
 export interface AdminRoute<B = unknown> extends LifecycleRoute {
   readonly summary: string
@@ -152,6 +164,8 @@ export interface AdminRoute<B = unknown> extends LifecycleRoute {
   /** The operation's own error codes; the generator adds 401, 413, 400 and 503 by itself. */
   readonly errors: readonly ErrorCode[]
   readonly response: RouteResponse
+  /** The query parameters the handler reads (the lists: limit, cursor, a filter), as on /v2 routes. */
+  readonly query?: readonly QueryParam[]
   handle(context: AdminContext<B>): AdminBuilt
 }
 

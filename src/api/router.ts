@@ -42,10 +42,7 @@ export class Router<R extends { readonly method: string; readonly pattern: strin
 
   match(method: string, path: string): Matched<R> | null {
     const segments = path.split('/')
-    // segments[0] is what precedes the first '/' (empty for a path); a trailing '/' is ignored.
-    let count = segments.length - 1
-    if (count > 1 && segments[count] === '') count--
-    const group = this.#byShape.get(method)?.[count]
+    const group = this.#byShape.get(method)?.[segmentCount(segments)]
     if (group === undefined) return null
     for (let i = 0; i < group.length; i++) {
       const params = matchSegments(group[i], segments)
@@ -53,6 +50,23 @@ export class Router<R extends { readonly method: string; readonly pattern: strin
     }
     return null
   }
+
+  /** The methods some route serves on this path (a 405's Allow), in table order; empty for an unknown path. Only asked on a miss. */
+  methodsOf(path: string): string[] {
+    const segments = path.split('/')
+    const count = segmentCount(segments)
+    const methods: string[] = []
+    for (const [method, byCount] of this.#byShape) {
+      if (byCount[count]?.some((compiled) => matchSegments(compiled, segments) !== null) === true) methods.push(method)
+    }
+    return methods
+  }
+}
+
+/** segments[0] is what precedes the first '/' (empty for a path); a trailing '/' is ignored. */
+function segmentCount(segments: readonly string[]): number {
+  const count = segments.length - 1
+  return count > 1 && segments[count] === '' ? count - 1 : count
 }
 
 /** The params of a route whose segments match (`segments` from `path.split('/')`, offset by one), or null. */

@@ -32,10 +32,22 @@ export function isStatementFile(value: unknown): value is StatementFile {
   return typeof value === 'object' && value !== null && (value as { kind?: unknown }).kind === 'statement-file'
 }
 
+/** The Content-Types that name a statement format (statements/detect.ts): a statement file wherever one is read. */
 export const statementMediaTypes: readonly ParseFormat[] = [
-  { mediaType: 'application/xml', description: 'camt.053 (ISO 20022 BankToCustomerStatement, 001.02 and later); text/xml too' },
+  { mediaType: 'application/xml', description: 'camt.053 (ISO 20022 BankToCustomerStatement, 001.02 and later)' },
+  { mediaType: 'text/xml', description: 'camt.053, as application/xml' },
   { mediaType: 'application/x-mt940', description: 'MT940 (SWIFT customer statement), with or without the {1:…}{4: envelope' },
   { mediaType: 'application/x-bai2', description: 'BAI2 (BAI Cash Management Balance Reporting, version 2)' },
+]
+
+/**
+ * POST /v2/statements reads every body as a statement file, whatever its type: besides those above, the
+ * generic types a file is often sent as (the OpenAPI document lists them), the format then from ?format= or the content.
+ */
+export const statementFileMediaTypes: readonly ParseFormat[] = [
+  ...statementMediaTypes,
+  { mediaType: 'text/plain', description: 'Any of the three: the format from ?format=, else from the content (XML: camt.053; 01,: BAI2; {1: or :20:: MT940)' },
+  { mediaType: 'application/octet-stream', description: 'As text/plain: ?format=, else the content' },
 ]
 
 /** Whether a body is a statement file: `?format=` or a statement Content-Type says so. */

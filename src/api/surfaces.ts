@@ -9,7 +9,7 @@ import type { SystemCommand } from '../ledger/system.js'
 import { adminRoutes } from './admin-routes.js'
 import { authenticate, isAdmin } from './auth.js'
 import type { Caller, Deferred, Flow, LifecycleOptions } from './lifecycle.js'
-import type { AdminBuilt, AdminRoute, Built, Query, V2Route } from './route.js'
+import type { AdminBuilt, AdminRoute, Built, Query, SystemQuery, V2Route } from './route.js'
 import { v2Routes } from './route-table.js'
 
 type Surface = Pick<LifecycleOptions, 'routes' | 'handler' | 'authenticate' | 'unauthenticated'>
@@ -52,6 +52,7 @@ export function v2Surface(runtime: Runtime): Surface {
         const what = built as Built
         if (typeof what === 'function') return actor.query(what as Query)
         if ('slices' in what) return (done) => actor.querySliced(what.slices, done)
+        if ('readsSystem' in what) return runtime.answerSystem(what.readsSystem(runtime.system))
         if ('ok' in what) return actor.answer(what)
         return actor.submit(what as WorkspaceCommand)
       },
@@ -67,10 +68,14 @@ export function adminSurface(runtime: Runtime, adminToken: string | null): Surfa
     authenticate: (authorization) => (adminToken !== null && isAdmin(adminToken, authorization) ? admin : null),
     unauthenticated: reject('unauthenticated', 'The admin token is required: Authorization: Bearer <ADMIN_TOKEN>.'),
     handler: {
-      build: (flow) => (flow.route as AdminRoute).handle({ params: flow.params, body: flow.body, atMs: flow.atMs }),
+      build: (flow) => {
+        const query = flow.request.query === '' ? noQuery : new URLSearchParams(flow.request.query)
+        return (flow.route as AdminRoute).handle({ params: flow.params, query, body: flow.body, atMs: flow.atMs })
+      },
       execute: (_flow, built): Submitted => {
         const what = built as AdminBuilt
         if ('ok' in what) return runtime.answerSystem(what as Rejection)
+        if ('readsSystem' in what) return runtime.answerSystem((what as SystemQuery).readsSystem(runtime.system))
         if ('command' in what) return runtime.submitSystem(what.command).withFields(what.extra)
         return runtime.submitSystem(what as SystemCommand)
       },

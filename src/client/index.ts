@@ -1,6 +1,7 @@
 /**
  * @module `import { connect } from 'trueup/client'`: a small typed client of the WebSocket API (CONTRACT.md 12).
- * Requests with ids, many in flight; subscriptions with callbacks; reconnect with backoff and resubscribe.
+ * Requests with ids, many in flight; subscriptions with callbacks; once connected, reconnect with backoff and
+ * resubscribe. A first connection that fails rejects connect() and leaves nothing running.
  */
 
 import { scanResponse } from './response.js'
@@ -49,7 +50,7 @@ async function webSocketClass(given: WebSocketConstructor | undefined): Promise<
   try {
     return ((await import(name)) as { WebSocket: WebSocketConstructor }).WebSocket
   } catch {
-    throw new Error('trueup/client: this runtime has no global WebSocket (Node 20): install the `ws` package or pass options.WebSocket')
+    throw new Error('trueup/client: this runtime has no global WebSocket (Node 20) and the `ws` package is not installed: `npm install ws` (an optional peer dependency of trueup, needed only here) or pass options.WebSocket')
   }
 }
 
@@ -263,7 +264,9 @@ export class StreamClient {
     const error = new StreamError(code === closeUnauthenticated ? 'unauthenticated' : 'unavailable', `The connection closed (${code}${reason === '' ? '' : `: ${reason}`}).`)
     this.#readyWaiter.reject(error)
     this.#failAll(error)
-    if (this.#closed || this.#options.reconnect === false || finalCloseCodes.has(code)) {
+    // Never connected (connect() rejects with this error): there is no session to restore, and a retry
+    // timer nobody can stop would keep the caller's process alive. Reconnecting is for a connection that was.
+    if (this.#closed || !this.#connectedOnce || this.#options.reconnect === false || finalCloseCodes.has(code)) {
       this.#closed = true
       return
     }

@@ -56,7 +56,10 @@ export interface ConnectOptions {
   readonly key: string
   /** A WebSocket class; default: the global one (Node 22, browsers), else the `ws` package (Node 20). */
   readonly WebSocket?: WebSocketConstructor
-  /** Reconnect after a drop (default true), waiting 100 ms, doubling to at most reconnectDelayMaxMs. */
+  /**
+   * Reconnect after a drop (default true), waiting 100 ms, doubling to at most reconnectDelayMaxMs. Only a
+   * connection that was authenticated once is restored: a first connection that fails rejects connect() and stops.
+   */
   readonly reconnect?: boolean
   readonly reconnectDelayMaxMs?: number
   /** Told of each reconnect, after the subscriptions were made again. */

@@ -56,9 +56,11 @@ function sendNotFound(exchange: Exchange, message: string): void {
 export function consoleAnswerer(assets: ReadonlyMap<string, Asset>): (exchange: Exchange, method: string, path: string) => void {
   return (exchange, method, requestPath) => {
     exchange.route = consoleRoute
-    if (method !== 'GET') return sendNotFound(exchange, 'The console serves GET only.')
     const name = requestPath === '/console' || requestPath === '/console/' ? 'index.html' : requestPath.slice('/console/'.length)
     const asset = assets.get(name)
+    if (asset !== undefined && method !== 'GET') {
+      return send(exchange, statusOf('method_not_allowed'), errorBody(reject('method_not_allowed', 'The console serves GET and HEAD only.')), [['Allow', 'GET, HEAD']])
+    }
     if (asset !== undefined) return send(exchange, 200, asset.body, asset.headers, asset.contentType)
     if (assets.size === 0) return sendNotFound(exchange, 'The console is not built: run npm run build:console (npm install does it).')
     sendNotFound(exchange, `The console has no file ${JSON.stringify(name.slice(0, 80))}.`)

@@ -9,7 +9,10 @@ import { errorCatalogue, type ErrorCode } from '../errors.js'
 import type { QueryParam } from '../api/query.js'
 import { bytesMaxOf } from '../api/lifecycle.js'
 import type { AdminRoute, LabeledRoute, ParseFormat, PlainRoute, RouteResponse, V2Route } from '../api/route.js'
+import { Router } from '../api/router.js'
 import { namedSchemas } from '../api/schemas/responses.js'
+import { streamNamedSchemas } from '../stream/message-schemas.js'
+import { streamPathItem } from './openapi-stream.js'
 
 export interface RouteTables {
   readonly v2: readonly V2Route[]
@@ -58,7 +61,7 @@ function pathParams(pattern: string): string[] {
 
 /** The lifecycle's own errors (CONTRACT.md 1), in its order, then the operation's. */
 function v2Errors(route: V2Route): ErrorCode[] {
-  const codes: ErrorCode[] = ['unauthenticated', 'scope_missing']
+  const codes: ErrorCode[] = route.scope === null ? ['unauthenticated'] : ['unauthenticated', 'scope_missing']
   if (pathParams(route.pattern).length > 0) codes.push('not_found')
   if (route.method !== 'GET') codes.push('idempotency_conflict', 'request_invalid')
   codes.push('rate_limited')
@@ -71,7 +74,8 @@ function v2Errors(route: V2Route): ErrorCode[] {
 function v2Operation(route: V2Route, options: OpenApiOptions): Operation {
   return {
     route, summary: route.summary, tag: route.pattern.split('/')[2] ?? 'v2',
-    security: [{ apiKey: [route.scope] }],
+    // No scope: any valid key (an empty list of scopes).
+    security: [{ apiKey: route.scope === null ? [] : [route.scope] }],
     query: route.query ?? [],
     body: route.body === undefined ? undefined : { schema: route.body.validate.schema, bytesMax: bytesMaxOf(route, options), parseFormat: route.body.parseFormat, parsesEvery: route.body.parsesEvery },
     idempotent: route.method !== 'GET', rateLimited: true,
@@ -83,7 +87,7 @@ function v2Operation(route: V2Route, options: OpenApiOptions): Operation {
 function adminOperation(route: AdminRoute, options: OpenApiOptions): Operation {
   const lifecycle: ErrorCode[] = route.body === undefined ? ['unauthenticated'] : ['unauthenticated', 'body_too_large', 'json_invalid', 'request_invalid']
   return {
-    route, summary: route.summary, tag: 'admin', security: [{ adminToken: [] }], query: [],
+    route, summary: route.summary, tag: 'admin', security: [{ adminToken: [] }], query: route.query ?? [],
     body: route.body === undefined ? undefined : { schema: route.body.validate.schema, bytesMax: bytesMaxOf(route, options) },
     idempotent: false, rateLimited: false, response: route.response,
     errors: sortedCodes([...lifecycle, ...route.errors, 'unavailable']),
@@ -143,7 +147,8 @@ function responsesOf(operation: Operation, refs: ReadonlyMap<unknown, string>): 
   const { response } = operation
   const success: Json = { description: response.description, headers: successHeaders(operation) }
   // A route may answer several media types (the exports: "application/json, text/csv, application/pdf").
-  if (response.schema !== undefined) success.content = Object.fromEntries((response.mediaType ?? 'application/json').split(', ').map((type) => [type, { schema: jsonSchema(response.schema!, refs) }]))
+  if (response.content !== undefined) success.content = Object.fromEntries(Object.entries(response.content).map(([type, schema]) => [type, { schema: jsonSchema(schema, refs) }]))
+  else if (response.schema !== undefined) success.content = Object.fromEntries((response.mediaType ?? 'application/json').split(', ').map((type) => [type, { schema: jsonSchema(response.schema!, refs) }]))
   const responses: Json = { [String(response.status)]: success }
   const byStatus = new Map<number, ErrorCode[]>()
   for (const code of operation.errors) {
@@ -207,12 +212,38 @@ const components = {
     RateLimitRemaining: { description: 'Whole tokens left in that bucket.', schema: { type: 'integer', minimum: 0 } },
     RetryAfter: { description: 'Whole seconds (at least 1) until a token is back.', schema: { type: 'integer', minimum: 1 } },
     Replayed: { description: 'Present (true) when this is the stored answer to an earlier request with the same Idempotency-Key.', schema: { type: 'string', const: 'true' } },
+    Allow: { description: 'The methods this path serves, sorted, comma-separated (HEAD wherever GET).', schema: { type: 'string' } },
   },
+  responses: {
+    MethodNotAllowed: {
+      description: `A method this path does not serve (any method the path item does not list; \`x-other-methods\` names them): \`method_not_allowed\`: ${errorCatalogue.method_not_allowed.message} Answered after authentication: 401 first without a valid key or token.`,
+      headers: { Allow: headerRef('Allow'), 'Request-Id': headerRef('RequestId') },
+      content: {
+        'application/json': {
+          schema: { $ref: '#/components/schemas/Error' },
+          examples: { method_not_allowed: { summary: errorCatalogue.method_not_allowed.message, value: { error: { code: 'method_not_allowed', message: errorCatalogue.method_not_allowed.message } } } },
+        },
+      },
+    },
+  },
+}
+
+/**
+ * What any other method on a path answers: OpenAPI has no operation for "every method not listed", so each path
+ * item carries it as an extension: the methods of its Allow header and the 405 response. Allow is what the
+ * server sends for that path, found by the same path matching: `/v2/entries/batch` is also `/v2/entries/{id}`
+ * (GET), so it allows GET beside its own POST.
+ */
+function otherMethods(path: string, router: Router<LabeledRoute>): Json {
+  const methods = new Set(router.methodsOf(path))
+  if (methods.has('GET')) methods.add('HEAD')
+  return { allow: [...methods].sort().join(', '), response: { $ref: '#/components/responses/MethodNotAllowed' } }
 }
 
 /** The whole document. Every route of the tables is in it, whatever table it was added to. */
 export function buildOpenApi(tables: RouteTables, options: OpenApiOptions): Json {
-  const refs = new Map<unknown, string>(namedSchemas.map(([name, schema]) => [schema, name]))
+  const named: readonly (readonly [string, TSchema])[] = [...namedSchemas, ...streamNamedSchemas]
+  const refs = new Map<unknown, string>(named.map(([name, schema]) => [schema, name]))
   const operations = [
     ...tables.plain.map(plainOperation),
     ...tables.v2.map((route) => v2Operation(route, options)),
@@ -224,8 +255,13 @@ export function buildOpenApi(tables: RouteTables, options: OpenApiOptions): Json
     paths[path] ??= {}
     paths[path][operation.route.method.toLowerCase()] = operationObject(operation, refs)
   }
+  // The WebSocket upgrade is in no route table: described on its own, answered by the HTTP server (edge/stream.ts).
+  const streamPlain: Operation = { route: { method: 'GET', pattern: '/v2/stream' }, summary: '', tag: 'stream', security: [], query: [], idempotent: false, rateLimited: false, response: { status: 101, description: '' }, errors: [] }
+  paths['/v2/stream'] = streamPathItem((status, codes) => errorResponse(streamPlain, status, codes))
+  const router = new Router<LabeledRoute>([...tables.plain, ...tables.v2, ...tables.admin, streamPlain.route])
+  for (const [path, item] of Object.entries(paths)) item['x-other-methods'] = otherMethods(path, router)
   const schemas: Json = {}
-  for (const [name, schema] of namedSchemas) schemas[name] = jsonSchema(schema, refs, schema)
+  for (const [name, schema] of named) schemas[name] = jsonSchema(schema, refs, schema)
   return {
     openapi: '3.1.0',
     info: {
@@ -234,7 +270,7 @@ export function buildOpenApi(tables: RouteTables, options: OpenApiOptions): Json
       summary: 'Double-entry ledger with reconciliation windows',
       description: 'Amounts are integers in minor units (|x| ≤ 2^53−1). Every error answers {"error": {"code", "message", "details"?}}; the codes a route can answer are listed per status, each with an example. See docs/API.md.',
     },
-    tags: [...new Set(operations.map((operation) => operation.tag))].map((name) => ({ name })),
+    tags: [...new Set([...operations.map((operation) => operation.tag), 'stream'])].map((name) => ({ name })),
     paths,
     components: { ...components, schemas },
   }

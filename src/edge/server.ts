@@ -80,11 +80,12 @@ export const metricsRoute: PlainRoute = {
 export const plainRoutes: readonly PlainRoute[] = [healthRoute, openApiRoute, metricsRoute]
 
 /** Health, the OpenAPI document and metrics: answered here, outside the /v2 lifecycle (no API key, no rate budget). */
-function plainAnswerer(options: ServerOptions): (route: PlainRoute, exchange: Exchange, authorization: string | undefined) => void {
+function plainAnswerer(options: ServerOptions): (route: PlainRoute, exchange: Exchange, method: string, authorization: string | undefined) => void {
   // Built once: the route tables do not change while the server runs.
   const openApiBody = JSON.stringify(buildOpenApi({ v2: v2Routes, admin: adminRoutes, plain: plainRoutes }, { bodyBytesMax: options.bodyBytesMax, importBodyBytesMax: options.importBodyBytesMax }))
-  return (route, exchange, authorization) => {
+  return (route, exchange, method, authorization) => {
     exchange.route = route
+    if (method !== 'GET') return answerPlainMethod(options, route, exchange, authorization)
     if (route === healthRoute) return send(exchange, 200, '{"status":"ok"}', [])
     if (route === openApiRoute) return send(exchange, 200, openApiBody, [])
     if (options.metricsToken !== null && !bearerMatches(options.metricsToken, authorization)) {
@@ -95,6 +96,14 @@ function plainAnswerer(options: ServerOptions): (route: PlainRoute, exchange: Ex
       options.logger.error({ err: error }, 'metrics collection failed')
     })
   }
+}
+
+/** Another method on a plain route: 405 (every plain route serves GET and HEAD), after the metrics token where one is asked. */
+function answerPlainMethod(options: ServerOptions, route: PlainRoute, exchange: Exchange, authorization: string | undefined): void {
+  if (route.security === 'metricsToken' && options.metricsToken !== null && !bearerMatches(options.metricsToken, authorization)) {
+    return sendRejection(exchange, reject('unauthenticated', 'The metrics token is required: Authorization: Bearer <METRICS_TOKEN>.'), [])
+  }
+  sendRejection(exchange, reject('method_not_allowed', `${route.pattern} serves GET and HEAD only.`), [['Allow', 'GET, HEAD']])
 }
 
 /**
@@ -145,8 +154,8 @@ export function startServer(options: ServerOptions): Promise<RunningServer> {
     }
     // HEAD is routed as GET (same route, scope, budget, status and headers); send() leaves the body out.
     const routedMethod = exchange.method === 'HEAD' ? 'GET' : exchange.method
-    const plain = routedMethod === 'GET' ? plainByPath.get(path) : undefined
-    if (plain !== undefined) return answerPlain(plain, exchange, headers.get('authorization'))
+    const plain = plainByPath.get(path)
+    if (plain !== undefined) return answerPlain(plain, exchange, routedMethod, headers.get('authorization'))
     if (isConsolePath(path)) return answerConsole(exchange, routedMethod, path)
     const request = { method: routedMethod, path, query, headers }
     if (path.startsWith('/admin/')) return admin.run(request, exchange)

@@ -45,7 +45,8 @@ export interface StreamOptions {
 }
 
 interface SocketData {
-  readonly authorization: string
+  /** The upgrade's Authorization header until the socket opened; then '' (a key's secret is not kept). */
+  authorization: string
   session: StreamSession | null
   authTimer: NodeJS.Timeout | null
 }
@@ -146,9 +147,12 @@ function opened(context: StreamContext, sessions: Set<StreamSession>, session: S
   const data = (session.socket as WebSocket<SocketData>).getUserData()
   data.session = session
   sessions.add(session)
-  if (data.authorization !== '') {
+  // The upgrade's header is read once and dropped: no raw key stays in the socket's data.
+  const authorization = data.authorization
+  data.authorization = ''
+  if (authorization !== '') {
     // On the route of big frames a socket is never unauthenticated (its key revoked between upgrade and open: closed).
-    if (!authenticated(context, session, data.authorization)) session.close(closeUnauthenticated, 'unauthenticated')
+    if (!authenticated(context, session, authorization)) session.close(closeUnauthenticated, 'unauthenticated')
     return
   }
   // A browser cannot set the header: its first message must authenticate, within the time allowed.

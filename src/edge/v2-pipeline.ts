@@ -1,9 +1,9 @@
 /** @module HTTP's side of the request lifecycle (src/api/lifecycle.ts): an exchange in, (status, body, headers) out, bodies streamed from uWS. */
 
 import type { Runtime } from '../actor/runtime.js'
-import { Lifecycle, type Transport } from '../api/lifecycle.js'
+import { Lifecycle, type ElsewhereRoute, type Transport } from '../api/lifecycle.js'
 import { adminSurface, v2Surface } from '../api/surfaces.js'
-import { errorBody, statusOf, type Rejection } from '../errors.js'
+import { errorBody, reject, statusOf, type Rejection } from '../errors.js'
 import { readBody, send, sendStream, type Exchange } from './http.js'
 import type { RateBuckets } from './rate-buckets.js'
 
@@ -31,12 +31,18 @@ const httpTransport: Transport<Exchange> = {
   stream: sendStream,
 }
 
+/** GET /v2/stream is the WebSocket upgrade (uWS answers it before the lifecycle): a GET without the upgrade comes here. */
+const streamUpgrade: ElsewhereRoute = {
+  method: 'GET', pattern: '/v2/stream',
+  refusal: reject('request_invalid', 'GET /v2/stream opens a WebSocket: send Connection: Upgrade and Upgrade: websocket.', [{ path: '/headers/upgrade', message: 'must be websocket' }]),
+}
+
 /** /v2 runs every stage; admin has no scope, idempotency or rate budget (CONTRACT.md 2). */
 export function httpLifecycles(options: HttpLifecycleOptions): { readonly v2: Lifecycle<Exchange>; readonly admin: Lifecycle<Exchange> } {
   const { runtime, clock, bodyBytesMax, importBodyBytesMax, onLogFailure } = options
   const limits = { clock, bodyBytesMax, importBodyBytesMax, onLogFailure }
   return {
-    v2: new Lifecycle({ ...v2Surface(runtime), ...limits, skip: [], buckets: options.buckets, onRateLimited: options.onRateLimited }, httpTransport),
-    admin: new Lifecycle({ ...adminSurface(runtime, options.adminToken), ...limits, skip: ['scope', 'idempotency', 'rate'] }, httpTransport),
+    v2: new Lifecycle({ ...v2Surface(runtime), ...limits, skip: [], buckets: options.buckets, onRateLimited: options.onRateLimited, headServed: true, elsewhere: [streamUpgrade] }, httpTransport),
+    admin: new Lifecycle({ ...adminSurface(runtime, options.adminToken), ...limits, skip: ['scope', 'idempotency', 'rate'], headServed: true }, httpTransport),
   }
 }

@@ -60,9 +60,17 @@ export function createSystemState(): SystemState {
   return { workspaces: new Map(), keys: new Map(), keysByHash: new Map(), tags: new Set() }
 }
 
+/**
+ * A workspace as every answer shows it. `settings`: a workspace has no settings yet (an empty object, so
+ * clients can read it as one when settings come). `seal_public_key`: null, since a seal is a SHA-256 hash that
+ * no key signs (ledger/seal.ts); there is no public key to give (docs/API.md, "The workspace").
+ */
 export function workspaceView(workspace: WorkspaceRecord): object {
   // Workspaces created before names were canonicalised at the edge keep the name as typed in their log.
-  return { id: workspace.id, timezone: canonicalTimeZone(workspace.timeZone) ?? workspace.timeZone, currency: workspace.currency, limits: workspace.limits, created_at: formatTimestamp(workspace.createdAtMs) }
+  return {
+    id: workspace.id, timezone: canonicalTimeZone(workspace.timeZone) ?? workspace.timeZone, currency: workspace.currency, limits: workspace.limits,
+    settings: {}, seal_public_key: null, created_at: formatTimestamp(workspace.createdAtMs),
+  }
 }
 
 export function keyView(key: KeyRecord): object {

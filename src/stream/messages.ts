@@ -3,13 +3,13 @@
  * requests run through the request lifecycle (src/api/lifecycle.ts) with the socket's key as the caller.
  */
 
-import { Type } from 'typebox'
 import type { Runtime } from '../actor/runtime.js'
 import { authenticate } from '../api/auth.js'
 import { parseJson } from '../api/json.js'
 import type { ApiRequest, Caller, Lifecycle, Transport } from '../api/lifecycle.js'
 import { validator } from '../api/schemas/validate.js'
 import { errorBody, reject, statusOf } from '../errors.js'
+import { requestMessage as requestMessageSchema } from './message-schemas.js'
 import { errorText, responseText } from './replies.js'
 import { subscribe, unsubscribe } from './subscriptions.js'
 import type { LiveHub } from './hub.js'
@@ -33,15 +33,8 @@ export interface StreamExchange {
   readonly id: string
 }
 
-const messageId = Type.String({ minLength: 1, maxLength: 64 })
-const requestMessage = validator(Type.Object({
-  type: Type.Literal('request'),
-  id: messageId,
-  method: Type.String({ minLength: 1, maxLength: 16 }),
-  path: Type.String({ minLength: 1, maxLength: 4096 }),
-  headers: Type.Optional(Type.Object({}, { additionalProperties: Type.String({ maxLength: 4096 }), maxProperties: 64 })),
-  body: Type.Optional(Type.Unknown()),
-}))
+/** The schema the OpenAPI document publishes (message-schemas.ts) is the one requests are validated with. */
+const requestMessage = validator(requestMessageSchema)
 
 /** The lifecycle's side of a socket: an answer becomes a `response` message. */
 export const streamTransport: Transport<StreamExchange> = {

@@ -1,6 +1,5 @@
 /** @module subscribe and unsubscribe messages (CONTRACT.md 12): scopes and visibility as over HTTP, the current value first, then updates. */
 
-import { Type } from 'typebox'
 import { validator } from '../api/schemas/validate.js'
 import { reject, type ErrorDetail } from '../errors.js'
 import { findAccount } from '../ledger/accounts.js'
@@ -9,16 +8,13 @@ import type { Account } from '../ledger/state.js'
 import { findWindow } from '../ledger/window-effects.js'
 import type { ReconciliationWindow } from '../ledger/windows-state.js'
 import { accountTopic, balanceMessage, windowMessage, windowTopic } from './hub.js'
+import { topicsMessage as topicsMessageSchema } from './message-schemas.js'
 import type { StreamContext } from './messages.js'
 import { errorText } from './replies.js'
 import type { StreamSession } from './session.js'
 
-const topicsMessage = validator(Type.Object({
-  type: Type.Union([Type.Literal('subscribe'), Type.Literal('unsubscribe')]),
-  id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
-  reconciliations: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 1000 })),
-  accounts: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 1000 })),
-}))
+/** The schema the OpenAPI document publishes (message-schemas.ts) is the one subscriptions are validated with. */
+const topicsMessage = validator(topicsMessageSchema)
 
 interface Topics {
   readonly id: string | undefined

@@ -119,7 +119,7 @@ async function scenario(page: Page, test: TestService, t: Test) {
   t.match(await page.locator('.meta').first().textContent(), `seal ${stored.seal}`, 'the page shows the seal')
   await screenshot(page, 'window-closed')
   await checkExports(page, test, stored, t)
-  await checkTimezone(page, stored.opened_at, t)
+  await checkTimezone(page, test, stored.opened_at, t)
   await checkBalanceChart(page, test, t)
 }
 
@@ -165,13 +165,25 @@ async function whatIfThenAccept(page: Page, depositId: string, t: Test) {
   t.equal(await page.locator('.what-if').count(), 0, 'the what-if of a selection now matched is no longer shown')
 }
 
-async function checkTimezone(page: Page, openedAt: string, t: Test) {
+/**
+ * Times are shown in the workspace's time zone as GET /v2/workspace gives it (nothing to type): UTC first;
+ * once an admin moves the workspace to Asia/Tokyo, the next page the console shows reads it again.
+ */
+async function checkTimezone(page: Page, test: TestService, openedAt: string, t: Test) {
   const opened = page.getByRole('heading', { name: 'History' }).locator('xpath=..').locator('time').first()
   t.match(await opened.textContent(), /UTC$/)
-  await page.getByLabel('Workspace timezone').fill('Asia/Tokyo')
-  await page.keyboard.press('Enter')
+  t.match(await page.locator('header.top').textContent(), /default · UTC/, 'the header names the workspace and its zone')
+  t.equal(await page.getByLabel('Workspace timezone').count(), 0, 'no zone to type')
+  const moved = await call(test.baseUrl, 'PATCH', '/admin/workspaces/default', { key: test.adminToken, body: { timezone: 'Asia/Tokyo' } })
+  t.equal(moved.status, 200, 'the admin moves the workspace to Asia/Tokyo')
+  await page.getByRole('link', { name: '← All windows' }).click()
+  await page.getByRole('heading', { name: 'Reconciliation windows' }).waitFor({ timeout: waitMs })
+  await page.goBack()
   await waitForText(opened, 'GMT+9')
+  t.match(await page.locator('header.top').textContent(), /default · Asia\/Tokyo/, 'the header follows')
   t.equal(await opened.getAttribute('datetime'), openedAt, 'the machine-readable time stays UTC')
+  t.equal(await page.evaluate(() => sessionStorage.getItem('trueup.timezone')), null, 'no zone kept in the tab')
+  await call(test.baseUrl, 'PATCH', '/admin/workspaces/default', { key: test.adminToken, body: { timezone: 'UTC' } })
 }
 
 async function checkBalanceChart(page: Page, test: TestService, t: Test) {

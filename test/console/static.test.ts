@@ -34,7 +34,7 @@ t.test('the built console: index.html and its hashed assets, served without a ke
   t.equal(head.status, 200, 'HEAD answers as GET')
 })
 
-t.test('only the built files: traversal, unknown names and other methods are 404 not_found', async (t) => {
+t.test('only the built files: traversal and unknown names are 404 not_found, other methods 405', async (t) => {
   const test = await startTestService()
   t.teardown(() => test.destroy())
   for (const route of ['/console/../package.json', '/console/%2e%2e/package.json', '/console/..%2fpackage.json', '/console//etc/passwd', '/console/nope.js', '/consolex']) {
@@ -43,8 +43,9 @@ t.test('only the built files: traversal, unknown names and other methods are 404
     t.notMatch(reply.text, /"name":\s*"trueup"|root:/, `${route} reveals no file`)
   }
   const post = await call(test.baseUrl, 'POST', '/console', { raw: 'x' })
-  t.equal(post.status, 404)
-  t.equal(post.body.error.code, 'not_found')
+  t.equal(post.status, 405, 'another method on a file: 405')
+  t.equal(post.headers.get('allow'), 'GET, HEAD')
+  t.equal(post.body.error.code, 'method_not_allowed')
 })
 
 t.test('only files of the known types are loaded; a missing build loads none', async (t) => {

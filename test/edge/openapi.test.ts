@@ -15,6 +15,7 @@ import type { LabeledRoute } from '../../src/api/route.ts'
 import { errorCatalogue } from '../../src/errors.ts'
 import { raiseLimits } from '../support/api.ts'
 import { call, startTestService, type Reply } from '../support/service.ts'
+import { openSocket } from '../support/ws.ts'
 
 const service = await startTestService()
 t.teardown(() => service.destroy())
@@ -44,7 +45,7 @@ t.test('served at GET /v2/openapi.json with no key and no rate budget', async (t
   // Far past any bucket's capacity with a 1/min workspace: it never meets a budget.
   const replies = await Promise.all(Array.from({ length: 50 }, () => call(baseUrl, 'GET', '/v2/openapi.json', { key })))
   t.ok(replies.every((reply) => reply.status === 200 && reply.text === served.text), '50 requests in a burst: all 200 and the same document')
-  t.equal((await call(baseUrl, 'POST', '/v2/openapi.json', { key, body: {} })).status, 404, 'only GET')
+  t.equal((await call(baseUrl, 'POST', '/v2/openapi.json', { key, body: {} })).status, 405, 'only GET (and HEAD)')
 })
 
 t.test('a valid OpenAPI 3.1 document by @seriousme/openapi-schema-validator', async (t) => {
@@ -60,7 +61,8 @@ t.test('a valid OpenAPI 3.1 document by @seriousme/openapi-schema-validator', as
 
 t.test('every route of the route tables is in the document, and nothing else', async (t) => {
   for (const route of allRoutes) t.ok(operationOf(route), `${label(route)} is documented`)
-  const known = new Set(allRoutes.map((route) => `${route.method.toLowerCase()} ${docPath(route.pattern)}`))
+  // GET /v2/stream is the WebSocket upgrade: in no route table, described beside them.
+  const known = new Set([...allRoutes.map((route) => `${route.method.toLowerCase()} ${docPath(route.pattern)}`), 'get /v2/stream'])
   for (const [path, method] of operations()) t.ok(known.has(`${method} ${path}`), `${method} ${path} is a route of a table`)
   const ids = operations().map(([, , operation]) => operation.operationId)
   t.equal(new Set(ids).size, ids.length, 'operationIds are unique')
@@ -73,15 +75,34 @@ t.test('every route of the tables is one the server answers (no "No route" 404)'
     const reply = await call(baseUrl, route.method, fill(route.pattern), { key: credential, body: route.method === 'GET' || route.method === 'DELETE' ? undefined : {} })
     t.notMatch(reply.body?.error?.message ?? '', /^No route/, `${label(route)}: answered by its handler (${reply.status})`)
   }
-  for (const [method, path] of [['PUT', '/v2/accounts'], ['DELETE', '/v2/entries/x'], ['GET', '/v2/nothing'], ['GET', '/admin/keys']]) {
+  for (const [method, path, status] of [['PUT', '/v2/accounts', 405], ['DELETE', '/v2/entries/x', 405], ['GET', '/v2/nothing', 404], ['PUT', '/admin/keys', 405]] as const) {
     const reply = await call(baseUrl, method, path, { key: path.startsWith('/admin/') ? adminToken : key })
-    t.match(reply.body?.error?.message ?? '', /^No route/, `${method} ${path} is answered by no route`)
+    t.equal(reply.status, status, `${method} ${path} is answered by no route (${status})`)
     t.notOk(doc.paths[path]?.[method.toLowerCase()], `${method} ${path} is not documented`)
+  }
+})
+
+t.test('every path says what another method answers: 405 with the Allow the server sends', async (t) => {
+  t.match(doc.components.responses.MethodNotAllowed.headers, { Allow: { $ref: '#/components/headers/Allow' } })
+  for (const [path, item] of Object.entries(doc.paths as Record<string, any>)) {
+    const served = methods.filter((method) => item[method] !== undefined).map((method) => method.toUpperCase())
+    const { allow, response } = item['x-other-methods']
+    t.same(response, { $ref: '#/components/responses/MethodNotAllowed' }, `${path}: x-other-methods`)
+    for (const method of served) t.ok(allow.split(', ').includes(method), `${path}: Allow names ${method}`)
+    if (served.includes('GET')) t.ok(allow.split(', ').includes('HEAD'), `${path}: and HEAD`)
+    const concrete = path.replace(/\{[^}]+\}/g, 'probe')
+    const reply = await call(baseUrl, 'PUT', concrete, { key: path.startsWith('/admin/') ? adminToken : key, body: {} })
+    t.equal(reply.status, 405, `PUT ${path}: 405`)
+    t.equal(reply.headers.get('allow'), allow, `PUT ${path}: Allow ${allow}`)
   }
 })
 
 t.test('every code of the error catalogue appears, with its status and an example', async (t) => {
   const documented = new Map<string, Set<string>>()
+  // 405 belongs to no operation: it is the answer to the methods a path item does not list.
+  for (const [status, response] of Object.entries({ 405: doc.components.responses.MethodNotAllowed })) {
+    for (const code of Object.keys(response.content['application/json'].examples)) documented.set(code, new Set([status]))
+  }
   for (const [, , operation] of operations()) {
     for (const [status, response] of Object.entries(operation.responses as Record<string, any>)) {
       for (const code of Object.keys(response.content?.['application/json']?.examples ?? {})) {
@@ -106,7 +127,7 @@ t.test('parameters, headers, bodies and security of each operation', async (t) =
     t.same(queryNames, (route.query ?? []).map((param) => param.name), `${label(route)}: the query params the route declares`)
     const idempotent = params.some((param: any) => param.$ref === '#/components/parameters/IdempotencyKey')
     t.equal(idempotent, route.method !== 'GET', `${label(route)}: Idempotency-Key on every method but GET`)
-    t.same(operation.security, [{ apiKey: [route.scope] }], `${label(route)}: bearer with scope ${route.scope}`)
+    t.same(operation.security, [{ apiKey: route.scope === null ? [] : [route.scope] }], `${label(route)}: bearer with scope ${route.scope ?? '(none)'}`)
     t.equal(operation.requestBody !== undefined, route.body !== undefined, `${label(route)}: a request body exactly when the route reads one`)
     for (const [status, response] of Object.entries(operation.responses as Record<string, any>)) {
       t.ok(response.headers['Request-Id'], `${label(route)} ${status}: Request-Id`)
@@ -116,9 +137,9 @@ t.test('parameters, headers, bodies and security of each operation', async (t) =
     if (route.method !== 'GET') t.ok(operation.responses[String(route.response?.status ?? 200)].headers.Replayed, `${label(route)}: Replayed on success`)
   }
   const lines = operationOf(v2Routes.find((route) => route.pattern === '/v2/reconciliations/:id/lines' && route.method === 'POST')!)
-  t.same(Object.keys(lines.requestBody.content).sort(), ['application/json', 'application/x-bai2', 'application/x-mt940', 'application/xml', 'text/csv'], 'the lines import takes JSON, CSV or a statement file')
+  t.same(Object.keys(lines.requestBody.content).sort(), ['application/json', 'application/x-bai2', 'application/x-mt940', 'application/xml', 'text/csv', 'text/xml'], 'the lines import takes JSON, CSV or a statement file')
   const statements = operationOf(v2Routes.find((route) => route.pattern === '/v2/statements')!)
-  t.same(Object.keys(statements.requestBody.content).sort(), ['application/x-bai2', 'application/x-mt940', 'application/xml'], 'the statement import takes the three file formats, no JSON')
+  t.same(Object.keys(statements.requestBody.content).sort(), ['application/octet-stream', 'application/x-bai2', 'application/x-mt940', 'application/xml', 'text/plain', 'text/xml'], 'the statement import takes the three file formats, no JSON')
   t.same(operationOf({ method: 'GET', pattern: '/healthz' }).security, [], '/healthz: no auth')
   t.same(operationOf({ method: 'GET', pattern: '/v2/openapi.json' }).security, [], '/v2/openapi.json: no auth')
   t.same(operationOf({ method: 'GET', pattern: '/metrics' }).security, [{}, { metricsToken: [] }], '/metrics: optional bearer')
@@ -165,7 +186,8 @@ function undeclared(schema: any, value: any, at = ''): string[] {
   if (value === null || typeof value !== 'object' || schema.properties === undefined) return []
   return Object.keys(value).flatMap((name) => {
     if (name in schema.properties) return undeclared(schema.properties[name], value[name], `${at}/${name}`)
-    return schema.additionalProperties === true ? [] : [`${at}/${name}`]
+    // additionalProperties true, or a schema for them (a headers map of strings): declared.
+    return schema.additionalProperties === true || typeof schema.additionalProperties === 'object' ? [] : [`${at}/${name}`]
   })
 }
 
@@ -174,7 +196,9 @@ function assertDocumented(t: Test, route: LabeledRoute, reply: Reply): void {
   const response = resolved.paths[docPath(route.pattern)][route.method.toLowerCase()].responses[String(reply.status)]
   if (!t.ok(response, `${where}: this status is documented`)) return
   if (reply.status === 204) return void t.equal(reply.text, '', `${where}: no body`)
-  const [mediaType, content] = Object.entries(response.content as Record<string, any>)[0]
+  // A route may answer several media types (the exports): the one the reply names, else the first.
+  const contents = Object.entries(response.content as Record<string, any>)
+  const [mediaType, content] = contents.find(([type]) => (reply.headers.get('content-type') ?? '').startsWith(type.split(';')[0])) ?? contents[0]
   t.match(reply.headers.get('content-type') ?? '', mediaType.split(';')[0], `${where}: content-type ${mediaType}`)
   if (!mediaType.includes('json')) return void t.ok(check(content.schema, reply.text), `${where}: text body`)
   t.ok(check(content.schema, reply.body), `${where}: the body matches the documented schema`) || t.comment(reply.text.slice(0, 500))
@@ -249,6 +273,10 @@ t.test('a tour of every route: success and error answers are as documented', asy
   await visit('GET', '/v2/reconciliations/:id', recon)
   await visit('GET', '/v2/reconciliations', '/v2/reconciliations?state=closed&account=assets%3Abank')
   await visit('GET', '/v2/reconciliations/:id/history', `${recon}/history`)
+  const pack = await visit('GET', '/v2/reconciliations/:id/export', `${recon}/export?format=json`)
+  t.equal(pack.body?.window?.id, window.id, 'the JSON audit pack, checked against its object schema')
+  await visit('GET', '/v2/reconciliations/:id/export', `${recon}/export?format=csv`)
+  await visit('GET', '/v2/workspace', '/v2/workspace')
   const hook = (await visit('POST', '/v2/webhooks', '/v2/webhooks', { body: { url: 'http://127.0.0.1:9/hook', events: ['entry.posted', 'match.created'] } })).body
   await visit('POST', '/v2/webhooks', '/v2/webhooks', { body: { url: 'http://127.0.0.1:9/hook', events: ['entry.deleted'] } })
   await visit('GET', '/v2/webhooks', '/v2/webhooks?limit=1')
@@ -264,6 +292,10 @@ t.test('a tour of every route: success and error answers are as documented', asy
   const imported = (await visit('POST', '/v2/statements', '/v2/statements', { raw: statementFile, headers: { 'content-type': 'application/xml' } })).body
   await visit('POST', '/v2/statements', '/v2/statements', { raw: statementFile, headers: { 'content-type': 'application/xml' } })
   await visit('POST', '/v2/statements', '/v2/statements', { raw: '<Document/>', headers: { 'content-type': 'application/xml' } })
+  for (const contentType of ['text/xml', 'text/plain', 'application/octet-stream']) {
+    const again = await visit('POST', '/v2/statements', '/v2/statements', { raw: statementFile, headers: { 'content-type': contentType } })
+    t.equal(again.headers.get('replayed'), 'true', `${contentType}: read as the same statement (imported before)`)
+  }
   await visit('GET', '/v2/reconciliations/:id/lines', `/v2/reconciliations/${imported.data[0].id}/lines`)
   const admin = { key: adminToken }
   await visit('POST', '/admin/workspaces', '/admin/workspaces', { ...admin, body: { id: 'tour', timezone: 'Europe/Berlin' } })
@@ -272,8 +304,80 @@ t.test('a tour of every route: success and error answers are as documented', asy
   const created = (await visit('POST', '/admin/keys', '/admin/keys', { ...admin, body: { workspace: 'tour', scopes: ['accounts:read'], name: 'reader' } })).body
   await visit('DELETE', '/admin/keys/:id', `/admin/keys/${created.id}`, admin)
   await visit('DELETE', '/admin/keys/:id', `/admin/keys/${created.id}`, admin)
+  await visit('GET', '/admin/workspaces', '/admin/workspaces?limit=2', admin)
+  await visit('GET', '/admin/workspaces/:id', '/admin/workspaces/tour', admin)
+  await visit('GET', '/admin/workspaces/:id', '/admin/workspaces/nope', admin)
+  await visit('GET', '/admin/keys', '/admin/keys?workspace=tour', admin)
+  await visit('GET', '/admin/keys', '/admin/keys?workspace=nope', admin)
   for (const candidate of allRoutes) {
     if (!covered.has(label(candidate))) t.comment(`not toured (a route added after this test was written?): ${label(candidate)}`)
   }
   t.ok(covered.size >= 25, `${covered.size} routes toured with a success`)
+})
+
+t.test('the audit pack: JSON as an object, CSV and PDF as text', async (t) => {
+  const content = resolved.paths['/v2/reconciliations/{id}/export'].get.responses['200'].content
+  t.same(Object.keys(content).sort(), ['application/json', 'application/pdf', 'text/csv'])
+  t.equal(content['application/json'].schema.type, 'object', 'the JSON pack is an object')
+  for (const name of ['format', 'version', 'seal_version', 'exported_at', 'window', 'time_zone', 'accounts', 'matched', 'lines', 'matches', 'history']) {
+    t.ok(content['application/json'].schema.properties?.[name], `with ${name}`)
+    t.ok(content['application/json'].schema.required?.includes(name), `${name} required`)
+  }
+  t.equal(content['text/csv'].schema.type, 'string')
+  t.equal(content['application/pdf'].schema.type, 'string')
+  t.equal(content['application/pdf'].schema.contentMediaType, 'application/pdf', 'the PDF as binary content')
+})
+
+t.test('statement uploads list every media type the server reads', async (t) => {
+  const content = doc.paths['/v2/statements'].post.requestBody.content
+  t.same(Object.keys(content).sort(), ['application/octet-stream', 'application/x-bai2', 'application/x-mt940', 'application/xml', 'text/plain', 'text/xml'])
+  t.notOk(content['application/json'], 'no JSON: a statement file is never JSON')
+})
+
+t.test('GET /v2/stream: the upgrade (101), its auth and its messages as schemas', async (t) => {
+  const operation = resolved.paths['/v2/stream']?.get
+  if (!t.ok(operation, 'GET /v2/stream is described')) return
+  t.ok(operation.responses['101'], '101 Switching Protocols')
+  t.ok(operation.responses['401'], '401 for a wrong key in the upgrade')
+  t.ok(operation.responses['400'], '400 without the upgrade headers')
+  t.same(operation.security, [{ apiKey: [] }, {}], 'the key in the upgrade header, or none there and an auth message')
+  const headers = operation.parameters.filter((param: any) => param.in === 'header' && param.required === true).map((param: any) => param.name).sort()
+  t.same(headers, ['Connection', 'Sec-WebSocket-Key', 'Sec-WebSocket-Version', 'Upgrade'], 'the upgrade headers')
+  // The validator may leave a $ref inside an extension unresolved: the component it names, resolved.
+  const schemaOf = (value: any) => (value.$ref === undefined ? value : resolved.components.schemas[value.$ref.split('/').at(-1)])
+  const clientMessages = schemaOf(operation['x-websocket'].clientMessages)
+  const serverMessages = schemaOf(operation['x-websocket'].serverMessages)
+  const { closeCodes } = operation['x-websocket']
+  t.same(doc.paths['/v2/stream'].get['x-websocket'].clientMessages, { $ref: '#/components/schemas/StreamClientMessage' })
+  t.match(closeCodes, { 4401: String, 1001: String })
+  t.ok(doc.components.schemas.StreamClientMessage && doc.components.schemas.StreamServerMessage, 'the messages are components')
+
+  // Real traffic: every message sent and received is one of the published shapes.
+  const socket = await openSocket(baseUrl)
+  const sent = [
+    { type: 'auth', key },
+    { type: 'subscribe', id: 's1', accounts: ['assets:bank'] },
+    { type: 'request', id: 'r1', method: 'POST', path: '/v2/entries', headers: { 'idempotency-key': 'stream-doc-1' }, body: { lines: [{ account: 'assets:bank', amount: 7 }, { account: 'income:sales', amount: -7 }] } },
+    { type: 'request', id: 'r2', method: 'GET', path: '/v2/workspace' },
+    { type: 'unsubscribe', id: 's2', accounts: ['assets:bank'] },
+    { type: 'subscribe', id: 's3', reconciliations: ['rec_nope'] },
+  ]
+  for (const message of sent) {
+    t.ok(check(clientMessages, message), `client message ${message.type} matches StreamClientMessage`)
+    socket.send(message)
+    if (message.type === 'auth') await socket.next((received) => received.type === 'authenticated')
+    if (message.type === 'request') await socket.next((received) => received.type === 'response' && received.id === message.id)
+    if (message.type === 'subscribe' || message.type === 'unsubscribe') await socket.next((received) => received.id === message.id)
+  }
+  socket.send('{"type":"nonsense"}')
+  await socket.next((received) => received.type === 'error' && received.error.code === 'request_invalid')
+  await socket.next((received) => received.type === 'balance').catch(() => undefined)
+  const types = new Set(socket.messages.map((message) => message.type))
+  for (const type of ['authenticated', 'subscribed', 'balance', 'response', 'unsubscribed', 'error']) t.ok(types.has(type), `received a ${type} message`)
+  for (const message of socket.messages) {
+    t.ok(check(serverMessages, message), `server message ${message.type} matches StreamServerMessage`) || t.comment(JSON.stringify(message).slice(0, 300))
+    t.same(undeclared(serverMessages, message), [], `${message.type}: no undocumented property`)
+  }
+  t.notOk(check(clientMessages, { type: 'request', id: 'x'.repeat(65), method: 'GET', path: '/v2/accounts' }), 'an id over 64 characters is no request message')
+  socket.socket.close()
 })

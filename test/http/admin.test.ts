@@ -20,7 +20,7 @@ t.test('GET /healthz answers 200 {"status":"ok"} without auth', async (t) => {
 })
 
 t.test('unknown routes answer 404 not_found with the error envelope', async (t) => {
-  for (const [method, route] of [['GET', '/nope'], ['GET', '/'], ['GET', '/v2/nope'], ['GET', '/admin/nope'], ['POST', '/healthz'], ['GET', '/admin/workspaces'], ['PUT', '/v2/accounts'], ['DELETE', '/v2/accounts']]) {
+  for (const [method, route] of [['GET', '/nope'], ['GET', '/'], ['GET', '/v2/nope'], ['GET', '/admin/nope'], ['PUT', '/v2/nope'], ['DELETE', '/admin/x']]) {
     const reply = await call(baseUrl, method, route, { key: service.apiKey })
     assertError(t, reply, 404, 'not_found', `${method} ${route}`)
   }

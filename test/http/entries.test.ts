@@ -232,8 +232,11 @@ t.test('GET /v2/entries/:id; no PATCH or DELETE', async (t) => {
   const entry = await postEntryOk(baseUrl, key, [{ account: 'assets:cash', amount: 4 }, { account: 'income:sales', amount: -4 }])
   assertError(t, await call(baseUrl, 'GET', '/v2/entries/ent_nothing', { key }), 404, 'not_found', 'unknown id')
   assertError(t, await call(baseUrl, 'GET', `/v2/entries/${cash.id}`, { key }), 404, 'not_found', 'an account id is not an entry id')
-  assertError(t, await call(baseUrl, 'PATCH', `/v2/entries/${entry.id}`, { key, body: { description: 'changed' } }), 404, 'not_found', 'PATCH')
-  assertError(t, await call(baseUrl, 'DELETE', `/v2/entries/${entry.id}`, { key }), 404, 'not_found', 'DELETE')
+  // Entries are immutable: the path serves GET only (405 with Allow).
+  assertError(t, await call(baseUrl, 'PATCH', `/v2/entries/${entry.id}`, { key, body: { description: 'changed' } }), 405, 'method_not_allowed', 'PATCH')
+  const deleted = await call(baseUrl, 'DELETE', `/v2/entries/${entry.id}`, { key })
+  assertError(t, deleted, 405, 'method_not_allowed', 'DELETE')
+  t.equal(deleted.headers.get('allow'), 'GET, HEAD')
   t.same((await call(baseUrl, 'GET', `/v2/entries/${entry.id}`, { key })).body, entry, 'the entry is unchanged')
 })
 

@@ -47,8 +47,12 @@ t.test('the order in which errors answer', async (t) => {
   const reader = (await adminCreateKey(service, 'default', ['accounts:read'])).secret
   // unknown route (404) before authentication (401)
   assertError(t, await call(baseUrl, 'GET', '/v2/nope'), 404, 'not_found', 'unknown route, no key')
-  assertError(t, await call(baseUrl, 'DELETE', '/v2/entries/ent_x', { key: 'bad' }), 404, 'not_found', 'no DELETE route, bad key')
-  assertError(t, await call(baseUrl, 'PATCH', '/v2/entries/ent_x', { raw: '{', headers: json }), 404, 'not_found', 'no PATCH route, no key, bad JSON')
+  assertError(t, await call(baseUrl, 'DELETE', '/v2/entries/ent_x/nope', { key: 'bad' }), 404, 'not_found', 'no such path, bad key')
+  assertError(t, await call(baseUrl, 'PATCH', '/v2/nope/ent_x', { raw: '{', headers: json }), 404, 'not_found', 'no such path, no key, bad JSON')
+  // a known path with a method it does not serve: authentication (401) first, then 405, before scope and body
+  assertError(t, await call(baseUrl, 'DELETE', '/v2/entries/ent_x', { key: 'bad' }), 401, 'unauthenticated', 'no DELETE on the path, bad key')
+  assertError(t, await call(baseUrl, 'PATCH', '/v2/entries/ent_x', { raw: '{', headers: json }), 401, 'unauthenticated', 'no PATCH on the path, no key, bad JSON')
+  assertError(t, await call(baseUrl, 'PATCH', '/v2/entries/ent_x', { key, raw: '{', headers: json }), 405, 'method_not_allowed', 'no PATCH on the path, bad JSON')
   // authentication (401) before scope (403) and before the body
   assertError(t, await call(baseUrl, 'POST', '/v2/accounts', { key: 'bad', body: { name: 'x' } }), 401, 'unauthenticated', 'bad key, invalid body')
   assertError(t, await call(baseUrl, 'POST', '/v2/entries', { raw: '{', headers: json }), 401, 'unauthenticated', 'no key, bad JSON')
@@ -120,7 +124,7 @@ t.test('a rejected request changes nothing', async (t) => {
     ['rename to an invalid name', call(baseUrl, 'PATCH', `/v2/accounts/${bank.id}`, { key, body: { name: 'bad name', tags: ['changed'] } }), 400],
     ['PATCH without scope', call(baseUrl, 'PATCH', `/v2/accounts/${bank.id}`, { key: readerOnly, body: { tags: ['changed'] } }), 403],
     ['PATCH of an unknown account', call(baseUrl, 'PATCH', '/v2/accounts/acc_nope', { key, body: { tags: ['changed'] } }), 404],
-    ['DELETE of an entry', call(baseUrl, 'DELETE', '/v2/entries/ent_x', { key }), 404],
+    ['DELETE of an entry', call(baseUrl, 'DELETE', '/v2/entries/ent_x', { key }), 405],
   ]
   for (const [label, promise, status] of rejected) t.equal((await promise).status, status, `${label}: ${status}`)
   const after = await readAll()

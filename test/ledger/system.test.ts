@@ -29,7 +29,7 @@ t.test('workspace.create: 201 with the view; refused for a bad zone, an existing
   const state = createSystemState()
   const outcome = accepted(state, createWorkspace('acme', 'tag1'))
   t.equal(outcome.status, 201)
-  t.same(outcome.body, { id: 'acme', timezone: 'Europe/Berlin', currency: 'USD', limits: limitsDefault, created_at: '2026-12-01T12:00:00.000Z' })
+  t.same(outcome.body, { id: 'acme', timezone: 'Europe/Berlin', currency: 'USD', limits: limitsDefault, settings: {}, seal_public_key: null, created_at: '2026-12-01T12:00:00.000Z' })
   t.same(outcome.body, workspaceView(state.workspaces.get('acme')!))
   t.ok(state.tags.has('tag1'))
   refused(t, state, createWorkspace('other', 'tag2', 'Mars/Olympus'), 'request_invalid', 'an unknown IANA zone')

@@ -14,9 +14,10 @@ export function SignIn({ onSignedIn }) {
     setBusy(true)
     setError(null)
     try {
-      await api('GET', '/v2/reconciliations?limit=1', { key: key.trim() })
+      // Any valid key may read its workspace (no scope needed): the key is checked and the zone known at once.
+      const workspace = await api('GET', '/v2/workspace', { key: key.trim() })
       session.signIn(key.trim())
-      onSignedIn()
+      onSignedIn(workspace)
     } catch (failure) {
       setError(describeError(failure))
     } finally {

@@ -5,7 +5,7 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks'
 import { html } from '../html.js'
 import { api, enc, listAll } from '../api.js'
-import { formatDate, formatTimestamp, timezone } from '../format.js'
+import { formatDate, formatTimestamp } from '../format.js'
 import { watchWindow } from '../live.js'
 import { Alert, Amount, StateBadge, Status, attempt } from '../ui.js'
 import { MatchWorkbench } from './window-workbench.js'
@@ -54,7 +54,7 @@ function LiveIndicator({ live, onRefresh }) {
     <button type="button" class="secondary" onClick=${onRefresh}>Refresh</button></div>`
 }
 
-export function WindowPage({ windowId }) {
+export function WindowPage({ windowId, zone: workspaceZone }) {
   const [data, setData] = useState(null)
   const [error, setError] = useState(null)
   const [status, setStatus] = useState(null)
@@ -81,7 +81,7 @@ export function WindowPage({ windowId }) {
   }
   if (data === null) return html`<section><h1 tabindex="-1">Window ${windowId}</h1><${Alert} message=${error} />${error ? '' : html`<p>Loading…</p>`}</section>`
   const { window } = data
-  const zone = window.timezone ?? timezone.get()
+  const zone = window.timezone ?? workspaceZone
   const writable = window.state === 'open' || window.state === 'balanced'
   const shared = { window, data, act, zone, writable }
   return html`<section class="window-page">

@@ -13,6 +13,7 @@ import { pageLimitMax } from '../../ledger/pages.js'
 import { findWindow } from '../../ledger/window-effects.js'
 import { enumQuery, textQuery, timestampQuery } from '../query.js'
 import { v2Route, type V2Route } from '../route.js'
+import { auditPack } from '../schemas/responses.js'
 import { StreamedAnswer } from '../streamed-answer.js'
 
 const packFormats = ['json', 'csv', 'pdf'] as const
@@ -39,7 +40,14 @@ export const exportRoutes: V2Route[] = [
     method: 'GET', pattern: '/v2/reconciliations/:id/export', scope: 'recon:read', summary: 'The audit pack of a window: JSON, CSV or PDF, streamed',
     query: [packFormatQuery],
     errors: ['request_invalid', 'not_found'],
-    response: { status: 200, description: 'The pack as an attachment named <id>.<format> (docs/API.md, "Exports")', schema: Type.String(), mediaType: 'application/json, text/csv, application/pdf' },
+    response: {
+      status: 200, description: 'The pack as an attachment named <id>.<format> (docs/API.md, "Exports")', schema: auditPack, mediaType: 'application/json, text/csv, application/pdf',
+      content: {
+        'application/json': auditPack,
+        'text/csv': Type.String({ description: 'The lines with their match: RFC 4180, UTF-8 with a BOM' }),
+        'application/pdf': Type.String({ contentMediaType: 'application/pdf', description: 'A printable report of the same' }),
+      },
+    },
     handle: ({ key, params, query, actor, atMs }) => {
       const format = packFormatQuery.parse(query)
       if (!format.ok) return format

@@ -7,7 +7,7 @@ import type { Statement } from '../../statements/types.js'
 import { v2Route, type Built, type V2Route } from '../route.js'
 import { statementImported } from '../schemas/responses.js'
 import type { Validator } from '../schemas/validate.js'
-import { formatQuery, isStatementFile, labelQuery, readStatementFile, statementFileOf, statementInputsOf, statementMediaTypes, type StatementFile } from '../statement-file.js'
+import { formatQuery, isStatementFile, labelQuery, readStatementFile, statementFileOf, statementInputsOf, statementFileMediaTypes, type StatementFile } from '../statement-file.js'
 
 /** The parser hands on the file itself; it is read by the handler (in a worker when large). */
 export const statementFileBody: Validator<StatementFile> = Object.assign(
@@ -18,7 +18,7 @@ export const statementFileBody: Validator<StatementFile> = Object.assign(
 export const statementRoutes: V2Route[] = [
   v2Route<StatementFile>({
     method: 'POST', pattern: '/v2/statements', scope: 'recon:write', summary: 'Import a bank statement file: each statement opens a window with its lines',
-    body: { validate: statementFileBody, limit: 'import', parse: statementFileOf, parsesEvery: true, parseFormat: statementMediaTypes },
+    body: { validate: statementFileBody, limit: 'import', parse: statementFileOf, parsesEvery: true, parseFormat: statementFileMediaTypes },
     query: [formatQuery, labelQuery],
     errors: [
       'request_invalid', 'statement_invalid', 'window_invalid', 'account_unknown', 'idempotency_conflict', 'window_overlap',

@@ -185,8 +185,12 @@ export const workspace = Type.Object({
   timezone: Type.String({ description: 'IANA time zone' }),
   currency: Type.String({ description: 'ISO 4217: the currency of accounts created without one' }),
   limits: Type.Object({ writes_per_minute: Type.Integer({ minimum: 1 }), reads_per_minute: Type.Integer({ minimum: 1 }) }),
+  settings: Type.Object({}, { additionalProperties: true, description: 'The workspace\'s settings: none yet, an empty object' }),
+  seal_public_key: Type.Union([Type.String(), Type.Null()], { description: 'The public key that signs seals; null: seals are SHA-256 hashes no key signs' }),
   created_at: timestamp,
 })
+
+export const workspacePage = page(workspace)
 
 const scope = Type.Union(scopes.map((name) => Type.Literal(name)))
 
@@ -199,6 +203,8 @@ export const apiKey = Type.Object({
   created_at: timestamp,
   revoked_at: nullableTimestamp,
 })
+
+export const apiKeyPage = page(apiKey)
 
 export const createdApiKey = Type.Object({
   ...apiKey.properties,
@@ -233,6 +239,24 @@ export const webhookDelivery = Type.Object({
 
 export const webhookDeliveryPage = page(webhookDelivery)
 
+/** GET /v2/reconciliations/:id/export?format=json: the audit pack (docs/API.md, "Exports"), one object. */
+export const auditPack = Type.Object({
+  format: Type.Literal('trueup.reconciliation-export'),
+  version: Type.Literal(1),
+  seal_version: Type.Integer({ minimum: 1, description: 'The version of the seal recipe (docs/API.md, "The seal")' }),
+  exported_at: timestamp,
+  window: reconciliationWindow,
+  time_zone: Type.String({ description: 'The IANA zone of the window\'s period' }),
+  accounts: Type.Array(Type.Object({ id: Type.String({ description: 'acc_…' }), name: Type.String(), currency: Type.Optional(Type.String()) }), { description: 'In the window\'s order' }),
+  matched: Type.Integer({ description: 'Σ matched_amount of active matches (claimed − derived − residual)' }),
+  lines: Type.Array(Type.Object({
+    id: Type.String(), amount, date, reference: nullableText, description: nullableText,
+    match: Type.Union([Type.String({ description: 'mat_… of the active match covering it' }), Type.Null()]),
+  }), { description: 'Every statement line, with exactly the fields the seal covers' }),
+  matches: Type.Array(match, { description: 'Every match, active and reversed, as GET …/matches lists them' }),
+  history: Type.Array(historyEvent, { description: 'Every event, as GET …/history lists them' }),
+})
+
 export const health = Type.Object({ status: Type.Literal('ok') })
 
 const errorCodes = Object.keys(errorCatalogue) as (keyof typeof errorCatalogue)[]
@@ -266,11 +290,11 @@ export const namedSchemas: readonly (readonly [string, TSchema])[] = [
   ['Match', match], ['MatchCreate', matchCreate], ['MatchPage', matchPage], ['MatchItem', matchItem], ['MatchBatch', matchBatch],
   ['MatchFigures', matchFigures], ['DryRunMatch', dryRunMatch], ['MatchBatchDone', matchBatchDone], ['DryRunBatch', dryRunBatch],
   ['Proposal', proposal], ['ProposalPage', proposalPage], ['WindowEntry', windowEntry], ['WindowEntryPage', windowEntryPage],
-  ['HistoryEvent', historyEvent], ['History', history],
-  ['Workspace', workspace], ['WorkspaceCreate', workspaceCreate], ['WorkspaceUpdate', workspaceUpdate],
+  ['HistoryEvent', historyEvent], ['History', history], ['AuditPack', auditPack],
+  ['Workspace', workspace], ['WorkspaceCreate', workspaceCreate], ['WorkspaceUpdate', workspaceUpdate], ['WorkspacePage', workspacePage],
   ['Webhook', webhook], ['WebhookCreate', webhookCreate], ['CreatedWebhook', createdWebhook], ['WebhookPage', webhookPage],
   ['WebhookDelivery', webhookDelivery], ['WebhookDeliveryPage', webhookDeliveryPage],
-  ['ApiKey', apiKey], ['ApiKeyCreate', keyCreate], ['CreatedApiKey', createdApiKey],
+  ['ApiKey', apiKey], ['ApiKeyCreate', keyCreate], ['CreatedApiKey', createdApiKey], ['ApiKeyPage', apiKeyPage],
   ['Health', health], ['Error', errorEnvelope],
 ]
 
