@@ -90,7 +90,7 @@ export const adminRoutes: readonly AdminRoute[] = [
   }),
 ]
 
-/** Only the limits the service knows: the schema lets unknown fields through, the state must not keep them. */
+/** The limits given, copied field by field: the command (and the log) never holds the parsed body itself. */
 function knownLimits(limits: Partial<Limits> | undefined): Partial<Limits> | undefined {
   if (limits === undefined) return undefined
   const known: { -readonly [K in keyof Limits]?: Limits[K] } = {}

@@ -1,6 +1,8 @@
 /** @module What an accepted command changed that a live subscriber can watch: windows and account balances (CONTRACT.md 12). */
 
-import type { WorkspaceCommand } from './commands.js'
+import { findAccount } from './accounts.js'
+import { closedWindowsAt } from './closed-windows.js'
+import { unknownCommand, type AccountUpdate, type WorkspaceCommand } from './commands.js'
 import type { BatchResult } from './entry-batch.js'
 import { liveWindowAt } from './live-windows.js'
 import type { Accepted } from './outcome.js'
@@ -9,7 +11,7 @@ import { findWindow } from './window-effects.js'
 import type { ReconciliationWindow } from './windows-state.js'
 
 export interface Changes {
-  /** Windows whose object changed (figures, lines, matches, state), each once, in window order. */
+  /** Windows whose object changed (figures, lines, matches, state, an account's name), each once, in window order. */
   readonly windows: readonly ReconciliationWindow[]
   /** Accounts whose balance or name changed, by seq, each once. */
   readonly accountSeqs: readonly number[]
@@ -19,8 +21,10 @@ const none: Changes = { windows: [], accountSeqs: [] }
 
 /**
  * Read from the command, its answer and the state right after it, as events.ts reads events: a posting
- * changes its accounts and the live window of each that holds its effective time (a terminal window's
- * figures are frozen); a window command changes its window; a rename changes the account.
+ * changes its accounts, the live window of each that holds its effective time and the closed windows
+ * whose period holds it (their post-close drift); a window command changes its window; a rename changes
+ * the account and every window that names it. Every command type has its case: a new one without its
+ * case does not compile (unknownCommand), so no command is silently reported as changing nothing.
  */
 export function changesOf(state: WorkspaceState, command: WorkspaceCommand, outcome: Accepted): Changes {
   switch (command.type) {
@@ -32,14 +36,30 @@ export function changesOf(state: WorkspaceState, command: WorkspaceCommand, outc
     case 'window.open': return windowChanges(state, (outcome.body as { id: string }).id)
     case 'window.lines.add':
     case 'match.create':
+    case 'match.batch':
     case 'match.reverse':
     case 'window.transition': return windowChanges(state, command.window)
-    case 'account.update': {
-      const seq = state.accounts.findIndex((account) => account.id === (outcome.body as { id: string }).id) + 1
-      return seq === 0 ? none : { windows: [], accountSeqs: [seq] }
-    }
-    default: return none
+    case 'account.update': return accountChanges(state, command, (outcome.body as { id: string }).id)
+    // The windows an import opens are new: no one can watch them yet. One imported before changed nothing.
+    case 'statements.import':
+    // A new account has no watcher yet; its balance is 0 and no window names it.
+    case 'account.create':
+    case 'webhook.create':
+    case 'webhook.delete': return none
+    default: return unknownCommand(command)
   }
+}
+
+/**
+ * The account (its balance answer carries its name and currency) and, when it may have been renamed, every
+ * window that names it, whatever its state: a window's object lists its accounts by name. A rename is
+ * rare, so the windows are scanned rather than indexed.
+ */
+function accountChanges(state: WorkspaceState, command: AccountUpdate, id: string): Changes {
+  const account = findAccount(state, id, null)
+  if (account === undefined) return none
+  const windows = command.name === undefined ? [] : state.windows.windows.filter((window) => window.accountSeqs.includes(account.seq))
+  return { windows, accountSeqs: [account.seq] }
 }
 
 function windowChanges(state: WorkspaceState, id: string): Changes {
@@ -51,6 +71,7 @@ function postingChanges(state: WorkspaceState, entries: readonly Entry[]): Chang
   const accountSeqs = new Set<number>()
   const windows = new Set<ReconciliationWindow>()
   const hasLiveWindows = state.windows.liveWindowsByAccount.size > 0
+  const hasClosedWindows = state.windows.closedWindowsByAccount.size > 0
   for (const entry of entries) {
     for (let index = 0; index < entry.lineCount; index++) {
       const accountSeq = entry.lineAccountSeq(index)
@@ -59,6 +80,9 @@ function postingChanges(state: WorkspaceState, entries: readonly Entry[]): Chang
       const window = liveWindowAt(state.windows, accountSeq, entry.effectiveAtMs)
       if (window !== undefined) windows.add(window)
     }
+    // A back-dated posting into a closed period moves its post-close figures (most leave at the first comparison).
+    if (!hasClosedWindows) continue
+    for (const window of closedWindowsAt(state.windows, entry.accountSeqs(), entry.effectiveAtMs)) windows.add(window)
   }
   return { windows: [...windows].sort((a, b) => a.seq - b.seq), accountSeqs: [...accountSeqs] }
 }

@@ -194,3 +194,24 @@ export type WorkspaceCommand =
   | WindowTransition
   | WebhookCreate
   | WebhookDelete
+
+/**
+ * Every workspace command type, once: a type-keyed literal, so a type added to WorkspaceCommand and not
+ * here (or listed here and not a command) is a compile error. Tests enumerate it, so a new command is
+ * checked by them as soon as it exists.
+ */
+const commandTypeTable: { readonly [T in WorkspaceCommand['type']]: true } = {
+  'account.create': true, 'account.update': true, 'entry.post': true, 'entry.batch': true, 'window.open': true, 'window.lines.add': true,
+  'statements.import': true, 'match.create': true, 'match.batch': true, 'match.reverse': true, 'window.transition': true,
+  'webhook.create': true, 'webhook.delete': true,
+}
+export const workspaceCommandTypes = Object.keys(commandTypeTable) as readonly WorkspaceCommand['type'][]
+
+/**
+ * The default of a switch over command types: `command` is `never` once every case is written, so a
+ * type without its case is a compile error there; a command of no known type (a damaged or newer log
+ * record) stops the process rather than being applied or reported as nothing.
+ */
+export function unknownCommand(command: never): never {
+  throw new Error(`unknown command type ${JSON.stringify((command as { type?: unknown }).type)}`)
+}

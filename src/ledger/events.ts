@@ -2,7 +2,7 @@
 
 import { formatTimestamp } from './calendar.js'
 import { closedWindowsAt } from './closed-windows.js'
-import type { WebhookEventType, WorkspaceCommand } from './commands.js'
+import { unknownCommand, type WebhookEventType, type WorkspaceCommand } from './commands.js'
 import type { LedgerEvent } from './ledger-event.js'
 import { liveWindowAt } from './live-windows.js'
 import { matchEvent } from './matches.js'
@@ -54,8 +54,18 @@ export function eventsOf(state: WorkspaceState, command: WorkspaceCommand, outco
       const flipped = last.type === 'balanced' && last.detail.cause === cause && last.detail.match === body.id
       return flipped ? [own, event('reconciliation.balanced', windowView(state, window), accountNames)] : [own]
     }
-    default:
+    // createMatchBatch gathered the events of its matches one by one (match-batch.ts): they are the batch's.
+    case 'match.batch':
+      return outcome.events === undefined ? [] : [...outcome.events]
+    // Lines move no figure the residual rests on (no flip); accounts and subscriptions have no webhook event (docs/API.md, Webhooks).
+    case 'window.lines.add':
+    case 'account.create':
+    case 'account.update':
+    case 'webhook.create':
+    case 'webhook.delete':
       return []
+    default:
+      return unknownCommand(command)
   }
 }
 

@@ -1,7 +1,7 @@
 /** @module Stored answers to requests with an Idempotency-Key: lookup (with the caller's visibility), store and expiry by command time. */
 
 import { findAccount } from './accounts.js'
-import type { WorkspaceCommand } from './commands.js'
+import { unknownCommand, type WorkspaceCommand } from './commands.js'
 import { postedCountOf } from './entry-batch.js'
 import type { Accepted } from './outcome.js'
 import type { IdempotencyRecord, WorkspaceState } from './state.js'
@@ -71,6 +71,7 @@ export function answerAccountSeqs(state: WorkspaceState, command: WorkspaceComma
     case 'match.reverse': return findWindow(state, command.window, null)?.accountSeqs ?? []
     case 'webhook.create':
     case 'webhook.delete': return null
+    default: return unknownCommand(command)
   }
 }
 

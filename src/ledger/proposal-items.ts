@@ -17,8 +17,6 @@ export interface Item {
   readonly amount: number
   /** Days from 1970-01-01: the line's date, or the entry's effective date in the window's time zone. */
   readonly day: number
-  /** Normalised (lower case, letters and digits only), or null when the record has none. */
-  readonly counterparty: string | null
   used: boolean
 }
 
@@ -26,12 +24,18 @@ export interface LineItem extends Item {
   readonly line: StatementLine
   /** The reference's words of three characters or more, lower case, at most referenceTokensMax. */
   readonly tokens: readonly string[]
+  /** The counterparty's name and account, each compact (see compact) and of three characters or more; empty when it has none. */
+  readonly counterparty: readonly string[]
 }
 
 export interface EntryItem extends Item {
   readonly entry: Entry
   /** Lower case description, metadata values and id: where a line's reference tokens are looked for. */
   readonly text: string
+  /** The description and each metadata value compact, joined by spaces: where a line's counterparty is looked for. */
+  readonly compactText: string
+  /** The `counterparty` metadata value compact, or null (absent, or under three characters). */
+  readonly counterparty: string | null
 }
 
 export interface WindowItems {
@@ -91,24 +95,37 @@ function collectEntryRun(state: WorkspaceState, window: ReconciliationWindow, ac
 }
 
 function lineItem(line: StatementLine): LineItem {
-  return { order: line.number, amount: line.amount, day: dayNumberOf(line.date), counterparty: normalise(counterpartyOf(line)), used: false, line, tokens: tokensOf(line.reference) }
+  return { order: line.number, amount: line.amount, day: dayNumberOf(line.date), used: false, line, tokens: tokensOf(line.reference), counterparty: counterpartyKeys(line) }
 }
 
 function entryItem(entry: Entry, amount: number, day: number): EntryItem {
-  const words = [entry.description ?? '', ...Object.values(entry.metadata ?? {}), entry.id]
-  return { order: entry.seq, amount, day, counterparty: normalise(entry.metadata?.counterparty ?? null), used: false, entry, text: words.join(' ').toLowerCase() }
+  const values = [entry.description ?? '', ...Object.values(entry.metadata ?? {})]
+  const text = [...values, entry.id].join(' ').toLowerCase()
+  return { order: entry.seq, amount, day, used: false, entry, text, compactText: values.map(compact).join(' '), counterparty: compactOrNull(entry.metadata?.counterparty ?? null) }
 }
 
-/** Statement lines gain a counterparty with the statements work; until then (and for lines without one) there is none. */
-function counterpartyOf(line: StatementLine): string | null {
-  const value = (line as { readonly counterparty?: unknown }).counterparty
-  return typeof value === 'string' ? value : null
+/**
+ * A line's counterparty as the bank gives it, `{name, account}`: each part that says enough to be told
+ * apart (three compact characters or more, as reference tokens), name first.
+ */
+function counterpartyKeys(line: StatementLine): string[] {
+  const keys: string[] = []
+  for (const part of [line.counterparty?.name ?? null, line.counterparty?.account ?? null]) {
+    const key = compactOrNull(part)
+    if (key !== null && !keys.includes(key)) keys.push(key)
+  }
+  return keys
 }
 
-function normalise(text: string | null): string | null {
+/** Lower case, letters and digits only: `ACME GmbH` and `acme-gmbh` agree, as do an IBAN with and without spaces. */
+function compact(text: string): string {
+  return text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '')
+}
+
+function compactOrNull(text: string | null): string | null {
   if (text === null) return null
-  const normalised = text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '')
-  return normalised.length === 0 ? null : normalised
+  const compacted = compact(text)
+  return compacted.length < referenceTokenCharsMin ? null : compacted
 }
 
 export function tokensOf(reference: string | null): string[] {

@@ -23,7 +23,8 @@ const scoreDecimals = 4
  * score = 0.4 + 0.3 × (1 − d / (t + 1)) + 0.2 × r + 0.1 × c − 0.05 × (n − 2), clamped to 0..1, where d is
  * the largest date distance in days, t the date tolerance, r the mean over the lines of the share of a
  * line's reference tokens found in the proposal's entries (0 for a line without reference), c the share
- * of lines whose counterparty equals that of an entry of the proposal, n the number of lines and entries.
+ * of lines whose counterparty agrees with an entry of the proposal (counterpartyAgrees), n the number of
+ * lines and entries.
  */
 export function scoreProposal(lines: readonly LineItem[], entries: readonly EntryItem[], toleranceDays: number): Scored {
   let dateDistanceDays = 0
@@ -33,7 +34,7 @@ export function scoreProposal(lines: readonly LineItem[], entries: readonly Entr
   let counterparty = 0
   for (const line of lines) {
     reference += referenceShare(line, entries)
-    if (line.counterparty !== null && entries.some((entry) => entry.counterparty === line.counterparty)) counterparty += 1
+    if (line.counterparty.length > 0 && entries.some((entry) => counterpartyAgrees(line, entry))) counterparty += 1
   }
   reference /= lines.length
   counterparty /= lines.length
@@ -43,6 +44,19 @@ export function scoreProposal(lines: readonly LineItem[], entries: readonly Entr
   if (reference > 0) reasons.push('reference')
   if (counterparty > 0) reasons.push('counterparty')
   return { score: roundScore(Math.min(1, Math.max(0, raw))), reasons, dateDistanceDays }
+}
+
+/**
+ * A line's counterparty (its name or account, compact) occurs in the entry's description or a metadata
+ * value, or the entry's own `counterparty` (a bookkeeper's short name) occurs in one of them (the bank's
+ * longer legal name). Lines hold the counterparty as `{name, account}`, entries as free text.
+ */
+function counterpartyAgrees(line: LineItem, entry: EntryItem): boolean {
+  for (const key of line.counterparty) {
+    if (entry.compactText.includes(key)) return true
+    if (entry.counterparty !== null && key.includes(entry.counterparty)) return true
+  }
+  return false
 }
 
 /** The share of the line's reference tokens that occur in the text of at least one of the entries. */

@@ -4,13 +4,16 @@
  * imported (same statement_ref on the same account, same content) is answered, not imported again.
  */
 
+import assert from 'node:assert/strict'
 import { reject, type ErrorDetail, type Rejection } from '../errors.js'
 import { findAccountByExternalId } from './accounts.js'
 import { movementOver } from './balances.js'
+import { formatTimestamp } from './calendar.js'
 import type { StatementInput, StatementsImport } from './commands.js'
 import { accept, type Outcome } from './outcome.js'
 import type { Account, WorkspaceState } from './state.js'
 import { residualOf } from './window-effects.js'
+import type { WindowView } from './window-json.js'
 import type { ReconciliationWindow } from './windows-state.js'
 import { appendLines, checkPeriod, insertWindow, overlapRejection, pushHistory, windowLinesMax, windowView, type WindowSpec } from './windows.js'
 
@@ -21,9 +24,33 @@ export function importStatements(state: WorkspaceState, command: StatementsImpor
   const planned = planImport(state, command)
   if (!Array.isArray(planned)) return planned
   const windows = planned.map((plan) => ('known' in plan ? plan.known : openImported(state, command, plan.spec, plan.input)))
-  const body = { data: windows.map((window) => windowView(state, window)), statements: windows.length }
+  // A statement imported before is answered as its import answered (planned follows the file's statements).
+  const data = windows.map((window, index) => ('known' in planned[index] ? asImported(state, window, command.statements[index]) : windowView(state, window)))
+  const body = { data, statements: windows.length }
   if (planned.every((plan) => 'known' in plan)) return { ...accept(201, body), replayed: true }
   return accept(201, body)
+}
+
+/**
+ * The window an earlier import opened for this statement, as that import answered it: its figures right
+ * after the import (its opening history event; the statement's lines, none matched yet), not what came
+ * since (matches, more lines, postings into its period, a close). Every field written out, in the order
+ * windowView gives them, so the answer is the first one byte for byte; the accounts by their names now.
+ */
+function asImported(state: WorkspaceState, window: ReconciliationWindow, statement: StatementInput): WindowView {
+  const opened = window.history[0]
+  assert(opened !== undefined && opened.type === 'opened' && window.statementFingerprint === statement.fingerprint)
+  const derived = opened.detail.derived_movement
+  assert(typeof derived === 'number')
+  return {
+    id: window.id, label: window.label, accounts: window.accountSeqs.map((seq) => state.accounts[seq - 1].name),
+    currency: state.accounts[window.accountSeqs[0] - 1].currency, window: { from: window.from, to: window.to },
+    claimed_movement: window.claimedMovement, derived_movement: derived, residual: opened.residual, matched_count: 0,
+    tolerance: window.tolerance, statement_ref: window.statementRef, state: opened.state, opened_at: formatTimestamp(window.openedAtMs),
+    lines_count: statement.lines.length, unmatched_lines_count: statement.lines.length,
+    closed_at: null, closed_by: null, close_reason: null, abandoned_at: null, abandon_reason: null,
+    seal: null, post_close_drift: null, post_close_entries: null,
+  }
 }
 
 /** Checked: cannot fail. */

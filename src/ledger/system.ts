@@ -4,6 +4,7 @@ import { reject } from '../errors.js'
 import { formatTimestamp, isValidTimeZone } from './calendar.js'
 import { canonicalTimeZone } from './time-zone-name.js'
 import { currencyExponent } from './currency.js'
+import { unknownCommand } from './commands.js'
 import { accept, type Outcome } from './outcome.js'
 
 export const scopes = ['accounts:read', 'accounts:write', 'entries:read', 'entries:write', 'recon:read', 'recon:write', 'hooks:read', 'hooks:write'] as const
@@ -118,6 +119,7 @@ export function executeSystem(state: SystemState, command: SystemCommand): Outco
       state.keysByHash.delete(key.secretHash)
       return accept(204, null)
     }
+    default: return unknownCommand(command)
   }
 }
 

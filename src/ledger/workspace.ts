@@ -2,7 +2,7 @@
 
 import assert from 'node:assert/strict'
 import { createAccount, updateAccount } from './accounts.js'
-import type { WorkspaceCommand } from './commands.js'
+import { unknownCommand, type WorkspaceCommand } from './commands.js'
 import { postEntry } from './entries.js'
 import { postEntryBatch } from './entry-batch.js'
 import { eventsOf } from './events.js'
@@ -59,5 +59,6 @@ function dispatch(state: WorkspaceState, command: WorkspaceCommand): Outcome {
     case 'window.transition': return transitionWindow(state, command)
     case 'webhook.create': return createWebhook(state, command)
     case 'webhook.delete': return deleteWebhook(state, command)
+    default: return unknownCommand(command)
   }
 }

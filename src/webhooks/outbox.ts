@@ -7,8 +7,11 @@
  * same transaction (status pending), updated after each attempt without waiting for fsync: at least once
  * tolerates forgetting that an attempt happened.
  *
- * Both are keyed `<subscription id>/<log seq, 10 digits>/<event index, 6 digits>`, so one subscription's
- * items sort together, in the order their commands were committed.
+ * Both are keyed `<subscription id>/<log seq>/<event index, 6 digits>`, so one subscription's items sort
+ * together, in the order their commands were committed. The seq takes every value the log's does (1 to
+ * 2^53 - 1): below 10^10 as 10 digits, the form every key had before (so items and rows already on disk
+ * are read as they are, nothing rewritten); from 10^10 on as `w` and 16 digits, which sorts after every
+ * 10-digit form (`w` follows the digits in ASCII) and, among its own, by number.
  */
 
 import assert from 'node:assert/strict'
@@ -18,9 +21,16 @@ import { encodeCursor, decodeCursor, listScope, type Page } from '../ledger/page
 import type { WorkspaceState } from '../ledger/state.js'
 import { subscribersOf } from '../ledger/webhooks.js'
 import type { CommandLog, SidePut, SideWrites } from '../log/command-log.js'
-import { decodeValue, encodeValue, frame, unframe } from '../log/codec.js'
+import { decodeValue, encodeValue, frame, seqMaxOf, unframe } from '../log/codec.js'
 
-const seqDigits = 10
+/** The narrow form's width: the only one earlier versions wrote. */
+const narrowSeqDigits = 10
+const wideSeqFrom = 10 ** narrowSeqDigits
+/** Marks the wide form; sorts after every digit. */
+const wideSeqMark = 'w'
+/** The log's last seq (2^53 - 1) has 16 digits. */
+const seqMax = seqMaxOf(8)
+const wideSeqDigits = String(seqMax).length
 const indexDigits = 6
 
 export interface OutboxKey {
@@ -29,16 +39,26 @@ export interface OutboxKey {
   readonly index: number
 }
 
-export function outboxKey(subscription: string, seq: number, index: number): string {
-  assert.ok(Number.isSafeInteger(seq) && seq >= 1 && seq < 10 ** seqDigits)
-  assert.ok(Number.isSafeInteger(index) && index >= 0 && index < 10 ** indexDigits)
-  return `${subscription}/${String(seq).padStart(seqDigits, '0')}/${String(index).padStart(indexDigits, '0')}`
+function seqText(seq: number): string {
+  if (seq < wideSeqFrom) return String(seq).padStart(narrowSeqDigits, '0')
+  return wideSeqMark + String(seq).padStart(wideSeqDigits, '0')
 }
 
+export function outboxKey(subscription: string, seq: number, index: number): string {
+  assert.ok(Number.isSafeInteger(seq) && seq >= 1 && seq <= seqMax)
+  assert.ok(Number.isSafeInteger(index) && index >= 0 && index < 10 ** indexDigits)
+  return `${subscription}/${seqText(seq)}/${String(index).padStart(indexDigits, '0')}`
+}
+
+const outboxKeyPattern = new RegExp(`^(.+)/(\\d{${narrowSeqDigits}}|${wideSeqMark}\\d{${wideSeqDigits}})/(\\d{${indexDigits}})$`)
+
 export function parseOutboxKey(key: string): OutboxKey {
-  const match = /^(.+)\/(\d{10})\/(\d{6})$/.exec(key)
+  const match = outboxKeyPattern.exec(key)
   assert.ok(match !== null, `not an outbox key: ${key}`)
-  return { subscription: match[1], seq: Number(match[2]), index: Number(match[3]) }
+  const seq = Number(match[2].startsWith(wideSeqMark) ? match[2].slice(wideSeqMark.length) : match[2])
+  // One form per seq: a wide key below 10^10 (or a narrow one above) would sort out of order.
+  assert.ok(seq >= 1 && seq <= seqMax && (seq >= wideSeqFrom) === match[2].startsWith(wideSeqMark), `not an outbox key: ${key}`)
+  return { subscription: match[1], seq, index: Number(match[3]) }
 }
 
 /** The key range of one subscription: every key starts with `<id>/`, and `0` follows `/` in ASCII. */
@@ -156,7 +176,7 @@ export function listDeliveries(log: CommandLog, subscription: string, limit: num
   const scope = listScope('deliveries', subscription)
   if (cursor !== null) {
     const position = decodeCursor(scope, cursor)
-    if (position === null || position.seq < 0 || position.atMs < 1 || position.atMs >= 10 ** seqDigits || position.seq >= 10 ** indexDigits) return null
+    if (position === null || position.seq < 0 || position.atMs < 1 || position.atMs > seqMax || position.seq >= 10 ** indexDigits) return null
     start = outboxKey(subscription, position.atMs, position.seq)
   }
   const data: object[] = []

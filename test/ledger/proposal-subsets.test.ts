@@ -5,7 +5,7 @@ import type { Item } from '../../src/ledger/proposal-items.js'
 import { findSubsets, SubsetPool } from '../../src/ledger/proposal-subsets.js'
 
 function item(order: number, amount: number, used: boolean): Item {
-  return { order, amount, day: 0, counterparty: null, used }
+  return { order, amount, day: 0, used }
 }
 
 /** Every `size`-subset of the unused items of the target's sign summing to it, each as orders, largest amount first. */

@@ -280,18 +280,36 @@ t.test('a reference can outweigh one day of distance, not three', async (t) => {
   }
 })
 
-t.test('counterparty: agrees when the line carries one equal to the entry\'s metadata counterparty, absent fields count as no agreement', async (t) => {
+t.test('counterparty: a line\'s {name, account} found in an entry\'s description or metadata gives the reason and its share of the score (issue 24, item 9)', async (t) => {
+  const cases: { name: string; line: { name?: string | null; account?: string | null } | null; entry: { description?: string; metadata?: Record<string, string> }; agrees: boolean }[] = [
+    { name: 'the name equals the metadata counterparty (any case, punctuation aside)', line: { name: 'ACME GmbH', account: null }, entry: { metadata: { counterparty: 'acme gmbh' } }, agrees: true },
+    { name: 'the name is in the description', line: { name: 'Acme GmbH' }, entry: { description: 'Invoice 1001, paid by ACME GmbH in full' }, agrees: true },
+    { name: 'the account (IBAN written with spaces) is in a metadata value', line: { name: 'Someone Else', account: 'DE89 3704 0044 0532 0130 00' }, entry: { metadata: { payer_iban: 'DE89370400440532013000' } }, agrees: true },
+    { name: 'the entry\'s short counterparty is part of the bank\'s longer name', line: { name: 'ACME Trading GmbH & Co. KG' }, entry: { metadata: { counterparty: 'ACME Trading' } }, agrees: true },
+    { name: 'another name', line: { name: 'Globex Corp', account: 'GB29NWBK60161331926819' }, entry: { description: 'Invoice 1001 ACME GmbH', metadata: { counterparty: 'ACME GmbH' } }, agrees: false },
+    { name: 'a name too short to tell (under 3 letters or digits)', line: { name: 'A.B' }, entry: { description: 'a b c ab abc' }, agrees: false },
+    { name: 'no counterparty on the line', line: null, entry: { metadata: { counterparty: 'ACME GmbH' } }, agrees: false },
+  ]
+  for (const each of cases) {
+    const ctx = setup()
+    const entry = post(ctx, 700, 10, each.entry)
+    const counterparty = each.line === null ? null : { name: each.line.name ?? null, account: each.line.account ?? null }
+    ok(run(ctx, { type: 'window.lines.add', window: ctx.window, lines: [{ amount: 700, date: dateOf(10), reference: null, description: null, counterparty }] }))
+    const [proposal] = propose(ctx)
+    t.same(proposal.entries, [entry], `${each.name}: proposed`)
+    t.same(proposal.reasons, each.agrees ? ['amount', 'same_date', 'counterparty'] : ['amount', 'same_date'], `${each.name}: reasons`)
+    t.equal(proposal.score, expectedScore(0, 3, 0, each.agrees ? 1 : 0, 2), `${each.name}: score`)
+  }
+})
+
+t.test('counterparty breaks a tie between two entries of equal amount and date', async (t) => {
   const ctx = setup()
-  const entry = post(ctx, 700, 10, { metadata: { counterparty: 'ACME GmbH' } })
-  addLines(ctx, [{ amount: 700, day: 10 }])
-  t.same(propose(ctx)[0].reasons, ['amount', 'same_date'], 'statement lines have no counterparty field here')
-  // Statement lines gain a counterparty with the statements work: the proposal reads it when it is there.
-  const line = ctx.state.windows.windows[0].lines[0] as unknown as { counterparty?: string }
-  line.counterparty = 'acme gmbh'
+  post(ctx, 500, 10, { description: 'Globex' })
+  const acme = post(ctx, 500, 10, { description: 'ACME GmbH' })
+  ok(run(ctx, { type: 'window.lines.add', window: ctx.window, lines: [{ amount: 500, date: dateOf(10), reference: null, description: null, counterparty: { name: 'Acme GmbH', account: null } }] }))
   const [proposal] = propose(ctx)
-  t.same(proposal.entries, [entry])
+  t.same(proposal.entries, [acme], 'the later entry, whose description names the line\'s counterparty')
   t.same(proposal.reasons, ['amount', 'same_date', 'counterparty'])
-  t.equal(proposal.score, expectedScore(0, 3, 0, 1, 2))
 })
 
 t.test('ties: equal evidence goes to the earlier line and the earlier entry; the answer is ordered by score, then earliest line', async (t) => {

@@ -18,6 +18,7 @@ import { createWorkspaceState, type WorkspaceState } from '../../src/ledger/stat
 import { createSystemState, executeSystem, type SystemCommand, type SystemState } from '../../src/ledger/system.ts'
 import { executeWorkspace } from '../../src/ledger/workspace.ts'
 import { CommandLog } from '../../src/log/command-log.ts'
+import { LiveHub, windowMessage, windowTopic, type UpdateSink } from '../../src/stream/hub.ts'
 
 /** Where a crash strikes the next group commit: before LMDB gets the batch (lost) or before its fsync is known (kept, unacknowledged). */
 export type CrashKind = 'transaction' | 'flush'
@@ -42,10 +43,16 @@ function onTheWire(outcome: Outcome): Outcome {
   return outcome.ok && outcome.json !== undefined ? { ...outcome, body: JSON.parse(outcome.json) } : outcome
 }
 
+/** A subscriber that never falls behind: every update goes through the hub's publish. */
+const keepingUp: UpdateSink = { takes: () => false }
+
 /** One running "process": a log on a data dir, the runtime replayed from it, and a crash switch on its commits. */
 export class SimNode {
   readonly #log: CommandLog
   readonly #runtime: Runtime
+  /** The live-update hub of the WebSocket API, every window watched: by topic, the last message a subscriber got. */
+  readonly #hub: LiveHub
+  readonly #lastUpdate = new Map<string, string>()
   readonly #crash: { kind: CrashKind | null }
   readonly #snapshotCommandsInterval: number
   /** The records start-up applied (the log after the snapshots). */
@@ -57,6 +64,34 @@ export class SimNode {
     this.#crash = crash
     this.#snapshotCommandsInterval = interval
     this.replayedRecords = replayedRecords
+    this.#hub = new LiveHub(runtime, (topic, text) => void this.#lastUpdate.set(topic, text))
+  }
+
+  /** Subscribes to every window not watched yet: its current value first, as a subscription answers. */
+  watchWindows(): void {
+    for (const [workspace, actor] of this.#runtime.actors) {
+      for (const window of actor.state.windows.windows) {
+        const topic = windowTopic(window)
+        if (this.#lastUpdate.has(topic)) continue
+        this.#lastUpdate.set(topic, windowMessage(actor.state, window))
+        this.#hub.watch(workspace, topic, keepingUp)
+      }
+    }
+  }
+
+  /**
+   * Once durable, every watched window's last update is the window as it is now: a command that changed a
+   * window without telling its subscribers leaves them with a stale one. Returns the stale windows' ids.
+   */
+  staleWindows(): string[] {
+    const stale: string[] = []
+    for (const actor of this.#runtime.actors.values()) {
+      for (const window of actor.state.windows.windows) {
+        const last = this.#lastUpdate.get(windowTopic(window))
+        if (last !== undefined && last !== windowMessage(actor.state, window)) stale.push(window.id)
+      }
+    }
+    return stale
   }
 
   /** Opens the data dir and rebuilds memory from snapshots and log, as a start of the service does. */

@@ -8,7 +8,7 @@
 
 import type { EntryBatchItem, MatchItem } from '../../src/ledger/commands.ts'
 import {
-  checkWindowBody, dayAfter, firstProblem, isTerminal, localDate, midnightMs, rejected, residualOf,
+  checkWindowBody, dayAfter, firstProblem, isTerminal, localDate, midnightMs, rejected, residualOf, windowFigures,
   type Context, type Expectation, type ModelWindow, type Request, type WorkspaceModel,
 } from './auditor.ts'
 
@@ -159,11 +159,22 @@ function expectImport(model: WorkspaceModel, request: ImportRequest, context: Co
     status: 201,
     check: (body) => firstProblem(
       body.statements === plans.length && body.data?.length === plans.length ? null : `import answered ${body.statements} statements, the model expects ${plans.length}`,
-      ...plans.map((plan, index) => checkWindowBody(model, 'known' in plan ? plan.known : { ...plan.window, id: body.data[index].id }, body.data[index])),
+      ...plans.map((plan, index) => ('known' in plan ? checkImportedAs(model, plan.known, body.data[index]) : checkWindowBody(model, { ...plan.window, id: body.data[index].id }, body.data[index]))),
     ),
-    commit: (body) => plans.forEach((plan, index) => { if ('window' in plan) model.windows.push({ ...plan.window, id: body.data[index].id }) }),
+    commit: (body) => plans.forEach((plan, index) => {
+      if (!('window' in plan)) return
+      const window = { ...plan.window, id: body.data[index].id }
+      model.windows.push({ ...window, importedAs: windowFigures(model, window) })
+    }),
   }
   return fresh.length === 0 ? { ...expectation, replayed: true } : expectation
+}
+
+/** A statement imported again is answered as its first import answered: the figures then, the accounts' names now. */
+function checkImportedAs(model: WorkspaceModel, window: ModelWindow, body: unknown): string | null {
+  if (window.importedAs === undefined) return `window ${window.id} is known as imported, but the model holds no answer of its import`
+  const accounts = window.accounts.map((index) => model.accounts[index].name)
+  return checkWindowBody(model, window, body, { ...window.importedAs, accounts })
 }
 
 /** The window a statement opens: its period in the import's zone, tolerance 0, its lines (those dated outside kept). */

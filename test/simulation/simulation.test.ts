@@ -1,4 +1,4 @@
-/** The seeded simulation, the suite's budget: 10,000 steps over four seeds of random clients, crashes and restarts, checked by the auditor and the triple check. */
+/** The seeded simulation, the suite's budget: 10,000 steps over four seeds of random clients, crashes and restarts, checked by the auditor, the triple check and the live updates. */
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -27,6 +27,7 @@ for (const seed of seeds) {
     t.ok(report.replayed > 0, `idempotent retries were replayed (${report.replayed})`)
     t.ok(Object.keys(report.rejections).length >= 8, `many rejection codes were exercised: ${JSON.stringify(report.rejections)}`)
     t.ok(report.rejectionsChecked > 0, `rejections were checked to change nothing (${report.rejectionsChecked})`)
+    t.ok(report.liveUpdateChecks >= report.batches / 2, `live updates were checked after most batches (${report.liveUpdateChecks} of ${report.batches})`)
   })
 }
 

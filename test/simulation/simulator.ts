@@ -4,7 +4,8 @@
  * reply the auditor's prediction is compared with it; a sampled share of rejections is checked to leave
  * the state byte-for-byte unchanged; at a fixed interval and after every restart, live state, state
  * replayed from the whole log and state restored from the latest snapshots must be identical, and every
- * window and balance must read as the auditor has them. A failure names its seed and step.
+ * window and balance must read as the auditor has them. Every window is watched as a WebSocket subscriber
+ * watches it; after each batch its last live update must be the window as it is. A failure names its seed and step.
  */
 
 import assert from 'node:assert/strict'
@@ -50,6 +51,8 @@ export interface SimulationReport {
   readonly requests: Readonly<Record<string, { readonly accepted: number; readonly refused: number }>>
   /** Matches proposed by GET proposals and then attached by an accepted batch of them. */
   readonly proposalsAccepted: number
+  /** Batches after which every window's last live update was compared with the window. */
+  readonly liveUpdateChecks: number
   /** Windows by final state, and how many ever reached balanced: the run's coverage of the state table. */
   readonly windowStates: Readonly<Record<string, number>>
 }
@@ -102,6 +105,7 @@ class Simulation {
   #retriesAfterCrash = 0
   readonly #requests: Record<string, { accepted: number; refused: number }> = {}
   #proposalsAccepted = 0
+  #liveUpdateChecks = 0
 
   constructor(options: SimulationOptions) {
     this.#options = { checkEverySteps: 500, crashChance: 0.02, rejectionCheckChance: 0.1, snapshotCommandsInterval: 40, ...options }
@@ -179,10 +183,22 @@ class Simulation {
     await this.#running.durable()
   }
 
-  /** A batch submitted in one turn (one group commit), then acknowledged once durable. */
+  /** A batch submitted in one turn (one group commit), then acknowledged once durable, and its live updates checked. */
   async #batch(size: number): Promise<void> {
     for (let index = 0; index < size; index++) this.#send(this.#draw())
     await this.#running.durable()
+    this.#checkLiveUpdates()
+  }
+
+  /**
+   * Every window is watched (from the batch after it opened) as a WebSocket subscriber watches it; once the
+   * log is durable, each one's last update must be the window as it now reads.
+   */
+  #checkLiveUpdates(): void {
+    const stale = this.#running.staleWindows()
+    if (stale.length > 0) throw new SimulationFailure(this.#options.seed, this.step, `live updates: the last update of ${stale.join(', ')} is not the window as it is (a command changed it and did not tell its subscribers)`)
+    this.#running.watchWindows()
+    this.#liveUpdateChecks++
   }
 
   /**
@@ -219,12 +235,15 @@ class Simulation {
     if (kind === 'transaction') this.#models = before
     this.#node = SimNode.open(this.#options.dir, this.#options.snapshotCommandsInterval, () => this.#nowMs)
     this.#tripleCheck(`restart after a ${kind} crash`)
+    // The subscribers of the process that crashed reconnect: each window's current value first.
+    this.#running.watchWindows()
     for (const sent of unacknowledged) {
       if (sent.key === undefined || this.step >= this.#options.steps) continue
       this.#send(sent)
       this.#retriesAfterCrash++
     }
     await this.#running.durable()
+    this.#checkLiveUpdates()
   }
 
   /** The next request: a retry of an earlier keyed one (same body, or now and then a changed one), or a new one. */
@@ -422,7 +441,7 @@ class Simulation {
       seed: this.#options.seed, steps: this.step, batches: this.#batches, crashes: { ...this.#crashes }, tripleChecks: this.#tripleChecks,
       snapshotRounds: this.#snapshotRounds, accepted: this.#accepted, replayed: this.#replayed, rejections: { ...this.#rejections },
       rejectionsChecked: this.#rejectionsChecked, retriesAfterCrash: this.#retriesAfterCrash, windowStates: this.#windowStates(),
-      requests: structuredClone(this.#requests), proposalsAccepted: this.#proposalsAccepted,
+      requests: structuredClone(this.#requests), proposalsAccepted: this.#proposalsAccepted, liveUpdateChecks: this.#liveUpdateChecks,
     }
   }
 }

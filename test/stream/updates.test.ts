@@ -47,6 +47,28 @@ t.test('postings, lines, matches and transitions each push the window; postings 
   socket.socket.close()
 })
 
+t.test('a match batch pushes the window (issue 24, item 7), a rename pushes the windows naming the account', async (t) => {
+  const opened = await call(baseUrl, 'POST', '/v2/reconciliations', { key, body: { label: 'batch', accounts: ['assets:bank'], window: { from: '2026-10-01', to: '2026-10-31' }, claimed_movement: 9 } })
+  const id = opened.body.id
+  const entry = (await call(baseUrl, 'POST', '/v2/entries', { key, body: { ...sale(9), effective_at: '2026-10-03T00:00:00Z' } })).body
+  await call(baseUrl, 'POST', `/v2/reconciliations/${id}/lines`, { key, body: { lines: [{ amount: 9, date: '2026-10-03' }, { amount: 2, date: '2026-10-04' }] } })
+  const socket = await subscribed({ reconciliations: [id] })
+  const window = () => socket.next((message) => message.type === 'reconciliation')
+  t.match(await window(), { data: { id, matched_count: 0, unmatched_lines_count: 2 } }, 'the current value first')
+  const batch = await call(baseUrl, 'POST', `/v2/reconciliations/${id}/matches/batch`, { key, body: { matches: [
+    { statement_lines: ['l1'], entries: [entry.id], strategy: 'amount_and_date' },
+    { statement_lines: ['l2'], strategy: 'write_off', reason: 'fee' },
+  ] } })
+  t.equal(batch.status, 200, batch.text)
+  t.match(await window(), { data: { id, matched_count: 2, unmatched_lines_count: 0 } }, 'the batch, once, with both matches')
+  const renamed = await call(baseUrl, 'PATCH', `/v2/accounts/${bank.id}`, { key, body: { name: 'assets:checking' } })
+  t.equal(renamed.status, 200, renamed.text)
+  t.match(await window(), { data: { id, accounts: ['assets:checking'] } }, 'the rename')
+  t.equal((await call(baseUrl, 'PATCH', `/v2/accounts/${bank.id}`, { key, body: { name: 'assets:bank' } })).status, 200)
+  await window()
+  socket.socket.close()
+})
+
 t.test('updates of one window arrive in commit order', async (t) => {
   const opened = await call(baseUrl, 'POST', '/v2/reconciliations', { key, body: { label: 'order', accounts: ['assets:bank'], window: { from: '2026-11-02', to: '2026-11-21' }, claimed_movement: 0 } })
   const socket = await subscribed({ reconciliations: [opened.body.id] })

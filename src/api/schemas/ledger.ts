@@ -1,10 +1,19 @@
 /** @module Request schemas of accounts, entries, reconciliations and the admin API (wire names). */
 
-import { Type } from 'typebox'
+import { Type, type TObject, type TObjectOptions, type TProperties } from 'typebox'
 import { webhookEventTypes } from '../../ledger/commands.js'
 import { scopes } from '../../ledger/system.js'
 import { webhookUrlLengthMax } from '../../ledger/webhooks.js'
 import { text, textPattern } from './text.js'
+
+/**
+ * An object of a request body: a field it does not know is refused (400 request_invalid naming it,
+ * docs/API.md "Errors"), at any depth. Lenient bodies let a misspelt or misplaced flag pass as if it
+ * were honoured: a match batch item's `dry_run` was ignored and the match committed.
+ */
+function fields<P extends TProperties>(properties: P, options: TObjectOptions = {}): TObject<P> {
+  return Type.Object(properties, { ...options, additionalProperties: false })
+}
 
 export const amount = Type.Integer({ minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER })
 // Every string a client writes and reads back is `text`: no control characters but tab (text.ts).
@@ -16,8 +25,8 @@ export const currencyCode = Type.String({ pattern: '^[A-Z]{3}$', description: 'I
 /** The bank's identifier of the account (IBAN, account number) that statement imports look up. */
 const externalId = text({ minLength: 1, maxLength: 64 })
 
-export const accountCreate = Type.Object({ name: accountName, currency: Type.Optional(currencyCode), external_id: Type.Optional(externalId), tags: Type.Optional(tags) })
-export const accountUpdate = Type.Object({
+export const accountCreate = fields({ name: accountName, currency: Type.Optional(currencyCode), external_id: Type.Optional(externalId), tags: Type.Optional(tags) })
+export const accountUpdate = fields({
   name: Type.Optional(accountName),
   currency: Type.Optional(currencyCode),
   external_id: Type.Optional(Type.Union([externalId, Type.Null()])),
@@ -35,8 +44,8 @@ const metadata = Type.Object({}, {
   maxProperties: 50,
 })
 
-export const entryPost = Type.Object({
-  lines: Type.Array(Type.Object({ account: accountName, amount }), { minItems: 2, maxItems: 1000 }),
+export const entryPost = fields({
+  lines: Type.Array(fields({ account: accountName, amount }), { minItems: 2, maxItems: 1000 }),
   effective_at: Type.Optional(Type.String({ maxLength: 64 })),
   description: Type.Optional(Type.Union([text({ maxLength: 1000 }), Type.Null()])),
   metadata: Type.Optional(Type.Union([metadata, Type.Null()])),
@@ -46,21 +55,21 @@ export const entryPost = Type.Object({
 export const entryBatchSizeMax = 8190
 
 /** The batch as published: each item an entry body. */
-export const entryBatch = Type.Object({
+export const entryBatch = fields({
   entries: Type.Array(entryPost, { minItems: 1, maxItems: entryBatchSizeMax }),
   atomic: Type.Optional(Type.Boolean()),
 })
 
 /** The batch as checked at first: its items are checked one by one, so a refused one answers with its own index (or in place). */
-export const entryBatchOuter = Type.Object({
+export const entryBatchOuter = fields({
   entries: Type.Array(Type.Unknown(), { minItems: 1, maxItems: entryBatchSizeMax }),
   atomic: Type.Optional(Type.Boolean()),
 })
 
-export const windowOpen = Type.Object({
+export const windowOpen = fields({
   label: text({ maxLength: 200 }),
   accounts: Type.Array(accountName, { minItems: 1, maxItems: 100 }),
-  window: Type.Object({ from: Type.String({ maxLength: 32 }), to: Type.String({ maxLength: 32 }) }),
+  window: fields({ from: Type.String({ maxLength: 32 }), to: Type.String({ maxLength: 32 }) }),
   claimed_movement: amount,
   statement_ref: Type.Optional(Type.Union([text({ maxLength: 500 }), Type.Null()])),
   tolerance: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
@@ -68,16 +77,16 @@ export const windowOpen = Type.Object({
 
 const nullableText = (maxLength: number) => Type.Optional(Type.Union([text({ maxLength }), Type.Null()]))
 
-export const statementLine = Type.Object({
+export const statementLine = fields({
   amount,
   date: Type.String({ maxLength: 32 }),
   reference: nullableText(500),
   description: nullableText(1000),
   value_date: Type.Optional(Type.Union([Type.String({ maxLength: 32 }), Type.Null()])),
-  counterparty: Type.Optional(Type.Union([Type.Object({ name: nullableText(500), account: nullableText(100) }), Type.Null()])),
+  counterparty: Type.Optional(Type.Union([fields({ name: nullableText(500), account: nullableText(100) }), Type.Null()])),
 })
 
-export const linesAdd = Type.Object({ lines: Type.Array(statementLine, { minItems: 1, maxItems: 10_000 }) })
+export const linesAdd = fields({ lines: Type.Array(statementLine, { minItems: 1, maxItems: 10_000 }) })
 
 const ids = (minItems: number) => Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { minItems, maxItems: 1000 })
 
@@ -91,34 +100,32 @@ const matchFields = {
 }
 const dryRun = Type.Optional(Type.Boolean({ description: 'Run every check and answer the figures the call would leave; store and log nothing' }))
 
-export const matchItem = Type.Object(matchFields)
-export const matchCreate = Type.Object({ ...matchFields, dry_run: dryRun })
-export const matchBatch = Type.Object({ matches: Type.Array(matchItem, { minItems: 1, maxItems: 1000 }), dry_run: dryRun })
+export const matchItem = fields(matchFields)
+export const matchCreate = fields({ ...matchFields, dry_run: dryRun })
+export const matchBatch = fields({ matches: Type.Array(matchItem, { minItems: 1, maxItems: 1000 }), dry_run: dryRun })
 
-export const windowTransition = Type.Object({
+export const windowTransition = fields({
   state: Type.String({ maxLength: 32 }),
   reason: Type.Optional(Type.Union([text({ maxLength: 500 }), Type.Null()])),
 })
 
-const limits = Type.Object({
-  writes_per_minute: Type.Integer({ minimum: 1, maximum: 100_000_000 }),
-  reads_per_minute: Type.Integer({ minimum: 1, maximum: 100_000_000 }),
-})
+const limitPerMinute = Type.Integer({ minimum: 1, maximum: 100_000_000 })
+const limits = fields({ writes_per_minute: limitPerMinute, reads_per_minute: limitPerMinute })
 
-export const workspaceCreate = Type.Object({
+export const workspaceCreate = fields({
   id: Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$' }),
   timezone: Type.String({ minLength: 1, maxLength: 64 }),
   currency: Type.Optional(currencyCode),
   limits: Type.Optional(limits),
 })
 
-export const workspaceUpdate = Type.Object({
+export const workspaceUpdate = fields({
   timezone: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
   currency: Type.Optional(currencyCode),
-  limits: Type.Optional(Type.Partial(limits)),
+  limits: Type.Optional(fields({ writes_per_minute: Type.Optional(limitPerMinute), reads_per_minute: Type.Optional(limitPerMinute) })),
 })
 
-export const keyCreate = Type.Object({
+export const keyCreate = fields({
   workspace: Type.String({ minLength: 1, maxLength: 64 }),
   scopes: Type.Array(Type.Union(scopes.map((scope) => Type.Literal(scope))), { maxItems: scopes.length * 2 }),
   accounts: Type.Optional(Type.Union([Type.Array(text({ minLength: 1, maxLength: 201 }), { maxItems: 1000 }), Type.Null()])),
@@ -127,7 +134,7 @@ export const keyCreate = Type.Object({
 
 export const webhookEventType = Type.Union(webhookEventTypes.map((type) => Type.Literal(type)))
 
-export const webhookCreate = Type.Object({
+export const webhookCreate = fields({
   url: text({ minLength: 1, maxLength: webhookUrlLengthMax, description: 'Absolute http or https URL the events are POSTed to' }),
   events: Type.Array(webhookEventType, { minItems: 1, maxItems: webhookEventTypes.length, uniqueItems: true }),
 })

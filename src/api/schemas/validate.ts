@@ -7,8 +7,22 @@ import { textPattern, textProblem } from './text.js'
 
 const detailsMax = 20
 
-/** The text pattern's failure in words: the pattern itself means little to a client. */
-function messageOf(error: { keyword: string; message: string; params?: unknown }): string {
+interface SchemaError { readonly keyword: string; readonly schemaPath: string; readonly message: string; readonly params?: unknown }
+
+/** What a client reads when a body holds a field its object does not know; the path names the field. */
+export const unknownFieldProblem = 'is not a field of this object'
+
+/**
+ * An unknown field fails twice: once at the field itself (`additionalProperties: false` is the schema
+ * `false` there) and once at its object, which names no field. The first is kept, the second dropped.
+ */
+function isObjectLevelUnknown(error: SchemaError): boolean {
+  return error.keyword === 'additionalProperties'
+}
+
+/** A failure in words: the text pattern and the `false` schema of an unknown field mean little to a client. */
+function messageOf(error: SchemaError): string {
+  if (error.keyword === 'boolean' && error.schemaPath.endsWith('/additionalProperties')) return unknownFieldProblem
   const pattern = (error.params as { pattern?: unknown } | undefined)?.pattern
   return error.keyword === 'pattern' && pattern === textPattern ? textProblem : error.message
 }
@@ -25,6 +39,7 @@ export function validator<S extends TSchema>(schema: S): Validator<Static<S>> {
     if (compiled.Check(value)) return { ok: true, value: value as Static<S> }
     const details: ErrorDetail[] = []
     for (const error of compiled.Errors(value)) {
+      if (isObjectLevelUnknown(error)) continue
       details.push({ path: error.instancePath === '' ? '/' : error.instancePath, message: messageOf(error) })
       if (details.length === detailsMax) break
     }
