@@ -35,11 +35,20 @@ export function fundsTypeWidth(fields: readonly string[], index: number, record:
   if (fundsType === 'V') return 3
   if (fundsType === 'S') return 4
   if (fundsType === 'D') {
-    const count = Number(fields[index + 1])
-    if (!Number.isInteger(count) || count < 0) throw new FileProblem(`line ${record.line}`, `funds type D needs a distribution count, not ${quoted(fields[index + 1])}`)
+    const count = countOf(fields[index + 1])
+    // Each distribution is two fields (days, amount): a count the record cannot hold is no count.
+    if (count === null || index + 2 + 2 * count > fields.length) throw new FileProblem(`line ${record.line}`, `funds type D needs a distribution count the record holds, not ${quoted(fields[index + 1])}`)
     return 2 + 2 * count
   }
   throw new FileProblem(`line ${record.line}`, `unknown funds type ${quoted(fundsType)}`)
+}
+
+/**
+ * A count of records, groups, accounts or distributions: digits only, at most 15 of them (so always a safe
+ * integer), else null. Number() would take `6.0`, `0x6`, `6e0` and read 20 nines as a float.
+ */
+export function countOf(text: string | undefined): number | null {
+  return text !== undefined && /^\d{1,15}$/.test(text) ? Number(text) : null
 }
 
 export function amountField(text: string, record: Bai2Record, what: string): number {

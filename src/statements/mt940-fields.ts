@@ -59,7 +59,8 @@ export function lineOf(field: Mt940Field): Mt940Line {
     amountText: match[5],
     customerReference: customerReference === '' || customerReference === 'NONREF' ? null : customerReference,
     bankReference: match[8]?.trim() || null,
-    supplementary: match[9]?.trim() || null,
+    // Supplementary details run over the field's lines: one text, as :86: is.
+    supplementary: match[9]?.split('\n').map((part) => part.trim()).join(' ').trim() || null,
   }
 }
 
