@@ -3,6 +3,7 @@ import t from 'tap'
 import { assertError, createAccount, detailPaths, raiseLimits, readWorkspace } from '../support/api.ts'
 import { addCsv, openWindowOk } from '../support/recon.ts'
 import { call, startTestService } from '../support/service.ts'
+import { openSocket } from '../support/ws.ts'
 import { surrogateProblem, textProblem } from '../../src/api/schemas/text.ts'
 
 const service = await startTestService()
@@ -130,4 +131,19 @@ t.test('a surrogate pair written as two escapes is one character and is kept', a
   t.equal(entry.status, 201, 'accepted')
   t.equal(entry.body?.description, text)
   t.same(entry.body?.metadata, { k: '\\ud800 is text' }, 'an escaped backslash before u is no surrogate')
+})
+
+t.test('a WebSocket request with an unpaired surrogate is refused like a body, naming it within the message; nothing is stored', async (t) => {
+  const entriesOf = async (): Promise<{ description: string | null }[]> => (await call(baseUrl, 'GET', '/v2/entries?limit=1000', { key })).body.data
+  const before = await entriesOf()
+  const socket = await openSocket(baseUrl, key)
+  t.teardown(() => socket.socket.close())
+  await socket.next((message) => message.type === 'authenticated')
+  socket.send({ type: 'request', id: 's1', method: 'POST', path: '/v2/entries', body: { lines: pair, description: 'A\ud800B' } })
+  t.match(await socket.next((message) => message.type === 'error'), { type: 'error', error: { code: 'request_invalid', details: [{ path: '/body/description', message: surrogateProblem }] } })
+  socket.send({ type: 'request', id: 's2', method: 'POST', path: '/v2/entries', body: { lines: pair, description: 'smile \ud83d\ude00' } })
+  t.match(await socket.next((message) => message.type === 'response' && message.id === 's2'), { status: 201, body: { description: 'smile \ud83d\ude00' } }, 'a pair is a character')
+  const after = await entriesOf()
+  t.equal(after.length, before.length + 1, 'the pair\'s entry only')
+  t.notOk(after.some((entry) => entry.description?.startsWith('A\ud800') || entry.description === 'A\ufffdB'), 'the refused entry is nowhere')
 })
