@@ -48,6 +48,17 @@ t.test('unpaired surrogates are refused in JSON bodies and statement files; noth
   t.same(entries.body.data, [], 'no entry')
 })
 
+t.test('over-long text in a file is refused, on the event loop and in the worker thread (over 256 KiB) alike', async (t) => {
+  for (const length of [1001, 2_000_000]) {
+    const file = camt.replace('<AddtlNtryInf>Rent November</AddtlNtryInf>', `<AddtlNtryInf>${'x'.repeat(length)}</AddtlNtryInf>`)
+    const reply = await call(service.baseUrl, 'POST', '/v2/statements', { key, raw: Buffer.from(file, 'latin1'), headers: { 'content-type': 'application/xml' } })
+    t.equal(reply.status, 400, `${length} characters`)
+    t.match(reply.body?.error, { code: 'statement_invalid', details: [{ path: '/statements/0/lines/1/description', message: new RegExp(`${length} characters, at most 1000`) }] })
+    t.ok(reply.text.length < 2000, 'the refusal does not echo the text')
+  }
+  t.same((await call(service.baseUrl, 'GET', '/v2/reconciliations', { key })).body.data, [], 'no window')
+})
+
 t.test('astral text reads back the same after a restart, and the sealed window still verifies', async (t) => {
   const posted = await postEntryOk(service.baseUrl, key, pair('assets:bank', 'income:sales', 300), { effective_at: '2026-03-10T09:00:00Z', description: astral, metadata: { [`k\u{1F600}`]: astral } })
   const window = await openWindowOk(service.baseUrl, key, { label: astral, accounts: ['assets:bank'], from: '2026-03-01', to: '2026-03-31', claimed_movement: 300, statement_ref: astral })
