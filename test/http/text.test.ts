@@ -147,3 +147,19 @@ t.test('a WebSocket request with an unpaired surrogate is refused like a body, n
   t.equal(after.length, before.length + 1, 'the pair\'s entry only')
   t.notOk(after.some((entry) => entry.description?.startsWith('A\ud800') || entry.description === 'A\ufffdB'), 'the refused entry is nowhere')
 })
+
+t.test('a query whose percent-encoding is not UTF-8 (an encoded surrogate, Latin-1) is 400 at its parameter, not read as U+FFFD', async (t) => {
+  const before = await readWorkspace(baseUrl, key, instants)
+  const file = Buffer.from('<Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.02"><BkToCstmrStmt/></Document>')
+  for (const label of ['%ED%A0%80', 'A%FCB', '%C3']) {
+    const reply = await call(baseUrl, 'POST', `/v2/statements?label=${label}`, { key, raw: file, headers: { 'content-type': 'application/xml' } })
+    assertError(t, reply, 400, 'request_invalid', `label ${label}`)
+    t.equal(detailPaths(reply)[0], '/label')
+  }
+  const list = await call(baseUrl, 'GET', '/v2/entries?account=%FC', { key })
+  assertError(t, list, 400, 'request_invalid', 'an entry list filter')
+  t.equal(detailPaths(list)[0], '/account')
+  t.equal((await call(baseUrl, 'GET', '/v2/entries?account=%C3%BC', { key })).body?.error?.code, 'account_unknown', 'UTF-8 (ü) is read as before')
+  t.equal((await call(baseUrl, 'GET', '/v2/entries?account=100%', { key })).body?.error?.code, 'account_unknown', 'a % without two hex digits stays literal, as before')
+  t.same(await readWorkspace(baseUrl, key, instants), before, 'nothing stored')
+})
