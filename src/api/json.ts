@@ -1,6 +1,7 @@
 /** @module Request bodies as JSON: parsed once, with a bound on nesting so nothing downstream recurses without limit. */
 
 import { reject, type Rejection } from '../errors.js'
+import { hasLoneSurrogate, surrogateProblem } from './schemas/text.js'
 
 /**
  * Deeper than this and a body is refused before JSON.parse. No request of the contract nests
@@ -86,7 +87,10 @@ function openingsOf(bytes: Buffer, opening: number, count: number, limit: number
  */
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
 
-/** The body as JSON: json_invalid if it is not UTF-8 or does not parse, request_invalid if it nests deeper than jsonDepthMax. */
+/**
+ * The body as JSON: json_invalid if it is not UTF-8 or does not parse, request_invalid if it nests deeper
+ * than jsonDepthMax or a string (a key included) holds an unpaired surrogate.
+ */
 export function parseJson(bytes: Buffer): { ok: true; value: unknown } | Rejection {
   if (!openingsAtMost(bytes, jsonDepthMax) && nestingDepth(bytes, jsonDepthMax) > jsonDepthMax) {
     return reject('request_invalid', `Invalid request: / nested deeper than ${jsonDepthMax} levels`, [{ path: '/', message: `nested deeper than ${jsonDepthMax} levels` }])
@@ -97,9 +101,39 @@ export function parseJson(bytes: Buffer): { ok: true; value: unknown } | Rejecti
   } catch {
     return reject('json_invalid', 'The request body is not valid UTF-8, so not JSON.')
   }
+  let value: unknown
   try {
-    return { ok: true, value: JSON.parse(text) }
+    value = JSON.parse(text)
   } catch {
     return reject('json_invalid')
   }
+  // Valid UTF-8 holds no surrogate: only a `\uD8..`-`\uDF..` escape writes one, so most bodies skip the walk.
+  if (!surrogateEscape.test(text)) return { ok: true, value }
+  const path = loneSurrogatePath(value, '')
+  if (path === null) return { ok: true, value }
+  return reject('request_invalid', `Invalid request: ${path} ${surrogateProblem}`, [{ path, message: surrogateProblem }])
+}
+
+const surrogateEscape = /\\u[dD][89a-fA-F]/
+
+/**
+ * The JSON pointer of the first string or key holding an unpaired surrogate, or null. Recursion is safe:
+ * parseJson has bounded the nesting to jsonDepthMax.
+ */
+export function loneSurrogatePath(value: unknown, path: string): string | null {
+  if (typeof value === 'string') return hasLoneSurrogate(value) ? (path === '' ? '/' : path) : null
+  if (typeof value !== 'object' || value === null) return null
+  if (Array.isArray(value)) {
+    for (let index = 0; index < value.length; index++) {
+      const found = loneSurrogatePath(value[index], `${path}/${index}`)
+      if (found !== null) return found
+    }
+    return null
+  }
+  for (const [key, item] of Object.entries(value)) {
+    if (hasLoneSurrogate(key)) return `${path}/${key}`
+    const found = loneSurrogatePath(item, `${path}/${key}`)
+    if (found !== null) return found
+  }
+  return null
 }

@@ -11,6 +11,37 @@ function invalid(name: string, message: string): Rejection {
   return reject('request_invalid', `Query parameter ${name}: ${message}.`, [{ path: `/${name}`, message }])
 }
 
+/**
+ * null when every percent-encoded sequence of the raw query is UTF-8, else request_invalid naming the
+ * parameter. URLSearchParams reads bytes that are not (an encoded surrogate `%ED%A0%80`, a Latin-1
+ * `%FC`) as U+FFFD; a value so changed would be stored or looked up as something the client never sent.
+ * A `%` not followed by two hex digits stays literal, as URLSearchParams keeps it.
+ */
+export function queryEncodingProblem(raw: string): Rejection | null {
+  if (!raw.includes('%')) return null
+  for (const pair of raw.split('&')) {
+    const [name, value = ''] = pair.split('=', 2).map((part) => part.replace(/\+/g, ' ').replace(/%(?![0-9a-fA-F]{2})/g, '%25'))
+    for (const part of [name, value]) {
+      try {
+        decodeURIComponent(part)
+      } catch {
+        const label = safeName(name)
+        return invalid(label, 'is not UTF-8 once percent-decoded (bytes that are not UTF-8 would read as U+FFFD)')
+      }
+    }
+  }
+  return null
+}
+
+/** A parameter's name for an error message; a name that is itself not UTF-8 is `query`. */
+function safeName(name: string): string {
+  try {
+    return decodeURIComponent(name) || 'query'
+  } catch {
+    return 'query'
+  }
+}
+
 export function limitParam(query: URLSearchParams): Parsed<number> {
   const text = query.get('limit')
   if (text === null) return { ok: true, value: pageLimitDefault }

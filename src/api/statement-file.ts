@@ -94,7 +94,7 @@ export function statementInputsOf(statements: readonly Statement[], label: strin
       account: statement.account,
       currency: statement.currency,
       statement_ref: statement.statement_ref,
-      label: label ?? `${statement.statement_ref} ${statement.account}`.slice(0, 200),
+      label: label ?? labelOf(`${statement.statement_ref} ${statement.account}`),
       from: statement.period.from,
       to: statement.period.to,
       claimed_movement: statement.closing.amount - statement.opening.amount,
@@ -102,6 +102,12 @@ export function statementInputsOf(statements: readonly Statement[], label: strin
       lines,
     }
   })
+}
+
+/** A window label is at most 200 characters: cut there, but never between the two halves of a surrogate pair. */
+function labelOf(text: string): string {
+  const cut = text.slice(0, 200)
+  return /[\ud800-\udbff]$/.test(cut) ? cut.slice(0, -1) : cut
 }
 
 /** The accounts and currencies of a file's statements, for the lines route's check that they are the window's. */

@@ -8,6 +8,7 @@ import type { CommandEnvelope, WorkspaceCommand } from '../ledger/commands.js'
 import type { SystemCommand } from '../ledger/system.js'
 import { adminRoutes } from './admin-routes.js'
 import { authenticate, isAdmin } from './auth.js'
+import { queryEncodingProblem } from './query.js'
 import type { Caller, Deferred, Flow, LifecycleOptions } from './lifecycle.js'
 import type { AdminBuilt, AdminRoute, Built, Query, SystemQuery, V2Route } from './route.js'
 import { v2Routes } from './route-table.js'
@@ -43,6 +44,8 @@ export function v2Surface(runtime: Runtime): Surface {
       actorOf: (flow) => actorOf(runtime, flow),
       build: (flow) => {
         const { key, workspace } = flow.caller as Required<{ [K in keyof Caller]: NonNullable<Caller[K]> }>
+        const encoding = queryEncodingProblem(flow.request.query)
+        if (encoding !== null) return encoding
         const query = flow.request.query === '' ? noQuery : new URLSearchParams(flow.request.query)
         const context = { params: flow.params, query, body: flow.body, key, workspace, actor: actorOf(runtime, flow), atMs: flow.atMs, envelope: envelopeOf(flow) }
         return (flow.route as V2Route).handle(context)

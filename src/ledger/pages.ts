@@ -15,6 +15,13 @@ export const pageLimitMax = 1000
  * ends early, possibly empty, with a next_cursor where the walk stopped (docs/API.md, "Lists").
  */
 export const pageItemsScannedMax = 10 * pageLimitMax
+/**
+ * The JSON one page may hold, about (jsonBytesOf). Text from requests and files is bounded now, but a log
+ * written before may hold a window with megabytes of statement_ref: a page of a thousand such items would
+ * pass what JSON.stringify can build (a RangeError that took the service down). Past this the page ends
+ * early, always with its first item, and a next_cursor (docs/API.md, "Lists").
+ */
+export const pageBytesMax = 8 * 1024 * 1024
 
 export interface Page<T> {
   readonly data: T[]
@@ -108,18 +115,42 @@ export function compareKeys(a: OrderKey, b: OrderKey): number {
 /**
  * Takes up to limit accepted items; the cursor names the first item left over. At most
  * pageItemsScannedMax items are examined: then the page ends where the walk stopped, so the work of
- * one request is bounded however few items the filter keeps.
+ * one request is bounded however few items the filter keeps. An item that would take the page's JSON
+ * past pageBytesMax is left for the next page, unless it is the first: a list always advances.
  */
 export function collectPage<T>(scope: string, keys: Iterator<OrderKey>, limit: number, view: (key: OrderKey) => T | undefined): Page<T> {
   const data: T[] = []
   let scanned = 0
+  let bytes = 0
   for (let next = keys.next(); next.done !== true; next = keys.next()) {
     if (scanned === pageItemsScannedMax) return { data, next_cursor: encodeCursor(scope, next.value) }
     scanned++
     const item = view(next.value)
     if (item === undefined) continue
     if (data.length === limit) return { data, next_cursor: encodeCursor(scope, next.value) }
+    bytes += jsonBytesOf(item)
+    if (bytes > pageBytesMax && data.length > 0) return { data, next_cursor: encodeCursor(scope, next.value) }
     data.push(item)
   }
   return { data, next_cursor: null }
+}
+
+/** Below this many characters a string is counted as 3 bytes a character (UTF-8's most for UTF-16 text) without measuring it. */
+const shortStringChars = 64
+
+/**
+ * About the bytes of a value's JSON, not below them for text without escapes: strings in UTF-8 (a short
+ * one at its most), numbers and keys at their length, 2 bytes of punctuation each. A walk of what the
+ * view built, far cheaper than writing it; nesting is the views' own, a few levels.
+ */
+export function jsonBytesOf(value: unknown): number {
+  if (typeof value === 'string') return 2 + (value.length < shortStringChars ? 3 * value.length : Buffer.byteLength(value, 'utf8'))
+  if (typeof value !== 'object' || value === null) return 24
+  let bytes = 2
+  if (Array.isArray(value)) {
+    for (const item of value) bytes += 1 + jsonBytesOf(item)
+    return bytes
+  }
+  for (const key in value) bytes += 4 + key.length + jsonBytesOf((value as Record<string, unknown>)[key])
+  return bytes
 }

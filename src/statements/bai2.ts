@@ -1,5 +1,5 @@
 /** @module BAI2 reader: cash management balance reporting files (01/02/03/16/88/49/98/99), control totals checked. */
-import { accountSummaryOf, amountField, dateField, fieldsOf, fundsTypeWidth, recordsOf, type Bai2Record } from './bai2-records.ts'
+import { accountSummaryOf, amountField, countOf, dateField, fieldsOf, fundsTypeWidth, recordsOf, type Bai2Record } from './bai2-records.ts'
 import { readGuarded } from './outcome.ts'
 import { ClosingDates } from './period.ts'
 import { addDays, decodeText, quoted } from './text.ts'
@@ -90,8 +90,8 @@ function checkTrailer(trailer: Bai2Record, total: bigint, count: number, records
   const [totalText, countText, recordsText] = fieldsOf(trailer)
   const where = `line ${trailer.line}`
   if (BigInt(amountField(totalText ?? '', trailer, `${trailer.code} control total`)) !== total) throw new FileProblem(where, `${what} control total ${quoted(totalText)} is not the sum of its amounts, ${total}`)
-  if (Number(countText) !== count) throw new FileProblem(where, `${what} trailer counts ${quoted(countText)} ${what === 'file' ? 'groups' : 'accounts'}, the ${what} has ${count}`)
-  if (Number(recordsText) !== records) throw new FileProblem(where, `${what} trailer counts ${quoted(recordsText)} records, the ${what} has ${records}`)
+  if (countOf(countText) !== count) throw new FileProblem(where, `${what} trailer counts ${quoted(countText)} ${what === 'file' ? 'groups' : 'accounts'}, the ${what} has ${count}`)
+  if (countOf(recordsText) !== records) throw new FileProblem(where, `${what} trailer counts ${quoted(recordsText)} records, the ${what} has ${records}`)
 }
 
 function accountOf(cursor: Cursor, group: Group, closingDates: ClosingDates): { statement: Statement, controlTotal: bigint } {
@@ -117,7 +117,7 @@ function accountOf(cursor: Cursor, group: Group, closingDates: ClosingDates): { 
   const trailer = cursor.take('49')
   const [totalText, recordsText] = fieldsOf(trailer)
   if (BigInt(amountField(totalText ?? '', trailer, '49 control total')) !== controlTotal) throw new FileProblem(`line ${trailer.line}`, `account control total ${quoted(totalText)} is not the sum of its amounts, ${controlTotal}`)
-  if (Number(recordsText) !== cursor.index - start) throw new FileProblem(`line ${trailer.line}`, `account trailer counts ${quoted(recordsText)} records, the account has ${cursor.index - start}`)
+  if (countOf(recordsText) !== cursor.index - start) throw new FileProblem(`line ${trailer.line}`, `account trailer counts ${quoted(recordsText)} records, the account has ${cursor.index - start}`)
   const previous = closingDates.previous(summary.account)
   closingDates.record(summary.account, group.asOfDate)
   return {

@@ -59,7 +59,8 @@ export function lineOf(field: Mt940Field): Mt940Line {
     amountText: match[5],
     customerReference: customerReference === '' || customerReference === 'NONREF' ? null : customerReference,
     bankReference: match[8]?.trim() || null,
-    supplementary: match[9]?.trim() || null,
+    // Supplementary details run over the field's lines: one text, as :86: is.
+    supplementary: match[9]?.split('\n').map((part) => part.trim()).join(' ').trim() || null,
   }
 }
 
@@ -81,12 +82,14 @@ export interface Mt940Details {
 }
 
 /**
- * :86: free text, or structured (German DFÜ layout): a 3-digit transaction code, then `?NN` subfields:
+ * :86: free text; SWIFT-style structured (`/EREF/…/CNTP/…/REMI/…`: swiftDetailsOf); or structured in the
+ * German DFÜ layout: a 3-digit transaction code, then `?NN` subfields:
  * ?20–?29 and ?60–?63 the remittance text, ?30 the counterparty's bank code or BIC, ?31 its account or
  * IBAN, ?32–?33 its name. SEPA purposes carry `EREF+` (the end-to-end id) inside the remittance text.
  */
 export function detailsOf(value: string): Mt940Details {
   const joined = value.replace(/\n/g, '')
+  if (swiftStart.test(joined)) return swiftDetailsOf(joined)
   if (!/^\d{3}\?\d\d/.test(joined)) return { description: value.split('\n').map((part) => part.trim()).join(' ').trim() || null, endToEndId: null, counterparty: null }
   const subfields = new Map<number, string>()
   for (const match of joined.slice(3).matchAll(/\?(\d\d)([^?]*)/g)) {
@@ -101,6 +104,48 @@ export function detailsOf(value: string): Mt940Details {
     endToEndId: endToEndIdOf(purpose),
     counterparty: name === null && account === null ? null : { name, account },
   }
+}
+
+/**
+ * The keywords of the SWIFT-style structured :86: Dutch banks write (ING's "MT940 Structured", ABN AMRO,
+ * Triodos, Rabobank): `/KEYWORD/value` one after another, a value ending in `/`, subfields inside a value
+ * separated by `/`. A value is what lies between its keyword and the next one, so a `/` in a text stays.
+ */
+const swiftKeywords = ['EREF', 'PREF', 'CNTP', 'REMI', 'MARF', 'CSID', 'RTRN', 'IREF', 'TRCD', 'BENM', 'ORDP', 'NAME', 'IBAN', 'BIC', 'ISDT', 'ULTC', 'ULTD', 'PURP', 'TRTP', 'CREF', 'SVCL', 'ADDR', 'BUSP', 'FX', 'SUM']
+const swiftKeyword = new RegExp(`/(${swiftKeywords.join('|')})/`, 'g')
+/** Structured when it opens with a keyword; other texts that start with a slash (Citi's `/PT/FT/`) stay free text. */
+const swiftStart = new RegExp(`^/(${swiftKeywords.join('|')})/`)
+
+/**
+ * `/EREF/` the end-to-end id (else `/PREF/`, a batch's payment information id); `/CNTP/account/BIC/name/city/`
+ * the counterparty (older Rabobank files: `/NAME/`, `/IBAN/`); `/REMI/USTD//text/` the description, or
+ * `/REMI/STRD/CUR/reference/` the structured creditor reference, or `/REMI/text`. The BIC is not kept: a
+ * counterparty is a name and an account.
+ */
+function swiftDetailsOf(joined: string): Mt940Details {
+  const values = new Map<string, string>()
+  const matches = [...joined.matchAll(swiftKeyword)]
+  matches.forEach((match, index) => {
+    const end = matches[index + 1]?.index ?? joined.length
+    if (!values.has(match[1])) values.set(match[1], joined.slice(match.index + match[0].length, end).replace(/\/$/, ''))
+  })
+  const party = (values.get('CNTP') ?? '').split('/')
+  const name = party[2]?.trim() || values.get('NAME')?.trim() || null
+  const account = party[0]?.trim() || values.get('IBAN')?.trim() || null
+  const id = (key: string): string | null => {
+    const text = values.get(key)?.trim()
+    return text === undefined || text === '' || text === 'NOTPROVIDED' ? null : text
+  }
+  return {
+    description: remittanceOf(values.get('REMI') ?? '') ?? (joined.trim() || null),
+    endToEndId: id('EREF') ?? id('PREF'),
+    counterparty: name === null && account === null ? null : { name, account },
+  }
+}
+
+function remittanceOf(remittance: string): string | null {
+  const text = remittance.startsWith('USTD//') ? remittance.slice(6) : remittance.startsWith('STRD/') ? remittance.split('/').slice(2).join('/') : remittance
+  return text.replace(/\/$/, '').trim() || null
 }
 
 function endToEndIdOf(purpose: string): string | null {

@@ -1,5 +1,6 @@
 /** @module Safe XML parsing for statement files: no DTD, no entity expansion, element access by XML path. */
 import { XMLParser, XMLValidator } from 'fast-xml-parser'
+import { quoted } from './text.ts'
 import { FileProblem } from './types.ts'
 
 /** A parsed element: fast-xml-parser gives a string for a leaf, an object otherwise (attributes under `@_`). */
@@ -32,6 +33,7 @@ export function parseXml(text: string): Record<string, unknown> {
     if (open !== null) throw new FileProblem(`line ${lineAt(text, text.length)}`, `the file ends inside ${open[1].replace(/[\s"]/g, '').replace(/,/g, '/')}: truncated?`)
     throw new FileProblem(`line ${valid.err.line}`, `not well-formed XML: ${valid.err.msg}`)
   }
+  checkReferences(text)
   try {
     // A parser a call: no state shared between files.
     return new XMLParser(parserOptions).parse(text) as Record<string, unknown>
@@ -39,6 +41,32 @@ export function parseXml(text: string): Record<string, unknown> {
     // The validator passed, so what the parser still refuses is the input (nesting deeper than it allows).
     throw new FileProblem('/', `XML the parser refuses: ${error instanceof Error ? error.message : String(error)}`)
   }
+}
+
+/**
+ * Every `&` starts one of the five predefined entities or a character reference to a character XML
+ * allows (XML 1.0, "Char": tab, LF, CR, U+0020–U+D7FF, U+E000–U+FFFD, U+10000–U+10FFFF). Without a DTD
+ * any other entity is undeclared, and the document not well-formed (XML 1.0, "Entity Declared"); the
+ * validator lets both through. Controls XML allows (CR, DEL, C1) are refused later, by field (limits.ts).
+ */
+function checkReferences(text: string): void {
+  // Inside CDATA and comments `&` is text: blanked out, line breaks kept so lines still count.
+  const markup = text.includes('<![CDATA[') || text.includes('<!--') ? text.replace(/<!\[CDATA\[[\s\S]*?\]\]>|<!--[\s\S]*?-->/g, (section) => section.replace(/[^\n]/g, ' ')) : text
+  for (const match of markup.matchAll(/&(#x[0-9a-fA-F]+|#\d+|[^;&<\s]*)(;?)/g)) {
+    const [whole, name, semicolon] = match
+    const where = (): string => `line ${lineAt(text, match.index)}`
+    if (semicolon === '' || !name.startsWith('#')) {
+      if (semicolon !== '' && Object.hasOwn(predefined, name)) continue
+      throw new FileProblem(where(), `undeclared entity ${quoted(whole.slice(0, 40))}: a statement file has no DTD, so only &lt; &gt; &amp; &quot; &apos; and character references`)
+    }
+    const codePoint = name.startsWith('#x') ? parseInt(name.slice(2), 16) : parseInt(name.slice(1), 10)
+    if (!isXmlChar(codePoint)) throw new FileProblem(where(), `${quoted(whole.slice(0, 40))} is not a character XML allows${codePoint >= 0xd800 && codePoint <= 0xdfff ? ' (a surrogate: one half of a UTF-16 pair, no character of its own)' : ''}`)
+  }
+}
+
+function isXmlChar(codePoint: number): boolean {
+  if (codePoint === 0x9 || codePoint === 0xa || codePoint === 0xd) return true
+  return (codePoint >= 0x20 && codePoint <= 0xd7ff) || (codePoint >= 0xe000 && codePoint <= 0xfffd) || (codePoint >= 0x10000 && codePoint <= 0x10ffff)
 }
 
 function lineAt(text: string, index: number): number {
@@ -76,12 +104,16 @@ export function attributeOf(node: XmlNode | undefined, name: string): string | n
 
 const predefined: Readonly<Record<string, string>> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: '\'' }
 
-/** The five predefined entities and character references: all XML has without a DTD, none of them expands. */
+/**
+ * The five predefined entities and character references: all XML has without a DTD, none of them expands
+ * (checkReferences has refused anything else). A line break written as such is the file's layout (a long
+ * text wrapped, indented): it reads as one space; one written as a reference (`&#13;`) is content.
+ */
 function decodeEntities(text: string): string {
-  if (!text.includes('&')) return text
-  return text.replace(/&(#x[0-9a-fA-F]+|#\d+|lt|gt|amp|quot|apos);/g, (whole, name: string) => {
+  const unwrapped = text.includes('\n') || text.includes('\r') ? text.replace(/[ \t]*[\r\n][\s]*/g, ' ') : text
+  if (!unwrapped.includes('&')) return unwrapped
+  return unwrapped.replace(/&(#x[0-9a-fA-F]+|#\d+|lt|gt|amp|quot|apos);/g, (_whole, name: string) => {
     if (!name.startsWith('#')) return predefined[name]
-    const codePoint = name.startsWith('#x') ? parseInt(name.slice(2), 16) : parseInt(name.slice(1), 10)
-    return codePoint <= 0x10ffff ? String.fromCodePoint(codePoint) : whole
+    return String.fromCodePoint(name.startsWith('#x') ? parseInt(name.slice(2), 16) : parseInt(name.slice(1), 10))
   })
 }

@@ -1,9 +1,10 @@
-/** Free text in bodies (src/api/schemas/text.ts, json.ts): control characters refused on every route that stores text, bodies that are not UTF-8 refused, nothing stored. */
+/** Free text in bodies (src/api/schemas/text.ts, json.ts): control characters and unpaired surrogates refused on every route that stores text, bodies that are not UTF-8 refused, nothing stored. */
 import t from 'tap'
 import { assertError, createAccount, detailPaths, raiseLimits, readWorkspace } from '../support/api.ts'
 import { addCsv, openWindowOk } from '../support/recon.ts'
 import { call, startTestService } from '../support/service.ts'
-import { textProblem } from '../../src/api/schemas/text.ts'
+import { openSocket } from '../support/ws.ts'
+import { surrogateProblem, textProblem } from '../../src/api/schemas/text.ts'
 
 const service = await startTestService()
 t.teardown(() => service.destroy())
@@ -100,4 +101,65 @@ t.test('CSV lines: bytes that are not UTF-8 and control characters answer /lines
   const tab = await addCsv(baseUrl, key, window.id, 'date,amount,description\n2025-01-03,1,a\tb\n')
   t.equal(tab.status, 201, 'a tab is kept')
   t.equal(tab.body?.lines?.[0]?.description, 'a\tb')
+})
+
+/** Unpaired surrogates: JSON's \u escapes can write them, UTF-8 cannot hold them (they would read back as U+FFFD after a restart). */
+const unpaired = ['A\ud800B', '\udc00', 'end\udbff', '\ude00\ud83d']
+
+t.test('an unpaired surrogate in any string of a body is 400 request_invalid at its field; nothing is stored', async (t) => {
+  const before = await readWorkspace(baseUrl, key, instants)
+  for (const [name, method, route, body, path, asAdmin] of cases) {
+    for (const bad of unpaired) {
+      const label = `${name}, ${JSON.stringify(bad)}`
+      const reply = await call(baseUrl, method, route, { key: asAdmin === true ? adminToken : key, body: body(bad) })
+      assertError(t, reply, 400, 'request_invalid', label)
+      const expected = path === 'metadata-key' ? `/metadata/${bad}` : path
+      t.equal(detailPaths(reply)[0], expected, `${label}: details path`)
+      t.equal(reply.body?.error?.details?.[0]?.message, surrogateProblem, `${label}: the detail says why`)
+    }
+  }
+  const idLike = await call(baseUrl, 'POST', '/v2/entries', { key, body: { lines: pair, effective_at: '2026-01-01T00:00:00Z\ud800' } })
+  assertError(t, idLike, 400, 'request_invalid', 'a string that is not free text (a timestamp)')
+  t.equal(detailPaths(idLike)[0], '/effective_at')
+  t.same(await readWorkspace(baseUrl, key, instants), before, 'nothing stored')
+})
+
+t.test('a surrogate pair written as two escapes is one character and is kept', async (t) => {
+  const text = 'smile \ud83d\ude00 done'
+  const raw = Buffer.from(`{"lines":${JSON.stringify(pair)},"description":"smile \\ud83d\\ude00 done","metadata":{"k":"\\\\ud800 is text"}}`)
+  const entry = await call(baseUrl, 'POST', '/v2/entries', { key, headers: { 'content-type': 'application/json' }, raw })
+  t.equal(entry.status, 201, 'accepted')
+  t.equal(entry.body?.description, text)
+  t.same(entry.body?.metadata, { k: '\\ud800 is text' }, 'an escaped backslash before u is no surrogate')
+})
+
+t.test('a WebSocket request with an unpaired surrogate is refused like a body, naming it within the message; nothing is stored', async (t) => {
+  const entriesOf = async (): Promise<{ description: string | null }[]> => (await call(baseUrl, 'GET', '/v2/entries?limit=1000', { key })).body.data
+  const before = await entriesOf()
+  const socket = await openSocket(baseUrl, key)
+  t.teardown(() => socket.socket.close())
+  await socket.next((message) => message.type === 'authenticated')
+  socket.send({ type: 'request', id: 's1', method: 'POST', path: '/v2/entries', body: { lines: pair, description: 'A\ud800B' } })
+  t.match(await socket.next((message) => message.type === 'error'), { type: 'error', error: { code: 'request_invalid', details: [{ path: '/body/description', message: surrogateProblem }] } })
+  socket.send({ type: 'request', id: 's2', method: 'POST', path: '/v2/entries', body: { lines: pair, description: 'smile \ud83d\ude00' } })
+  t.match(await socket.next((message) => message.type === 'response' && message.id === 's2'), { status: 201, body: { description: 'smile \ud83d\ude00' } }, 'a pair is a character')
+  const after = await entriesOf()
+  t.equal(after.length, before.length + 1, 'the pair\'s entry only')
+  t.notOk(after.some((entry) => entry.description?.startsWith('A\ud800') || entry.description === 'A\ufffdB'), 'the refused entry is nowhere')
+})
+
+t.test('a query whose percent-encoding is not UTF-8 (an encoded surrogate, Latin-1) is 400 at its parameter, not read as U+FFFD', async (t) => {
+  const before = await readWorkspace(baseUrl, key, instants)
+  const file = Buffer.from('<Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.02"><BkToCstmrStmt/></Document>')
+  for (const label of ['%ED%A0%80', 'A%FCB', '%C3']) {
+    const reply = await call(baseUrl, 'POST', `/v2/statements?label=${label}`, { key, raw: file, headers: { 'content-type': 'application/xml' } })
+    assertError(t, reply, 400, 'request_invalid', `label ${label}`)
+    t.equal(detailPaths(reply)[0], '/label')
+  }
+  const list = await call(baseUrl, 'GET', '/v2/entries?account=%FC', { key })
+  assertError(t, list, 400, 'request_invalid', 'an entry list filter')
+  t.equal(detailPaths(list)[0], '/account')
+  t.equal((await call(baseUrl, 'GET', '/v2/entries?account=%C3%BC', { key })).body?.error?.code, 'account_unknown', 'UTF-8 (ü) is read as before')
+  t.equal((await call(baseUrl, 'GET', '/v2/entries?account=100%', { key })).body?.error?.code, 'account_unknown', 'a % without two hex digits stays literal, as before')
+  t.same(await readWorkspace(baseUrl, key, instants), before, 'nothing stored')
 })

@@ -99,3 +99,32 @@ t.test('Citi file: entry dates written as four spaces, funds code D, zero-amount
   })
   t.match(statement.entries[2], { amount: 0, mark: 'credit', description: '/ABC/DEF/C 37897,00 BAI CD 025' })
 })
+
+t.test('ING structured :86: (the example of ING\'s MT940 Structured specification): /EREF/, /CNTP/, /REMI/ read into reference, counterparty, description', async (t) => {
+  const statements = statementsOf(readMt940(fixture('mt940', 'ginger-ing-structured-spec.sta')))
+  t.same(statements.map(figuresOf), [{
+    statement_ref: 'P140220000000001/00000', account: 'NL69INGB0123456789EUR', currency: 'EUR', period: { from: '2014-02-20', to: '2014-02-20' },
+    opening: 66223, closing: 56435, claimed_movement: -9788, lines: 8, sum: 156 - 157 + 157 - 114 + 145 - 1275 + 3200 - 11900,
+  }])
+  const [first, second, third, fourth, fifth, , seventh, eighth] = statements[0].entries
+  t.same(first, {
+    amount: 156, mark: 'credit', reversal: false, date: '2014-02-20', value_date: '2014-02-20', reference: 'EV12341REP1231456T1234',
+    description: 'EV10001REP1000000T1000', counterparty: { name: 'ING BANK NV INZAKE WEB', account: 'NL32INGB0000012345' },
+  }, '/EREF/ the reference, /CNTP/ account and name (its BIC INGBNL2A wrapped over two lines), /REMI/USTD// the text')
+  t.match(second, { amount: -157, reference: 'M000000003333333', description: 'TOTAAL 1 VZ', counterparty: null }, 'a batch: /PREF/ (payment information id) the reference')
+  t.match(third, { amount: 157, reference: '20120123456789', description: 'Factuurnr 123456 Klantnr 00123', counterparty: { name: 'J.Janssen', account: 'NL32INGB0000012345' } }, 'a return (/RTRN/)')
+  t.match(fourth, { amount: -114, reference: 'EV123REP123412T1234', counterparty: { name: 'ING Bank N.V. inzake WeB', account: 'NL32INGB0000012345' } }, 'with /MARF/ and /CSID/ (a direct debit) between')
+  t.match(fifth, { description: 'TOTAAL      1 POSTEN' }, 'text that wraps is joined as written')
+  t.match(seventh, { amount: 3200, reference: '15814016000676480', description: '9001123412341234', counterparty: { name: 'J.Janssen' } }, '/REMI/STRD/CUR/: the structured creditor reference')
+  t.match(eighth, { amount: -11900, counterparty: { name: 'INGBANK NV', account: 'NL32INGB0000012345' } }, 'the file wraps "ING BANK NV" at the space, which it drops: read as written')
+  t.equal(checkBalances(statements), null)
+})
+
+t.test('Rabobank\'s older structured :86: (/BENM//NAME/…/REMI/) names the counterparty; free :86: text is unchanged', async (t) => {
+  const file = ':20:940S130101\n:25:NL71RABO0123456789\n:28C:0\n:60F:C130101EUR1000,00\n:61:130101D25,00N102EREF\nNL70ABNA0987654321\n'
+    + ':86:/EREF/01-01-2013 12:00 0030000987654321/BENM//NAME/CONTRA ACCOUN\nT HOLDER/REMI/Invoice 7/ISDT/2013-07-11\n:62F:C130101EUR975,00\n'
+  const [line] = statementsOf(readMt940(Buffer.from(file, 'latin1')))[0].entries
+  t.same([line.reference, line.description, line.counterparty], ['01-01-2013 12:00 0030000987654321', 'Invoice 7', { name: 'CONTRA ACCOUNT HOLDER', account: null }])
+  const free = statementsOf(readMt940(fixture('mt940', 'swift-envelope-pages-jpy-crlf.sta')))[0].entries
+  t.ok(free.every((entry) => entry.counterparty === null), 'no structure, no counterparty')
+})

@@ -28,3 +28,27 @@ export function hasControlCharacter(value: string): boolean {
 export function text(options: { readonly minLength?: number; readonly maxLength: number; readonly description?: string }): TString {
   return Type.String({ ...options, pattern: textPattern })
 }
+
+/** What a client reads in details[].message when text carries an unpaired surrogate. */
+export const surrogateProblem = 'must not contain an unpaired surrogate (U+D800–U+DFFF): it is not Unicode text'
+
+/**
+ * A high surrogate not followed by a low one, or a low one not preceded by a high one. JSON's `\u`
+ * escapes can write one, but it is no Unicode character: UTF-8 cannot encode it, so the log (msgpack,
+ * UTF-8) would store U+FFFD in its place and the text would change at the next restart.
+ */
+const loneSurrogate = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
+
+export function hasLoneSurrogate(value: string): boolean {
+  return loneSurrogate.test(value)
+}
+
+/**
+ * Why a string is not free text, or null when it is: the one rule for text from every way in (JSON
+ * bodies and WebSocket messages, query strings, CSV and statement files).
+ */
+export function freeTextProblem(value: string): string | null {
+  if (hasControlCharacter(value)) return textProblem
+  if (hasLoneSurrogate(value)) return surrogateProblem
+  return null
+}
