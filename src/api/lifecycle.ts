@@ -67,6 +67,7 @@ export interface Bucket {
   remaining(nowMs: number): number
   tryTake(nowMs: number, tokens?: number, mayOwe?: boolean): boolean
   retryAfterSeconds(nowMs: number, tokens?: number): number
+  giveBack(nowMs: number, tokens: number): void
 }
 
 export interface RateBudgets {
@@ -123,7 +124,11 @@ export class Flow {
   body: unknown = undefined
   atMs = 0
   idempotency: { key: string; fingerprint: string } | undefined = undefined
+  /** The Idempotency-Key as sent: the actor looks it up again in the turn that applies the request (surfaces.ts). */
+  idempotencyKey: string | undefined = undefined
   idempotencyKeyInvalid = false
+  /** Tokens the `rate` stage took, given back when the actor finds the request is a replay after all. */
+  tokensTaken = 0
   replayed: IdempotencyRecord | null = null
   /** The caller's workspace actor, once a stage needed it. */
   actor: WorkspaceActor | null = null
@@ -361,7 +366,9 @@ function idempotencyStage(flow: Flow, lifecycle: Lifecycle<unknown>): Step {
   const actor = lifecycle.options.handler.actorOf!(flow)
   const found = actor.idempotency(idempotencyKey, key?.id ?? '', key?.accounts ?? null, flow.atMs)
   if (found.record === undefined) {
+    // Looked up again where the command is applied: a request with this key may be on its way meanwhile.
     flow.idempotency = { key: found.storeKey, fingerprint: print }
+    flow.idempotencyKey = idempotencyKey
     return undefined
   }
   if (found.record.fingerprint !== print) return reject('idempotency_conflict')
@@ -377,7 +384,10 @@ function rateStage(flow: Flow, lifecycle: Lifecycle<unknown>): Step {
   if (bucket === null) return undefined
   const tokens = isRead ? 1 : flow.writeTokens
   const mayOwe = !isRead && flow.route!.writeTokensCharge === 'owe'
-  if (bucket.tryTake(flow.atMs, tokens, mayOwe)) return undefined
+  if (bucket.tryTake(flow.atMs, tokens, mayOwe)) {
+    flow.tokensTaken = tokens
+    return undefined
+  }
   lifecycle.options.onRateLimited?.(flow.caller!.workspace!.id, isRead ? 'reads' : 'writes')
   const retryAfterSeconds = bucket.retryAfterSeconds(flow.atMs, mayOwe ? 1 : tokens)
   lifecycle.answer(flow, 429, errorBody(reject('rate_limited', `Rate budget exhausted; retry after ${retryAfterSeconds} s.`)), ['Retry-After', String(retryAfterSeconds)])

@@ -90,6 +90,13 @@ export class TokenBucket {
     return Math.min(tokens * unitsPerToken, this.#capacityUnits())
   }
 
+  /** Returns tokens a request took but turned out not to owe (a replay found only when it was applied). */
+  giveBack(nowMs: number, tokens: number): void {
+    assert.ok(Number.isSafeInteger(tokens) && tokens >= 0 && tokens <= tokensPerTakeMax, `tokens must be an integer 0..${tokensPerTakeMax}, got ${tokens}`)
+    this.#refill(nowMs)
+    this.#units = Math.min(this.#capacityUnits(), this.#units + tokens * unitsPerToken)
+  }
+
   /** Whole tokens left (X-RateLimit-Remaining); 0 while in debt. */
   remaining(nowMs: number): number {
     this.#refill(nowMs)

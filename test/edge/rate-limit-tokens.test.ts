@@ -63,3 +63,12 @@ t.test('property: after Retry-After the same take passes (all or none, any size 
   }), { numRuns: 300 })
   t.pass('held')
 })
+
+t.test('giveBack returns what a request took, never above the capacity', async (t) => {
+  const bucket = new TokenBucket(600, startMs)
+  t.ok(bucket.tryTake(startMs, 5))
+  bucket.giveBack(startMs, 5)
+  t.equal(bucket.remaining(startMs), 300)
+  bucket.giveBack(startMs, 5)
+  t.equal(bucket.remaining(startMs), 300, 'clamped at the capacity')
+})
