@@ -52,6 +52,32 @@ function storedUnder(command: WorkspaceCommand, storeKey: string): WorkspaceComm
   return { ...command, idempotency: { key: storeKey, fingerprint: idempotency.fingerprint } }
 }
 
+/** A request applied in this turn: the key looked up again, then a query, a refusal or a command. */
+function executeNow(actor: WorkspaceActor, flow: Flow, what: Built): Submitted | Deferred {
+  const keyed = keyedNow(actor, flow)
+  if (keyed !== null && 'answer' in keyed) return keyed.answer
+  if (typeof what === 'function') return actor.query(what as Query)
+  if ('slices' in what) return (done) => actor.querySliced(what.slices, done)
+  if ('ok' in what) return actor.answer(what)
+  const command = what as WorkspaceCommand
+  return actor.submit(keyed === null ? command : storedUnder(command, keyed.storeKey))
+}
+
+function settleNow(executed: Submitted | Deferred, done: (completion: Submitted) => void): void {
+  if (typeof executed === 'function') executed(done)
+  else done(executed)
+}
+
+/** A statement import runs in slices; its Idempotency-Key is looked up in its first slice, before anything changes. */
+function importInSlices(actor: WorkspaceActor, flow: Flow, command: WorkspaceCommand): Deferred {
+  const prepare = (): WorkspaceCommand | Submitted => {
+    const keyed = keyedNow(actor, flow)
+    if (keyed === null) return command
+    return 'answer' in keyed ? keyed.answer : storedUnder(command, keyed.storeKey)
+  }
+  return (done) => actor.submitInSlices(prepare, done)
+}
+
 /** The query of every request without one (most writes): handlers only read their query. */
 const noQuery = new URLSearchParams()
 
@@ -76,13 +102,10 @@ export function v2Surface(runtime: Runtime): Surface {
       execute: (flow, built): Submitted | Deferred => {
         const actor = actorOf(runtime, flow)
         const what = built as Built
-        const keyed = keyedNow(actor, flow)
-        if (keyed !== null && 'answer' in keyed) return keyed.answer
-        if (typeof what === 'function') return actor.query(what as Query)
-        if ('slices' in what) return (done) => actor.querySliced(what.slices, done)
-        if ('ok' in what) return actor.answer(what)
-        const command = what as WorkspaceCommand
-        return actor.submit(keyed === null ? command : storedUnder(command, keyed.storeKey))
+        if (typeof what !== 'function' && 'type' in what && what.type === 'statements.import') return importInSlices(actor, flow, what)
+        // A statement import is running in slices: its workspace's requests wait for it (workspace-actor.ts).
+        if (actor.busy) return (done) => actor.whenIdle(() => settleNow(executeNow(actor, flow, what), done))
+        return executeNow(actor, flow, what)
       },
     },
   }
