@@ -15,7 +15,7 @@ const tokensOwedMax = 1000
  * The most tokens one request takes (an entry batch of 8,190); so the deepest debt is about that many
  * tokens (a batch larger than the capacity, taken from a full bucket).
  */
-const tokensPerTakeMax = 8190
+const tokensPerTakeMax = 8190 // entryBatchSizeMax (api/schemas/ledger.ts); the entry batch route charges no more
 /** Keeps every count exact: elapsedMsMax * perMinuteMax = 6e13 units, far below 2^53. */
 const perMinuteMax = 1_000_000_000
 
@@ -106,9 +106,11 @@ export class TokenBucket {
   /**
    * Whole seconds, at least 1, until a take of `tokens` passes (Retry-After): after that wait the same
    * request succeeds, unless another took tokens meanwhile. More than the capacity are never there at once,
-   * and a take of them passes on a full bucket (tryTake): the answer is then the time to fill it.
+   * and a take of them passes on a full bucket (tryTake): the answer is then the time to fill it (also for
+   * Number.MAX_SAFE_INTEGER: a request whose count is not known yet).
    */
   retryAfterSeconds(nowMs: number, tokens = 1): number {
+    assert.ok(Number.isSafeInteger(tokens) && tokens >= 1, `tokens must be a positive integer, got ${tokens}`)
     this.#refill(nowMs)
     const missingUnits = Math.max(0, this.#neededUnits(tokens, false) - this.#units)
     const waitMs = Math.ceil(missingUnits / this.#perMinute)
