@@ -64,8 +64,10 @@ t.test('20,000 statements on one account: another workspace is answered while th
   t.equal(reply.status, 201, 'imported')
   t.equal(reply.body.statements, statementCount)
   const worstMs = Math.max(...during)
-  const boundMs = 20 * baselineMs + 200
+  // Generous: one step is not sliced, the encoding of the one log record (about 100 ms for this file on a quiet
+  // machine, several times that on a loaded one); before the import was sliced, this read waited 17 s.
+  const boundMs = 20 * baselineMs + 1000
   t.ok(during.length > 10, `${during.length} reads answered during the import`)
-  t.ok(worstMs < boundMs, `the slowest read during the import took ${worstMs.toFixed(1)} ms; bound ${boundMs.toFixed(1)} ms (20 × the slowest of 40 before, ${baselineMs.toFixed(1)} ms, + 200 ms)`)
+  t.ok(worstMs < boundMs, `the slowest read during the import took ${worstMs.toFixed(1)} ms; bound ${boundMs.toFixed(1)} ms (20 × the slowest of 40 before, ${baselineMs.toFixed(1)} ms, + 1 s)`)
   t.ok(ownCounts.every((count) => count === 0 || count === 1000), `the importing workspace's own reads saw all windows or none: ${JSON.stringify([...new Set(ownCounts)])}`)
 })
