@@ -52,3 +52,17 @@ t.test('identical keyed postings sent at once: one entry, the others replay it',
   const entries = (await listAll(baseUrl, key, '/v2/entries', 1000)).items.filter((entry: any) => entry.description === 'race')
   t.equal(entries.length, 1, 'one entry posted')
 })
+
+t.test('identical keyed statement files on POST /v2/statements at once (imported in slices): one effect', async (t) => {
+  t.equal((await call(baseUrl, 'POST', '/v2/accounts', { key, body: { name: 'assets:bank:race2', currency: 'EUR', external_id: 'DE00RACE2' } })).status, 201)
+  const statements = Array.from({ length: 300 }, (_, day) => {
+    const date = new Date(Date.parse('2020-01-01T00:00:00.000Z') + day * 86_400_000).toISOString().slice(0, 10)
+    return { format: 'camt053' as const, statement_ref: `RACE2-${day}`, account: 'DE00RACE2', currency: 'EUR', opening: { amount: 0, date }, closing: { amount: 0, date }, period: { from: date, to: date }, entries: [] }
+  })
+  const file = writeCamt053(statements)
+  const send = () => call(baseUrl, 'POST', '/v2/statements', { key, raw: file, headers: { 'content-type': 'application/xml', 'idempotency-key': 'race-import-1' } })
+  const replies = await Promise.all([send(), send(), send()])
+  assertOneEffect(t, replies, 201)
+  const windows = (await listAll(baseUrl, key, '/v2/reconciliations', 1000)).items.filter((window: any) => window.accounts[0] === 'assets:bank:race2')
+  t.equal(windows.length, 300, 'each statement opened one window')
+})

@@ -99,3 +99,20 @@ t.test('many consecutive statements: imported at once or in slices, the same out
   t.ok(outcome.ok && (outcome as any).json === JSON.stringify((outcome as any).body), 'the answer\'s JSON text is its body')
   t.match(executeWorkspace(whole.state, { ...command, statements: command.statements.slice(0, 10) }), { ok: true, replayed: true }, 'imported again: a replay')
 })
+
+t.test('a refused file of many statements is refused in slices too, and changes nothing', async (t) => {
+  const atMs = Date.parse('2026-11-26T00:00:00.000Z')
+  const ctx = machine([], atMs)
+  ok(run(ctx, { type: 'account.create', name: 'assets:bank', tags: [], currency: 'EUR', external_id: 'DE1' }))
+  const good = consecutive(600)
+  // The last statement repeats the first one's day under another reference: it meets it.
+  const statements = [...good.statements, { ...good.statements[0], statement_ref: 'AGAIN', fingerprint: 'again' }]
+  const before = stableSerialize(ctx.state)
+  const slices = executeWorkspaceInSlices(ctx.state, { ...good, statements, at_ms: atMs, key_id: 'key_test', visibility: null })
+  let yields = 0
+  let step = slices.next()
+  for (; step.done !== true; step = slices.next()) yields++
+  t.ok(yields > 30, `${yields} yield points before the refusal`)
+  t.match(step.value, { ok: false, code: 'window_overlap' })
+  t.equal(stableSerialize(ctx.state), before, 'nothing changed')
+})
