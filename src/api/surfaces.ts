@@ -42,6 +42,7 @@ export function keyedNow(actor: WorkspaceActor, flow: Flow): { readonly answer: 
   if (found.record.fingerprint !== idempotency.fingerprint) return { answer: actor.answer(reject('idempotency_conflict')) }
   flow.replayed = found.record
   flow.bucket?.giveBack(flow.atMs, flow.tokensTaken)
+  flow.tokensTaken = 0
   return { answer: actor.answer({ ok: true, status: found.record.status, body: null }) }
 }
 
