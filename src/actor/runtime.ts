@@ -201,7 +201,7 @@ export class Runtime {
     const seq = this.log.durableSeq
     for (const workspaceId of workspaceIds) {
       const actor = this.actors.get(workspaceId)
-      if (actor === undefined || actor.lastAppliedSeq > seq) continue
+      if (actor === undefined || actor.lastAppliedSeq > seq || actor.busy) continue
       this.#snapshot(actor)
     }
     if (system && this.#systemSeq <= seq) writeSystemSnapshot(this.log.root, seq, this.system, this.#snapshotWriteFailed)
@@ -221,8 +221,9 @@ export class Runtime {
     for (const actor of this.actors.values()) {
       // A forced round gives every workspace a snapshot, even an empty one, so the system snapshot covers all.
       if (actor.commandsSinceSnapshot === 0 && !(force && actor.snapshotSeq === 0)) continue
-      // Only durable state: a snapshot must never run ahead of the log records it stands for.
-      if (actor.lastAppliedSeq > this.log.durableSeq) {
+      // Only durable state: a snapshot must never run ahead of the log records it stands for (nor hold a
+      // statement import half applied: workspace-actor.ts, busy).
+      if (actor.lastAppliedSeq > this.log.durableSeq || actor.busy) {
         complete = false
         continue
       }

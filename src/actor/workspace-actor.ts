@@ -8,7 +8,7 @@ import type { Accepted, Outcome } from '../ledger/outcome.js'
 import type { Page } from '../ledger/pages.js'
 import { createWorkspaceState, type WorkspaceState } from '../ledger/state.js'
 import type { Visibility } from '../ledger/visibility.js'
-import { executeWorkspace } from '../ledger/workspace.js'
+import { executeWorkspace, executeWorkspaceInSlices } from '../ledger/workspace.js'
 import { sha256Hex } from '../exports/seal-hash.js'
 import type { CommandLog, SideWrites } from '../log/command-log.js'
 import { listDeliveries, outboxWrites } from '../webhooks/outbox.js'
@@ -42,8 +42,12 @@ export class WorkspaceActor {
 
   /** Applies a live command; a rejection is never logged, an acceptance joins the next group commit. */
   submit(command: WorkspaceCommand): Submitted {
+    assert.ok(!this.#busy, 'a command submitted while another runs in slices')
     if (!this.#log.canAppend()) return new Submitted(reject('unavailable', 'The log cannot take more writes now.'), 0, this.#log)
-    const outcome = executeWorkspace(this.state, command)
+    return this.#settled(command, executeWorkspace(this.state, command))
+  }
+
+  #settled(command: WorkspaceCommand, outcome: Outcome): Submitted {
     if (outcome.ok && outcome.replayed !== true) {
       this.lastAppliedSeq = this.#log.append({ v: 1, workspace: this.id, command }, this.#sideWrites(command, outcome))
       this.commandsSinceSnapshot++
@@ -51,6 +55,66 @@ export class WorkspaceActor {
     const submitted = new Submitted(outcome, this.lastAppliedSeq, this.#log)
     if (outcome.ok && this.observer !== null) this.observer.accepted(this.state, command, outcome, submitted)
     return submitted
+  }
+
+  /**
+   * True while a command runs in slices (a statement import): its state is then half applied, so the
+   * workspace's other requests wait (whenIdle), and no snapshot is taken of it.
+   */
+  get busy(): boolean {
+    return this.#busy
+  }
+
+  #busy = false
+  /** The requests that came while busy, run in arrival order once it is done; bounded by the requests in flight. */
+  readonly #waiting: (() => void)[] = []
+
+  /** Runs `run` now, or once the command running in slices is done. */
+  whenIdle(run: () => void): void {
+    if (this.#busy) this.#waiting.push(run)
+    else run()
+  }
+
+  /**
+   * Applies a command in slices of about clock.sliceMsMax each, one per turn of the event loop (see
+   * querySliced): other workspaces are served between slices, this one's requests wait in whenIdle, so no
+   * one sees it half applied and it stays all or nothing. `prepare` runs in the first slice, before anything
+   * changes, and gives the command, or an answer instead (an Idempotency-Key already used). The log record is
+   * appended once it is applied; the log may have no room at that moment: it then waits, turn by turn, for
+   * the group commit.
+   */
+  submitInSlices(prepare: () => WorkspaceCommand | Submitted, done: (completion: Submitted) => void, clock: SliceClock = sliceClockDefault): void {
+    this.whenIdle(() => {
+      const command = prepare()
+      if (command instanceof Submitted) return done(command)
+      if (!this.#log.canAppend()) return done(new Submitted(reject('unavailable', 'The log cannot take more writes now.'), 0, this.#log))
+      this.#busy = true
+      const run = executeWorkspaceInSlices(this.state, command)
+      const step = (): void => {
+        const next = runSlice(run, clock)
+        if (next.done === true) return this.#finishSliced(command, next.value, done)
+        setImmediate(step)
+      }
+      step()
+    })
+  }
+
+  #finishSliced(command: WorkspaceCommand, outcome: Outcome, done: (completion: Submitted) => void): void {
+    const needsLog = outcome.ok && outcome.replayed !== true
+    if (needsLog && !this.#log.canAppend()) {
+      // Memory holds the applied import: on a failed log the process stops and recovers from the log.
+      if (this.#log.failure !== null) return this.#release(() => done(new Submitted(reject('unavailable', 'The log cannot be written.'), 0, this.#log)))
+      return void setImmediate(() => this.#finishSliced(command, outcome, done))
+    }
+    const submitted = this.#settled(command, outcome)
+    this.#release(() => done(submitted))
+  }
+
+  /** Not busy any more: the answer, then the requests that waited, in order, until one runs in slices again. */
+  #release(answer: () => void): void {
+    this.#busy = false
+    answer()
+    while (!this.#busy && this.#waiting.length > 0) this.#waiting.shift()!()
   }
 
   /**

@@ -19,7 +19,7 @@ import { Router } from './router.js'
 import { pullFrom, StreamedAnswer, type Pull } from './streamed-answer.js'
 
 /** The stages, in the order they run; CONTRACT.md 1 fixes the order in which their errors answer. */
-export const stageNames = ['route', 'auth', 'method', 'scope', 'body', 'recheck', 'idempotency', 'rate', 'size', 'parse', 'schema', 'command', 'actor', 'reply'] as const
+export const stageNames = ['route', 'auth', 'method', 'scope', 'budget', 'body', 'recheck', 'idempotency', 'rate', 'size', 'parse', 'schema', 'command', 'actor', 'reply'] as const
 export type StageName = (typeof stageNames)[number]
 
 export type Headers = readonly (readonly [string, string])[]
@@ -67,6 +67,7 @@ export interface Bucket {
   remaining(nowMs: number): number
   tryTake(nowMs: number, tokens?: number, mayOwe?: boolean): boolean
   retryAfterSeconds(nowMs: number, tokens?: number): number
+  giveBack(nowMs: number, tokens: number): void
 }
 
 export interface RateBudgets {
@@ -138,7 +139,11 @@ export class Flow {
   body: unknown = undefined
   atMs = 0
   idempotency: { key: string; fingerprint: string } | undefined = undefined
+  /** The Idempotency-Key as sent: the actor looks it up again in the turn that applies the request (surfaces.ts). */
+  idempotencyKey: string | undefined = undefined
   idempotencyKeyInvalid = false
+  /** Tokens the `rate` stage took, given back when the actor finds the request is a replay after all. */
+  tokensTaken = 0
   replayed: IdempotencyRecord | null = null
   /** The caller's workspace actor, once a stage needed it. */
   actor: WorkspaceActor | null = null
@@ -356,6 +361,50 @@ function scopeStage(flow: Flow): Step {
   return reject('scope_missing', `This key lacks the scope ${scope}.`)
 }
 
+/**
+ * A write whose body is still to be read is charged its first token now, so an exhausted budget answers 429
+ * without reading or parsing up to 16 MiB (the `rate` stage settles the rest once the body says how many
+ * tokens it takes, or that it is a read). Not when its Idempotency-Key names a stored answer: a replay or a
+ * conflict answers before the rate budget (CONTRACT.md 1) and costs nothing, and only the body tells which.
+ */
+function budgetStage(flow: Flow, lifecycle: Lifecycle<unknown>): Step {
+  const writes = flow.buckets?.writes
+  const route = flow.route!
+  if (writes === undefined || flow.request.method === 'GET' || route.body === undefined || flow.bytes !== undefined || flow.hasValue) return undefined
+  // A body that may be a read (a dry run) draws on the read budget, which only the body tells: it is read
+  // first (these are JSON bodies of 1 MiB at most).
+  if (route.isRead !== undefined) return undefined
+  const nowMs = lifecycle.options.clock()
+  const idempotencyKey = flow.request.headers.get('idempotency-key')
+  if (idempotencyKey !== undefined && isIdempotencyKey(idempotencyKey)) {
+    const key = flow.caller!.key
+    if (lifecycle.options.handler.actorOf!(flow).idempotency(idempotencyKey, key?.id ?? '', key?.accounts ?? null, nowMs).record !== undefined) return undefined
+  }
+  if (writes.tryTake(nowMs, 1)) {
+    flow.tokensTaken = 1
+    return undefined
+  }
+  // Retry-After must name a wait after which the same request passes: a batch (its size unknown yet) passes
+  // on a full bucket, whatever its size (edge/rate-limit.ts).
+  const allTokens = route.writeTokens !== undefined && route.writeTokensCharge !== 'owe'
+  return rateLimited(flow, lifecycle, writes, allTokens ? Number.MAX_SAFE_INTEGER : 1, nowMs)
+}
+
+/** 429 with Retry-After: the time until a take of `tokens` passes. */
+function rateLimited(flow: Flow, lifecycle: Lifecycle<unknown>, bucket: Bucket, tokens: number, nowMs: number): Step {
+  lifecycle.options.onRateLimited?.(flow.caller!.workspace!.id, bucket === flow.buckets?.reads ? 'reads' : 'writes')
+  const retryAfterSeconds = bucket.retryAfterSeconds(nowMs, tokens)
+  lifecycle.answer(flow, 429, errorBody(reject('rate_limited', `Rate budget exhausted; retry after ${retryAfterSeconds} s.`)), ['Retry-After', String(retryAfterSeconds)])
+  return halted
+}
+
+/** Gives back what the `budget` stage took (the request turned out a replay, a conflict or a read, or takes more). */
+function giveBackPrepaid(flow: Flow): void {
+  if (flow.tokensTaken === 0) return
+  flow.buckets!.writes.giveBack(flow.atMs, flow.tokensTaken)
+  flow.tokensTaken = 0
+}
+
 /** Waits for the whole body; the clock is read once it is complete, for the command's at_ms. */
 function bodyStage(flow: Flow, lifecycle: Lifecycle<unknown>): Step {
   const route = flow.route!
@@ -403,9 +452,12 @@ function idempotencyStage(flow: Flow, lifecycle: Lifecycle<unknown>): Step {
   const actor = lifecycle.options.handler.actorOf!(flow)
   const found = actor.idempotency(idempotencyKey, key?.id ?? '', key?.accounts ?? null, flow.atMs)
   if (found.record === undefined) {
+    // Looked up again where the command is applied: a request with this key may be on its way meanwhile.
     flow.idempotency = { key: found.storeKey, fingerprint: print }
+    flow.idempotencyKey = idempotencyKey
     return undefined
   }
+  giveBackPrepaid(flow)
   if (found.record.fingerprint !== print) return reject('idempotency_conflict')
   flow.replayed = found.record
   flow.completion = actor.answer({ ok: true, status: found.record.status, body: null })
@@ -418,12 +470,16 @@ function rateStage(flow: Flow, lifecycle: Lifecycle<unknown>): Step {
   const bucket = flow.bucket
   if (bucket === null) return undefined
   const tokens = isRead ? 1 : flow.writeTokens
+  // The one write token the budget stage took is the whole charge of most writes; a read or a batch is
+  // charged afresh (all or none), what was taken given back first.
+  if (flow.tokensTaken === tokens && !isRead) return undefined
+  giveBackPrepaid(flow)
   const mayOwe = !isRead && flow.route!.writeTokensCharge === 'owe'
-  if (bucket.tryTake(flow.atMs, tokens, mayOwe)) return undefined
-  lifecycle.options.onRateLimited?.(flow.caller!.workspace!.id, isRead ? 'reads' : 'writes')
-  const retryAfterSeconds = bucket.retryAfterSeconds(flow.atMs, mayOwe ? 1 : tokens)
-  lifecycle.answer(flow, 429, errorBody(reject('rate_limited', `Rate budget exhausted; retry after ${retryAfterSeconds} s.`)), ['Retry-After', String(retryAfterSeconds)])
-  return halted
+  if (bucket.tryTake(flow.atMs, tokens, mayOwe)) {
+    flow.tokensTaken = tokens
+    return undefined
+  }
+  return rateLimited(flow, lifecycle, bucket, mayOwe ? 1 : tokens, flow.atMs)
 }
 
 function sizeStage(flow: Flow, lifecycle: Lifecycle<unknown>): Step {
@@ -508,6 +564,7 @@ const stages: readonly Stage[] = [
   { name: 'auth', run: authStage },
   { name: 'method', run: methodStage },
   { name: 'scope', run: scopeStage },
+  { name: 'budget', run: budgetStage },
   { name: 'body', run: bodyStage },
   { name: 'recheck', run: recheckStage },
   { name: 'idempotency', run: idempotencyStage },

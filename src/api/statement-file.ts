@@ -1,16 +1,14 @@
 /**
  * @module A bank statement file as a request body (CONTRACT.md 10): the query that names its format and
- * label, read into statements (off the event loop when large: statement-worker.ts), balances checked, and
+ * label, read into statements (off the event loop: statement-worker.ts), balances checked, and
  * turned into the statements.import command's inputs.
  */
 
 import { createHash } from 'node:crypto'
 import { reject, type Rejection } from '../errors.js'
 import type { StatementInput, StatementLineInput } from '../ledger/commands.js'
-import { checkBalances } from '../statements/balance.js'
 import { formatOfContentType } from '../statements/detect.js'
-import { readStatements } from '../statements/read.js'
-import type { ReadResult, Statement, StatementFormat } from '../statements/types.js'
+import type { Statement, StatementFormat } from '../statements/types.js'
 import { enumQuery, textQuery } from './query.js'
 import type { ParseFormat } from './route.js'
 import { hasControlCharacter, textProblem } from './schemas/text.js'
@@ -66,19 +64,28 @@ export function statementFileOf(bytes: Buffer, contentType: string, query: URLSe
   return { ok: true, value: { kind: 'statement-file', bytes, contentType, format: format.value, label: label.value } }
 }
 
-/** Files up to this size are read on the event loop; larger ones in a worker, so other requests are not held up. */
-export const inlineReadBytesMax = 256 * 1024
-
-/** The statements of a file, balanced (statement_invalid, statement_unbalanced otherwise). */
-export function readStatementFile(file: StatementFile): Promise<readonly Statement[] | Rejection> | readonly Statement[] | Rejection {
-  if (file.bytes.byteLength <= inlineReadBytesMax) return checked(readStatements(file.bytes, file.contentType, file.format))
-  return readInWorker(file.bytes, file.contentType, file.format).then(checked)
+/**
+ * The statements of a file, balanced (statement_invalid, statement_unbalanced otherwise), read in the worker
+ * thread whatever its size (statement-worker-pool.ts says why).
+ */
+export function readStatementFile(file: StatementFile): Promise<readonly Statement[] | Rejection> {
+  return readInWorker(file.bytes, file.contentType, file.format).then((result) => (result.ok ? result.statements : result))
 }
 
-function checked(result: ReadResult): readonly Statement[] | Rejection {
-  if (!result.ok) return result
-  const unbalanced = checkBalances(result.statements)
-  return unbalanced ?? result.statements
+/** Statements turned into inputs per turn of the event loop: each is hashed, a few tens of microseconds. */
+const inputsPerTurn = 128
+
+/** statementInputsOf a turn of the event loop at a time, so a file of many statements holds no one up. */
+export function statementInputsLater(statements: readonly Statement[], label: string | null): Promise<StatementInput[]> {
+  const inputs: StatementInput[] = []
+  return new Promise((resolve) => {
+    const step = (start: number): void => {
+      inputs.push(...statementInputsOf(statements.slice(start, start + inputsPerTurn), label))
+      if (start + inputsPerTurn >= statements.length) return resolve(inputs)
+      setImmediate(() => step(start + inputsPerTurn))
+    }
+    step(0)
+  })
 }
 
 export function lineInputOf(entry: Statement['entries'][number]): StatementLineInput {

@@ -27,6 +27,60 @@ function envelopeOf(flow: Flow): CommandEnvelope {
   return { at_ms: flow.atMs, key_id: key.id, visibility: key.accounts, idempotency }
 }
 
+/**
+ * The Idempotency-Key looked up in the actor's turn that applies the request, so that the check and the
+ * store (executeWorkspace stores the answer with the command) are one step: a request with the same key
+ * applied since the `idempotency` stage (its body read in a worker meanwhile, or arriving at once) is
+ * answered here as a replay (its tokens given back) or a conflict. Else the key the answer is stored
+ * under, as of now (a record the caller may not see may have appeared: ledger/idempotency.ts).
+ */
+export function keyedNow(actor: WorkspaceActor, flow: Flow): { readonly answer: Submitted } | { readonly storeKey: string } | null {
+  const idempotency = flow.idempotency
+  if (idempotency === undefined || flow.idempotencyKey === undefined) return null
+  const key = flow.caller!.key!
+  const found = actor.idempotency(flow.idempotencyKey, key.id, key.accounts, flow.atMs)
+  if (found.record === undefined) return { storeKey: found.storeKey }
+  if (found.record.fingerprint !== idempotency.fingerprint) return { answer: actor.answer(reject('idempotency_conflict')) }
+  flow.replayed = found.record
+  flow.bucket?.giveBack(flow.atMs, flow.tokensTaken)
+  flow.tokensTaken = 0
+  return { answer: actor.answer({ ok: true, status: found.record.status, body: null }) }
+}
+
+/** The command with its answer's store key as resolved in the actor's turn. */
+function storedUnder(command: WorkspaceCommand, storeKey: string): WorkspaceCommand {
+  const idempotency = command.idempotency
+  if (idempotency === undefined || idempotency.key === storeKey) return command
+  return { ...command, idempotency: { key: storeKey, fingerprint: idempotency.fingerprint } }
+}
+
+/** A request applied in this turn: the key looked up again, then a query, a refusal or a command. */
+function executeNow(runtime: Runtime, actor: WorkspaceActor, flow: Flow, what: Built): Submitted | Deferred {
+  const keyed = keyedNow(actor, flow)
+  if (keyed !== null && 'answer' in keyed) return keyed.answer
+  if (typeof what === 'function') return actor.query(what as Query)
+  if ('slices' in what) return (done) => actor.querySliced(what.slices, done)
+  if ('readsSystem' in what) return runtime.answerSystem(what.readsSystem(runtime.system))
+  if ('ok' in what) return actor.answer(what)
+  const command = what as WorkspaceCommand
+  return actor.submit(keyed === null ? command : storedUnder(command, keyed.storeKey))
+}
+
+function settleNow(executed: Submitted | Deferred, done: (completion: Submitted) => void): void {
+  if (typeof executed === 'function') executed(done)
+  else done(executed)
+}
+
+/** A statement import runs in slices; its Idempotency-Key is looked up in its first slice, before anything changes. */
+function importInSlices(actor: WorkspaceActor, flow: Flow, command: WorkspaceCommand): Deferred {
+  const prepare = (): WorkspaceCommand | Submitted => {
+    const keyed = keyedNow(actor, flow)
+    if (keyed === null) return command
+    return 'answer' in keyed ? keyed.answer : storedUnder(command, keyed.storeKey)
+  }
+  return (done) => actor.submitInSlices(prepare, done)
+}
+
 /** The query of every request without one (most writes): handlers only read their query. */
 const noQuery = new URLSearchParams()
 
@@ -53,11 +107,10 @@ export function v2Surface(runtime: Runtime): Surface {
       execute: (flow, built): Submitted | Deferred => {
         const actor = actorOf(runtime, flow)
         const what = built as Built
-        if (typeof what === 'function') return actor.query(what as Query)
-        if ('slices' in what) return (done) => actor.querySliced(what.slices, done)
-        if ('readsSystem' in what) return runtime.answerSystem(what.readsSystem(runtime.system))
-        if ('ok' in what) return actor.answer(what)
-        return actor.submit(what as WorkspaceCommand)
+        if (typeof what !== 'function' && 'type' in what && what.type === 'statements.import') return importInSlices(actor, flow, what)
+        // A statement import is running in slices: its workspace's requests wait for it (workspace-actor.ts).
+        if (actor.busy) return (done) => actor.whenIdle(() => settleNow(executeNow(runtime, actor, flow, what), done))
+        return executeNow(runtime, actor, flow, what)
       },
     },
   }

@@ -9,8 +9,13 @@ const unitsPerToken = 60_000
 const capacityRefillMs = 30_000
 /** Refills from empty to full within a minute (30 s; 60 s for the one-token floor of a 1/min limit), so longer gaps count as a minute. */
 const elapsedMsMax = 60_000
-/** The most tokens one request takes (a batch of 1,000 matches); so the deepest debt is 1,000 tokens. */
-const tokensPerTakeMax = 1000
+/** The most tokens one request may owe beyond the one it needs (a batch of 1,000 matches). */
+const tokensOwedMax = 1000
+/**
+ * The most tokens one request takes (an entry batch of 8,190); so the deepest debt is about that many
+ * tokens (a batch larger than the capacity, taken from a full bucket).
+ */
+const tokensPerTakeMax = 8190 // entryBatchSizeMax (api/schemas/ledger.ts); the entry batch route charges no more
 /** Keeps every count exact: elapsedMsMax * perMinuteMax = 6e13 units, far below 2^53. */
 const perMinuteMax = 1_000_000_000
 
@@ -63,18 +68,33 @@ export class TokenBucket {
   }
 
   /**
-   * Takes `tokens` whole tokens. By default only if they are all there (an entry batch, CONTRACT.md 13: 429
-   * for the whole batch when the budget lacks them). With `mayOwe` (a batch of matches) if one whole token
-   * is there: the rest leaves the bucket in debt, repaid by the refill before the next request passes, so a
-   * batch larger than the burst capacity can still run and the average rate holds.
+   * Takes `tokens` whole tokens. By default only if they are all there (an entry batch: 429 for the whole
+   * batch when the budget lacks them), or, for more tokens than the bucket ever holds, once it is full: the
+   * excess leaves the bucket in debt (docs/API.md, "Rate limits"), so such a batch can succeed at all and
+   * Retry-After has an answer for it. With `mayOwe` (a batch of matches) if one whole token is there: the
+   * rest leaves the bucket in debt, repaid by the refill before the next request passes, so a batch larger
+   * than the burst capacity can still run and the average rate holds.
    */
   tryTake(nowMs: number, tokens = 1, mayOwe = false): boolean {
-    assert.ok(Number.isSafeInteger(tokens) && tokens >= 1, `tokens must be a positive integer, got ${tokens}`)
-    assert.ok(!mayOwe || tokens <= tokensPerTakeMax, `a request may owe at most ${tokensPerTakeMax} tokens, got ${tokens}`)
+    assert.ok(Number.isSafeInteger(tokens) && tokens >= 1 && tokens <= tokensPerTakeMax, `tokens must be an integer 1..${tokensPerTakeMax}, got ${tokens}`)
+    assert.ok(!mayOwe || tokens <= tokensOwedMax, `a request may owe at most ${tokensOwedMax} tokens, got ${tokens}`)
     this.#refill(nowMs)
-    if (this.#units < (mayOwe ? 1 : tokens) * unitsPerToken) return false
+    if (this.#units < this.#neededUnits(tokens, mayOwe)) return false
     this.#units -= tokens * unitsPerToken
     return true
+  }
+
+  /** What must be there for a take of `tokens` to pass: one token (owing), all of them, or a full bucket when they are more. */
+  #neededUnits(tokens: number, mayOwe: boolean): number {
+    if (mayOwe) return unitsPerToken
+    return Math.min(tokens * unitsPerToken, this.#capacityUnits())
+  }
+
+  /** Returns tokens a request took but turned out not to owe (a replay found only when it was applied). */
+  giveBack(nowMs: number, tokens: number): void {
+    assert.ok(Number.isSafeInteger(tokens) && tokens >= 0 && tokens <= tokensPerTakeMax, `tokens must be an integer 0..${tokensPerTakeMax}, got ${tokens}`)
+    this.#refill(nowMs)
+    this.#units = Math.min(this.#capacityUnits(), this.#units + tokens * unitsPerToken)
   }
 
   /** Whole tokens left (X-RateLimit-Remaining); 0 while in debt. */
@@ -84,12 +104,15 @@ export class TokenBucket {
   }
 
   /**
-   * Whole seconds, at least 1, until `tokens` are there (Retry-After); 1 when they are there already.
-   * More than the capacity are never there at once: the answer is then the time to fill the bucket.
+   * Whole seconds, at least 1, until a take of `tokens` passes (Retry-After): after that wait the same
+   * request succeeds, unless another took tokens meanwhile. More than the capacity are never there at once,
+   * and a take of them passes on a full bucket (tryTake): the answer is then the time to fill it (also for
+   * Number.MAX_SAFE_INTEGER: a request whose count is not known yet).
    */
   retryAfterSeconds(nowMs: number, tokens = 1): number {
+    assert.ok(Number.isSafeInteger(tokens) && tokens >= 1, `tokens must be a positive integer, got ${tokens}`)
     this.#refill(nowMs)
-    const missingUnits = Math.max(0, Math.min(tokens * unitsPerToken, this.#capacityUnits()) - this.#units)
+    const missingUnits = Math.max(0, this.#neededUnits(tokens, false) - this.#units)
     const waitMs = Math.ceil(missingUnits / this.#perMinute)
     return Math.max(1, Math.ceil(waitMs / secondMs))
   }

@@ -43,6 +43,6 @@ export function httpLifecycles(options: HttpLifecycleOptions): { readonly v2: Li
   const limits = { clock, bodyBytesMax, importBodyBytesMax, onLogFailure }
   return {
     v2: new Lifecycle({ ...v2Surface(runtime), ...limits, skip: [], buckets: options.buckets, onRateLimited: options.onRateLimited, headServed: true, elsewhere: [streamUpgrade] }, httpTransport),
-    admin: new Lifecycle({ ...adminSurface(runtime, options.adminToken), ...limits, skip: ['scope', 'idempotency', 'rate'], headServed: true }, httpTransport),
+    admin: new Lifecycle({ ...adminSurface(runtime, options.adminToken), ...limits, skip: ['scope', 'budget', 'idempotency', 'rate'], headServed: true }, httpTransport),
   }
 }

@@ -131,8 +131,8 @@ export class Ledger {
     this.#clock = clock
     const limits = { clock, bodyBytesMax: config.bodyBytesMax, importBodyBytesMax: config.importBodyBytesMax, onLogFailure }
     // In-process there is no key to check and no rate budget: the same stages, those three skipped.
-    this.#v2 = new Lifecycle({ ...v2Surface(runtime), ...limits, skip: ['auth', 'scope', 'recheck', 'rate'] }, embeddedTransport)
-    this.#admin = new Lifecycle({ ...adminSurface(runtime, null), ...limits, skip: ['auth', 'scope', 'recheck', 'idempotency', 'rate'] }, embeddedTransport)
+    this.#v2 = new Lifecycle({ ...v2Surface(runtime), ...limits, skip: ['auth', 'scope', 'budget', 'recheck', 'rate'] }, embeddedTransport)
+    this.#admin = new Lifecycle({ ...adminSurface(runtime, null), ...limits, skip: ['auth', 'scope', 'budget', 'recheck', 'idempotency', 'rate'] }, embeddedTransport)
     this.#snapshots = setInterval(() => runtime.snapshotDue(false), snapshotCheckIntervalMs)
     this.#snapshots.unref()
   }

@@ -2,6 +2,9 @@
  * @module statements.import: every statement of a bank statement file opens its window with its lines,
  * all or none (CONTRACT.md 10). Every check runs before the first window is added; a statement already
  * imported (same statement_ref on the same account, same content) is answered, not imported again.
+ * A file may hold tens of thousands of statements: every step is O(N log N) at most, and the work is a
+ * generator with yield points, so the actor can run it in slices (actor/workspace-actor.ts) while the
+ * workspace's other requests wait and other workspaces are served; replay runs it whole (importStatements).
  */
 
 import assert from 'node:assert/strict'
@@ -12,6 +15,8 @@ import { formatTimestamp } from './calendar.js'
 import type { StatementInput, StatementsImport } from './commands.js'
 import { accept, type Outcome } from './outcome.js'
 import type { Account, WorkspaceState } from './state.js'
+import type { Visibility } from './visibility.js'
+import { windowJson } from './window-json.js'
 import { residualOf } from './window-effects.js'
 import type { WindowView } from './window-json.js'
 import type { ReconciliationWindow } from './windows-state.js'
@@ -20,15 +25,44 @@ import { appendLines, checkPeriod, insertWindow, overlapRejection, pushHistory, 
 /** A statement of the file: a window to open, or the window that already holds it. */
 type Planned = { readonly spec: WindowSpec; readonly input: StatementInput } | { readonly known: ReconciliationWindow }
 
+/** Statements (or windows, or window lines) handled between two yield points: a few tens of microseconds of work. */
+const statementsPerYield = 16
+
+/** The whole import at once (replay, tests): the same steps as the sliced run. */
 export function importStatements(state: WorkspaceState, command: StatementsImport): Outcome {
-  const planned = planImport(state, command)
+  const run = importStatementsInSlices(state, command)
+  for (;;) {
+    const step = run.next()
+    if (step.done === true) return step.value
+  }
+}
+
+/**
+ * The import with yield points: the checks read the state, then the windows are added. The caller must let
+ * no other command of the workspace run, and no read see the state, until it returns (the actor holds the
+ * workspace's requests meanwhile): the windows are added over several slices.
+ */
+export function* importStatementsInSlices(state: WorkspaceState, command: StatementsImport): Generator<undefined, Outcome, undefined> {
+  const planned = yield* planImport(state, command)
   if (!Array.isArray(planned)) return planned
-  const windows = planned.map((plan) => ('known' in plan ? plan.known : openImported(state, command, plan.spec, plan.input)))
-  // A statement imported before is answered as its import answered (planned follows the file's statements).
-  const data = windows.map((window, index) => ('known' in planned[index] ? asImported(state, window, command.statements[index]) : windowView(state, window)))
-  const body = { data, statements: windows.length }
-  if (planned.every((plan) => 'known' in plan)) return { ...accept(201, body), replayed: true }
-  return accept(201, body)
+  const windows: ReconciliationWindow[] = []
+  for (const plan of planned) {
+    windows.push('known' in plan ? plan.known : openImported(state, command, plan.spec, plan.input))
+    if (windows.length % statementsPerYield === 0 || ('input' in plan && plan.input.lines.length > statementsPerYield)) yield
+  }
+  const views = []
+  let json = ''
+  for (const [index, window] of windows.entries()) {
+    // A statement imported before is answered as its import answered (planned follows the file's statements).
+    const view = 'known' in planned[index] ? asImported(state, window, command.statements[index]) : windowView(state, window)
+    json += (views.length === 0 ? '' : ',') + windowJson(view)
+    views.push(view)
+    if (views.length % statementsPerYield === 0) yield
+  }
+  const body = { data: views, statements: windows.length }
+  const outcome = { ...accept(201, body), json: `{"data":[${json}],"statements":${windows.length}}` }
+  if (planned.every((plan) => 'known' in plan)) return { ...outcome, replayed: true }
+  return outcome
 }
 
 /**
@@ -64,19 +98,23 @@ function openImported(state: WorkspaceState, command: StatementsImport, spec: Wi
 }
 
 /** Every check, in CONTRACT.md order (window_invalid, account_unknown, idempotency_conflict, window_overlap, currency_mismatch, ranges). */
-function planImport(state: WorkspaceState, command: StatementsImport): Planned[] | Rejection {
+function* planImport(state: WorkspaceState, command: StatementsImport): Generator<undefined, Planned[] | Rejection, undefined> {
   const statements = command.statements
   const bounds: { startMs: number; endMs: number }[] = []
   for (const [index, statement] of statements.entries()) {
     const period = checkPeriod(statement.from, statement.to, command.at_ms, command.time_zone, `/statements/${index}/window`)
     if ('ok' in period) return period
     bounds.push(period)
+    if (index % statementsPerYield === 0) yield
   }
   const accounts = resolveAccounts(state, command)
   if (!Array.isArray(accounts)) return accounts
+  yield
+  const imported = importedWindows(state)
+  yield
   const planned: Planned[] = []
   for (const [index, statement] of statements.entries()) {
-    const known = importedWindow(state, accounts[index], statement.statement_ref)
+    const known = imported.get(importKey(accounts[index], statement.statement_ref))
     if (known !== undefined && known.statementFingerprint !== statement.fingerprint) {
       return reject('idempotency_conflict', `Statement ${statement.statement_ref} of account ${statement.account} was imported before with different content.`, [{ path: `/statements/${index}`, message: `imported before as ${known.id}` }])
     }
@@ -90,7 +128,9 @@ function planImport(state: WorkspaceState, command: StatementsImport): Planned[]
     }
     planned.push({ spec, input: statement })
   }
-  const rejection = overlapInFile(state, planned, command) ?? currencyRejection(planned) ?? rangeRejection(state, planned)
+  const specs = planned.flatMap((plan) => ('spec' in plan ? [plan.spec] : []))
+  const overlap = yield* overlapInFile(state, specs, command.visibility)
+  const rejection = overlap ?? currencyRejection(planned) ?? (yield* rangeRejection(state, planned))
   return rejection ?? planned
 }
 
@@ -107,24 +147,80 @@ function resolveAccounts(state: WorkspaceState, command: StatementsImport): Acco
   return reject('account_unknown', `No account has the statement's account identifier ${first} as its external_id.`, unknown)
 }
 
+const importKey = (account: Account, statementRef: string): string => `${account.seq}\u0000${statementRef}`
+
 /**
- * The window an earlier import opened for this statement of this account. An abandoned one does not
- * count: abandoning is how a wrongly imported statement is imported again. A scan: imports are rare.
+ * The windows earlier imports opened, by account and statement_ref (the first one when several match, as a
+ * scan in creation order would find). An abandoned one does not count: abandoning is how a wrongly
+ * imported statement is imported again. One pass over the windows per import, not one per statement.
  */
-function importedWindow(state: WorkspaceState, account: Account, statementRef: string): ReconciliationWindow | undefined {
-  return state.windows.windows.find((window) => window.statementFingerprint !== null && window.state !== 'abandoned' && window.statementRef === statementRef && window.accountSeqs[0] === account.seq)
+function importedWindows(state: WorkspaceState): Map<string, ReconciliationWindow> {
+  const imported = new Map<string, ReconciliationWindow>()
+  for (const window of state.windows.windows) {
+    if (window.statementFingerprint === null || window.state === 'abandoned' || window.statementRef === null) continue
+    const key = `${window.accountSeqs[0]}\u0000${window.statementRef}`
+    if (!imported.has(key)) imported.set(key, window)
+  }
+  return imported
 }
 
-/** New windows must meet no live window, nor each other. */
-function overlapInFile(state: WorkspaceState, planned: readonly Planned[], command: StatementsImport): Rejection | null {
-  const specs = planned.flatMap((plan) => ('spec' in plan ? [plan.spec] : []))
-  for (const [index, spec] of specs.entries()) {
-    const overlap = overlapRejection(state, spec.accounts, spec.startMs, spec.endMs, command.visibility)
+/** The period of a new window, as the overlap checks see it. */
+export type SpecPeriod = Pick<WindowSpec, 'accounts' | 'startMs' | 'endMs' | 'from' | 'to'>
+
+/**
+ * New windows must meet no live window, nor each other. The answer is the one a scan in file order gives
+ * (the first statement that meets a live window or an earlier statement of the file, and then the first
+ * such earlier statement), found in O(N log N): the statements sorted by account and start once; a prefix
+ * of the file holds two that meet exactly when two neighbours in that order do (periods are not empty), so
+ * a binary search over prefixes finds the first statement that meets an earlier one.
+ */
+export function* overlapInFile(state: WorkspaceState, specs: readonly SpecPeriod[], visibility: Visibility): Generator<undefined, Rejection | null, undefined> {
+  const order = specs.map((_, index) => index)
+  order.sort((a, b) => specs[a].accounts[0].seq - specs[b].accounts[0].seq || specs[a].startMs - specs[b].startMs)
+  yield
+  const later = yield* firstMeetingEarlier(specs, order)
+  // That statement itself is checked against the live windows first, as the scan would.
+  const scanEnd = later === null ? specs.length : later + 1
+  for (let index = 0; index < scanEnd; index++) {
+    const overlap = overlapRejection(state, specs[index].accounts, specs[index].startMs, specs[index].endMs, visibility)
     if (overlap !== null) return overlap
-    const earlier = specs.slice(0, index).find((other) => other.accounts[0] === spec.accounts[0] && other.startMs < spec.endMs && spec.startMs < other.endMs)
-    if (earlier !== undefined) return reject('window_overlap', `Two statements of account ${spec.accounts[0].name} in this file cover overlapping dates (${earlier.from}..${earlier.to} and ${spec.from}..${spec.to}).`)
+    if (index % statementsPerYield === 0) yield
   }
-  return null
+  if (later === null) return null
+  const spec = specs[later]
+  const earlier = specs.find((other, index) => index < later && meet(other, spec))!
+  return reject('window_overlap', `Two statements of account ${spec.accounts[0].name} in this file cover overlapping dates (${earlier.from}..${earlier.to} and ${spec.from}..${spec.to}).`)
+}
+
+function meet(a: SpecPeriod, b: SpecPeriod): boolean {
+  return a.accounts[0].seq === b.accounts[0].seq && a.startMs < b.endMs && b.startMs < a.endMs
+}
+
+/** The first index whose statement meets an earlier one of the file, or null: a binary search over prefixes. */
+function* firstMeetingEarlier(specs: readonly SpecPeriod[], order: readonly number[]): Generator<undefined, number | null, undefined> {
+  if (specs.length < 2 || !(yield* prefixHasMeeting(specs, order, specs.length - 1))) return null
+  let low = 1
+  let high = specs.length - 1
+  // Invariant: the prefix up to high holds a meeting pair, the prefix up to low - 1 none.
+  while (low < high) {
+    const middle = Math.floor((low + high) / 2)
+    if (yield* prefixHasMeeting(specs, order, middle)) high = middle
+    else low = middle + 1
+  }
+  return high
+}
+
+/** Whether two statements among the first last + 1 meet: neighbours in the sorted order, that prefix only. */
+function* prefixHasMeeting(specs: readonly SpecPeriod[], order: readonly number[], last: number): Generator<undefined, boolean, undefined> {
+  let previous = -1
+  for (let position = 0; position < order.length; position++) {
+    const index = order[position]
+    if (position % (statementsPerYield * 64) === 0) yield
+    if (index > last) continue
+    if (previous >= 0 && meet(specs[previous], specs[index])) return true
+    previous = index
+  }
+  return false
 }
 
 function currencyRejection(planned: readonly Planned[]): Rejection | null {
@@ -137,7 +233,7 @@ function currencyRejection(planned: readonly Planned[]): Rejection | null {
   return reject('currency_mismatch', `A statement is in another currency than its account: ${details[0].message}.`, details)
 }
 
-function rangeRejection(state: WorkspaceState, planned: readonly Planned[]): Rejection | null {
+function* rangeRejection(state: WorkspaceState, planned: readonly Planned[]): Generator<undefined, Rejection | null, undefined> {
   for (const [index, plan] of planned.entries()) {
     if (!('spec' in plan)) continue
     if (plan.input.lines.length > windowLinesMax) return reject('request_invalid', `A window holds at most ${windowLinesMax} statement lines.`, [{ path: `/statements/${index}`, message: 'too many lines' }])
@@ -145,6 +241,7 @@ function rangeRejection(state: WorkspaceState, planned: readonly Planned[]): Rej
     if (derived === null || Math.abs(plan.spec.claimedMovement - derived) > Number.MAX_SAFE_INTEGER) {
       return reject('amount_out_of_range', 'The derived movement or residual of a window would leave the safe integer range.', [{ path: `/statements/${index}`, message: 'out of range' }])
     }
+    if (index % statementsPerYield === 0) yield
   }
   return null
 }

@@ -11,7 +11,7 @@ import { createMatchBatch } from './match-batch.js'
 import { createMatch, reverseMatch } from './matches.js'
 import { answerText, type Outcome } from './outcome.js'
 import type { WorkspaceState } from './state.js'
-import { importStatements } from './statement-import.js'
+import { importStatements, importStatementsInSlices } from './statement-import.js'
 import { createWebhook, deleteWebhook } from './webhooks.js'
 import { addStatementLines, openWindow, transitionWindow } from './windows.js'
 
@@ -21,7 +21,21 @@ import { addStatementLines, openWindow, transitionWindow } from './windows.js'
  * its answer in the same step, so the log can never hold one without the other.
  */
 export function executeWorkspace(state: WorkspaceState, command: WorkspaceCommand): Outcome {
-  const outcome = dispatch(state, command)
+  return settle(state, command, dispatch(state, command))
+}
+
+/**
+ * executeWorkspace with yield points, for the actor to run in slices: a statement import, which may hold
+ * tens of thousands of statements (statement-import.ts); any other command at once. The same outcome and
+ * state as executeWorkspace, which replay uses.
+ */
+export function* executeWorkspaceInSlices(state: WorkspaceState, command: WorkspaceCommand): Generator<undefined, Outcome, undefined> {
+  const outcome = command.type === 'statements.import' ? yield* importStatementsInSlices(state, command) : dispatch(state, command)
+  return settle(state, command, outcome)
+}
+
+/** What every accepted command does besides its own work: expiry, its idempotency record, its events. */
+function settle(state: WorkspaceState, command: WorkspaceCommand, outcome: Outcome): Outcome {
   // A replayed answer changed nothing; it is not logged, so it must not expire or store anything either.
   if (!outcome.ok || outcome.replayed === true) return outcome
   expireIdempotency(state, command.at_ms)

@@ -58,7 +58,7 @@ t.test('a streamed body: the stages before `body` run at once, the rest when it 
 
 t.test('a body given as a value, rate buckets, and stages skipped by name', async (t) => {
   let taken = 0
-  const bucket = { limitPerMinute: 60, remaining: () => 7, tryTake: () => { taken++; return true }, retryAfterSeconds: () => 1 }
+  const bucket = { limitPerMinute: 60, remaining: () => 7, tryTake: () => { taken++; return true }, retryAfterSeconds: () => 1, giveBack: () => {} }
   const buckets: RateBudgets = { of: () => ({ reads: bucket, writes: bucket }) }
   const rated = new Lifecycle({ ...options, skip: [], buckets }, transport)
   const answer = await send(rated, { method: 'POST', path: '/v2/accounts', body: { value: { name: 'assets:cash' } } })

@@ -367,3 +367,22 @@ t.test('the order of checks around the budget (CONTRACT.md 1)', async (t) => {
   ]
   for (const [label, options] of limited) assertLimited(t, await call(baseUrl, 'POST', '/v2/accounts', { key, ...options }), 60, 1, `${label}: 429 first`)
 })
+
+t.test('an entry batch larger than the write bucket passes on a full bucket, leaves it in debt, and Retry-After names a wait after which it passes again', async (t) => {
+  const key = await workspaceWith('big-batch')
+  for (const name of ['assets:cash', 'income:sales']) t.equal((await createAccountReply(key, name)).status, 201)
+  clock.advance(minuteMs)
+  const entries = Array.from({ length: 301 }, (_, index) => ({ lines: lines('assets:cash', 'income:sales', index + 1) }))
+  const first = await call(baseUrl, 'POST', '/v2/entries/batch', { key, body: { entries } })
+  t.equal(first.status, 201, '301 entries on a full bucket of 300: accepted')
+  assertRate(t, first, 600, 0, 'the bucket is in debt, shown as 0')
+  assertLimited(t, await createAccountReply(key, 'assets:after'), 600, 1, 'a single write waits for the debt (one owed, one needed: 0.2 s)')
+  const again = await call(baseUrl, 'POST', '/v2/entries/batch', { key, body: { entries } })
+  assertLimited(t, again, 600, 31, 'the same batch again: one token owed and 300 to fill, at 10 a second')
+  clock.advance(30 * secondMs)
+  assertError(t, await call(baseUrl, 'POST', '/v2/entries/batch', { key, body: { entries } }), 429, 'rate_limited', 'a second before Retry-After')
+  clock.advance(secondMs)
+  const later = await call(baseUrl, 'POST', '/v2/entries/batch', { key, body: { entries } })
+  t.equal(later.status, 201, 'after Retry-After the same batch passes')
+  t.equal((await listAll(baseUrl, key, '/v2/entries', 1000)).items.length, 602, 'two batches stored, the refused ones nothing')
+})

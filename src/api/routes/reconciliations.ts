@@ -43,8 +43,7 @@ function statementLinesCommand(envelope: CommandEnvelope, window: string, file: 
     if (lines.length === 0) return reject('request_invalid', 'The statement file holds no lines.', [{ path: '/lines', message: 'empty' }])
     return { ...envelope, type: 'window.lines.add', window, lines, keep_outside: true, statements: statementAccountsOf(statements) }
   }
-  const statements = readStatementFile(file)
-  return statements instanceof Promise ? statements.then(build) : build(statements)
+  return readStatementFile(file).then(build)
 }
 
 function counterpartyOf(counterparty: { name?: string | null; account?: string | null } | null | undefined): StatementLineInput['counterparty'] {

@@ -7,7 +7,7 @@ import type { Statement } from '../../statements/types.js'
 import { v2Route, type Built, type V2Route } from '../route.js'
 import { statementImported } from '../schemas/responses.js'
 import type { Validator } from '../schemas/validate.js'
-import { formatQuery, isStatementFile, labelQuery, readStatementFile, statementFileOf, statementInputsOf, statementFileMediaTypes, type StatementFile } from '../statement-file.js'
+import { formatQuery, isStatementFile, labelQuery, readStatementFile, statementFileOf, statementInputsLater, statementFileMediaTypes, statementMediaTypes, type StatementFile } from '../statement-file.js'
 
 /** The parser hands on the file itself; it is read by the handler (in a worker when large). */
 export const statementFileBody: Validator<StatementFile> = Object.assign(
@@ -26,12 +26,11 @@ export const statementRoutes: V2Route[] = [
     ],
     response: { status: 201, description: 'The windows opened, one per statement in file order (a statement imported before: its window, with Replayed: true when all were)', schema: statementImported },
     handle: ({ envelope, body, workspace }) => {
-      const build = (statements: readonly Statement[] | Rejection): Built => {
+      const build = async (statements: readonly Statement[] | Rejection): Promise<Built> => {
         if ('ok' in statements) return statements
-        return { ...envelope, type: 'statements.import', statements: statementInputsOf(statements, body.label), time_zone: canonicalTimeZone(workspace.timeZone) ?? workspace.timeZone }
+        return { ...envelope, type: 'statements.import', statements: await statementInputsLater(statements, body.label), time_zone: canonicalTimeZone(workspace.timeZone) ?? workspace.timeZone }
       }
-      const statements = readStatementFile(body)
-      return statements instanceof Promise ? statements.then(build) : build(statements)
+      return readStatementFile(body).then(build)
     },
   }),
 ]
