@@ -49,7 +49,7 @@ export interface Config {
   readonly requestIdLengthMax: number
   /** Sampling resolution of the event-loop lag metric (prom-client's monitorEventLoopDelay). */
   readonly eventLoopLagResolutionMs: number
-  /** A WebSocket not authenticated by then (header or first message) is closed with 4401 (CONTRACT.md 12). */
+  /** A WebSocket not authenticated by then (header or first message) is closed with 4401 (docs/API.md, WebSocket API and live updates). */
   readonly streamAuthTimeoutMs: number
   /** Unread bytes in the send buffers of one API key's WebSockets together, at most: past it the one holding the most is closed. */
   readonly streamKeyBufferBytesMax: number

@@ -43,7 +43,7 @@ export function formatDate(isoDate) {
   return new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeZone: 'UTC' }).format(new Date(`${isoDate}T00:00:00Z`))
 }
 
-/** An entry's amount for a window: the sum of its lines on the window's accounts (CONTRACT.md 4). */
+/** An entry's amount for a window: the sum of its lines on the window's accounts (docs/API.md, Reconciliation windows). */
 export function entryAmountFor(entry, accountNames) {
   return entry.lines.filter((line) => accountNames.includes(line.account)).reduce((sum, line) => sum + line.amount, 0)
 }

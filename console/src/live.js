@@ -1,4 +1,4 @@
-// Live updates over /v2/stream (CONTRACT.md 12). The browser cannot set headers on a WebSocket, so the
+// Live updates over /v2/stream (docs/API.md, WebSocket API and live updates). The browser cannot set headers on a WebSocket, so the
 // key goes in the first message. "Live" once the server acknowledges the subscription; when the socket
 // cannot open or closes (a proxy without WebSocket, a revoked key), the console falls back to re-reading
 // after its own actions and on Refresh.

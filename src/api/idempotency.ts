@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto'
 
 const keyPattern = /^[\x21-\x7e]([\x20-\x7e]{0,253}[\x21-\x7e])?$/
 
-/** 1..255 printable ASCII (CONTRACT.md 5); surrounding spaces are not part of a key. */
+/** 1..255 printable ASCII (docs/API.md, Retries and Idempotency-Key); surrounding spaces are not part of a key. */
 export function isIdempotencyKey(key: string): boolean {
   return key.length >= 1 && key.length <= 255 && keyPattern.test(key)
 }

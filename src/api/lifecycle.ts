@@ -18,7 +18,7 @@ import type { LabeledRoute, LifecycleRoute } from './route.js'
 import { Router } from './router.js'
 import { pullFrom, StreamedAnswer, type Pull } from './streamed-answer.js'
 
-/** The stages, in the order they run; CONTRACT.md 1 fixes the order in which their errors answer. */
+/** The stages, in the order they run; docs/API.md, Conventions fixes the order in which their errors answer. */
 export const stageNames = ['route', 'auth', 'method', 'scope', 'budget', 'body', 'recheck', 'idempotency', 'rate', 'size', 'parse', 'schema', 'command', 'actor', 'reply'] as const
 export type StageName = (typeof stageNames)[number]
 
@@ -264,7 +264,7 @@ export class Lifecycle<T> {
     return [...methods].sort()
   }
 
-  /** Answers with the rate headers of the caller's bucket (CONTRACT.md 6), then any of the answer's own. */
+  /** Answers with the rate headers of the caller's bucket (docs/API.md, Rate limits), then any of the answer's own. */
   answer(flow: Flow, status: number, body: string, extra: readonly [string, string] | null): void {
     const bucket = flow.bucket
     let headers: Headers = extra === null ? [] : [extra]
@@ -365,7 +365,7 @@ function scopeStage(flow: Flow): Step {
  * A write whose body is still to be read is charged its first token now, so an exhausted budget answers 429
  * without reading or parsing up to 16 MiB (the `rate` stage settles the rest once the body says how many
  * tokens it takes, or that it is a read). Not when its Idempotency-Key names a stored answer: a replay or a
- * conflict answers before the rate budget (CONTRACT.md 1) and costs nothing, and only the body tells which.
+ * conflict answers before the rate budget (docs/API.md, Conventions) and costs nothing, and only the body tells which.
  */
 function budgetStage(flow: Flow, lifecycle: Lifecycle<unknown>): Step {
   const writes = flow.buckets?.writes
@@ -558,7 +558,7 @@ function replyStage(flow: Flow, lifecycle: Lifecycle<unknown>): Step {
   return halted
 }
 
-/** The one list. Its order is the contract's (CONTRACT.md 1): change it only with the contract. */
+/** The one list. Its order is the contract's (docs/API.md, Conventions): change it only with the contract. */
 const stages: readonly Stage[] = [
   { name: 'route', run: routeStage },
   { name: 'auth', run: authStage },

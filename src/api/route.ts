@@ -113,7 +113,7 @@ export interface LifecycleRoute extends LabeledRoute {
   /** Write tokens a request takes (a batch: one per match); 1 when absent. Sees the parsed body before its schema check. */
   readonly writeTokens?: (body: unknown) => number
   /**
-   * How a request taking more than one write token is charged: `all` (the default; CONTRACT.md 13: an entry
+   * How a request taking more than one write token is charged: `all` (the default; docs/API.md, Bulk postings: an entry
    * batch is 429 unless every token is there) or `owe` (a batch of matches passes while one token is there,
    * the rest owed and repaid by the refill).
    */

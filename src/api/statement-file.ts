@@ -1,5 +1,5 @@
 /**
- * @module A bank statement file as a request body (CONTRACT.md 10): the query that names its format and
+ * @module A bank statement file as a request body (docs/API.md, Bank statement formats): the query that names its format and
  * label, read into statements (off the event loop: statement-worker.ts), balances checked, and
  * turned into the statements.import command's inputs.
  */

@@ -1,5 +1,5 @@
 /**
- * @module `import { connect } from 'trueup/client'`: a small typed client of the WebSocket API (CONTRACT.md 12).
+ * @module `import { connect } from 'trueup/client'`: a small typed client of the WebSocket API (docs/API.md, WebSocket API and live updates).
  * Requests with ids, many in flight; subscriptions with callbacks; once connected, reconnect with backoff and
  * resubscribe. A first connection that fails rejects connect() and leaves nothing running.
  */

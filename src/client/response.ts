@@ -1,6 +1,6 @@
 /**
  * @module A `response` message read without parsing its body: the id and status are scanned from the text
- * the server writes (src/stream/replies.ts, CONTRACT.md 12's field order), headers and body parsed when first read.
+ * the server writes (src/stream/replies.ts, the field order of docs/API.md, WebSocket API and live updates), headers and body parsed when first read.
  */
 // Why: a client with many writes in flight (bench/stream.ts's 1,024) spent more on JSON.parse of answers it
 // only checks the status of than on anything else of its own; reading a body costs the same as before.

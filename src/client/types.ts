@@ -1,4 +1,4 @@
-/** @module The wire types of the WebSocket API (CONTRACT.md 12) as the client sees them. */
+/** @module The wire types of the WebSocket API (docs/API.md, WebSocket API and live updates) as the client sees them. */
 
 /** What the client needs of a WebSocket: the WHATWG interface (browsers, Node 22) and the `ws` package share it. */
 export interface WebSocketLike {

@@ -59,7 +59,7 @@ function pathParams(pattern: string): string[] {
   return pattern.split('/').filter((segment) => segment.startsWith(':')).map((segment) => segment.slice(1))
 }
 
-/** The lifecycle's own errors (CONTRACT.md 1), in its order, then the operation's. */
+/** The lifecycle's own errors (docs/API.md, Conventions), in its order, then the operation's. */
 function v2Errors(route: V2Route): ErrorCode[] {
   const codes: ErrorCode[] = route.scope === null ? ['unauthenticated'] : ['unauthenticated', 'scope_missing']
   if (pathParams(route.pattern).length > 0) codes.push('not_found')

@@ -1,4 +1,4 @@
-/** @module A token bucket (CONTRACT.md 6): capacity per_minute/2, continuous refill of per_minute/60 a second, clock injected. */
+/** @module A token bucket (docs/API.md, Rate limits): capacity per_minute/2, continuous refill of per_minute/60 a second, clock injected. */
 
 import assert from 'node:assert/strict'
 

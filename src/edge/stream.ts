@@ -1,5 +1,5 @@
 /**
- * @module GET /v2/stream: the WebSocket API (CONTRACT.md 12) on the HTTP server's uWebSockets.js app. The
+ * @module GET /v2/stream: the WebSocket API (docs/API.md, WebSocket API and live updates) on the HTTP server's uWebSockets.js app. The
  * upgrade, frames, drain and close; the protocol is src/stream/messages.ts, requests run the request lifecycle.
  */
 

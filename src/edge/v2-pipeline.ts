@@ -37,7 +37,7 @@ const streamUpgrade: ElsewhereRoute = {
   refusal: reject('request_invalid', 'GET /v2/stream opens a WebSocket: send Connection: Upgrade and Upgrade: websocket.', [{ path: '/headers/upgrade', message: 'must be websocket' }]),
 }
 
-/** /v2 runs every stage; admin has no scope, idempotency or rate budget (CONTRACT.md 2). */
+/** /v2 runs every stage; admin has no scope, idempotency or rate budget (docs/API.md, Admin API). */
 export function httpLifecycles(options: HttpLifecycleOptions): { readonly v2: Lifecycle<Exchange>; readonly admin: Lifecycle<Exchange> } {
   const { runtime, clock, bodyBytesMax, importBodyBytesMax, onLogFailure } = options
   const limits = { clock, bodyBytesMax, importBodyBytesMax, onLogFailure }

@@ -242,7 +242,7 @@ export class Ledger {
 
   /**
    * A bank statement file (camt.053, MT940 or BAI2; the format from `format`, else `contentType`, else the
-   * content): each statement opens a window with its lines, all or none (CONTRACT.md 10).
+   * content): each statement opens a window with its lines, all or none (docs/API.md, Bank statement formats).
    */
   importStatements(file: Uint8Array | string, input: StatementFileInput = {}, options?: CallOptions): Promise<StatementImport> {
     const bytes = typeof file === 'string' ? Buffer.from(file, 'utf8') : Buffer.from(file.buffer, file.byteOffset, file.byteLength)

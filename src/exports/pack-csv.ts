@@ -1,5 +1,5 @@
 /**
- * @module The audit pack as CSV (CONTRACT.md 14): one row per statement line with the active match
+ * @module The audit pack as CSV (docs/API.md, Exports): one row per statement line with the active match
  * covering it. The window's figures, matches and history are in the JSON and PDF forms; a CSV is one
  * table, which is what a spreadsheet opens.
  */

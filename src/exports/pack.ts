@@ -1,5 +1,5 @@
 /**
- * @module The audit pack of a window (CONTRACT.md 14), format-neutral: its head (the window, its time zone
+ * @module The audit pack of a window (docs/API.md, Exports), format-neutral: its head (the window, its time zone
  * and accounts) and its sections (lines with the match covering each, matches active and reversed,
  * history), walked a page at a time by the actor, each page a read, each handed to a format's writer.
  */
@@ -23,7 +23,7 @@ export const packPageItemsMax = 2_000
 export interface PackAccount {
   readonly id: string
   readonly name: string
-  /** Present once accounts carry a currency (CONTRACT.md 9). */
+  /** Present once accounts carry a currency (docs/API.md, Accounts (currencies)). */
   readonly currency?: string
 }
 

@@ -1,4 +1,4 @@
-/** @module What an accepted command changed that a live subscriber can watch: windows and account balances (CONTRACT.md 12). */
+/** @module What an accepted command changed that a live subscriber can watch: windows and account balances (docs/API.md, WebSocket API and live updates). */
 
 import { findAccount } from './accounts.js'
 import { closedWindowsAt } from './closed-windows.js'

@@ -56,7 +56,7 @@ export interface EntryPost extends CommandEnvelope {
 export type EntryBatchItem = Pick<EntryPost, 'lines' | 'effective_at_ms' | 'description' | 'metadata'>
 
 /**
- * Many postings in one command and one log record (CONTRACT.md 13). atomic: all or nothing, the first
+ * Many postings in one command and one log record (docs/API.md, Bulk postings). atomic: all or nothing, the first
  * refused item answers for the batch; else each item is posted or refused on its own, in order. An item
  * whose shape the edge refused (per item mode only) is logged as that refusal, so its answer replays too.
  */
@@ -94,7 +94,7 @@ export interface WindowLinesAdd extends CommandEnvelope {
   readonly type: 'window.lines.add'
   readonly window: string
   readonly lines: readonly StatementLineInput[]
-  /** Lines of a bank statement file: one booked outside the period is kept and flagged, not refused (CONTRACT.md 10). */
+  /** Lines of a bank statement file: one booked outside the period is kept and flagged, not refused (docs/API.md, Bank statement formats). */
   readonly keep_outside?: boolean
   /** The statements of that file: each one's account (its external_id) must be one of the window's, in its currency. */
   readonly statements?: readonly { readonly account: string; readonly currency: string }[]
@@ -115,7 +115,7 @@ export interface StatementInput {
   readonly lines: readonly StatementLineInput[]
 }
 
-/** Every statement of one file opens its window, all or none, in one log record (CONTRACT.md 10). */
+/** Every statement of one file opens its window, all or none, in one log record (docs/API.md, Bank statement formats). */
 export interface StatementsImport extends CommandEnvelope {
   readonly type: 'statements.import'
   readonly statements: readonly StatementInput[]
@@ -139,7 +139,7 @@ export interface MatchCreate extends CommandEnvelope {
 /** One match of a batch: a match body without its window (the batch names it once). */
 export type MatchItem = Pick<MatchCreate, 'statement_lines' | 'entries' | 'strategy' | 'reason' | 'date_tolerance_days'>
 
-/** Up to matchBatchItemsMax matches in one command and one log record, all or nothing (CONTRACT.md 11). */
+/** Up to matchBatchItemsMax matches in one command and one log record, all or nothing (docs/API.md, Matching help: proposals, dry runs, batches). */
 export interface MatchBatch extends CommandEnvelope {
   readonly type: 'match.batch'
   readonly window: string
@@ -161,7 +161,7 @@ export interface WindowTransition extends CommandEnvelope {
   readonly reason: string | null
 }
 
-/** The event types a subscription can name (CONTRACT.md 8; reconciliation.drifted: CONTRACT.md 14). */
+/** The event types a subscription can name (docs/API.md, Webhooks; reconciliation.drifted: docs/API.md, Exports). */
 export const webhookEventTypes = [
   'entry.posted', 'reconciliation.opened', 'reconciliation.balanced', 'reconciliation.closed', 'reconciliation.abandoned', 'reconciliation.drifted', 'match.created', 'match.reversed',
 ] as const

@@ -166,7 +166,7 @@ function allOnOneAccount(accounts: readonly Account[]): boolean {
   return true
 }
 
-/** entry_unbalanced unless the lines sum to zero in each currency (CONTRACT.md 9), with a detail per currency that does not. */
+/** entry_unbalanced unless the lines sum to zero in each currency (docs/API.md, Accounts (currencies)), with a detail per currency that does not. */
 function unbalancedRejection(lines: EntryPost['lines'], accounts: readonly Account[]): Rejection | null {
   if (allInOneCurrency(accounts)) {
     const exactTotal = exactSumOf(lines)

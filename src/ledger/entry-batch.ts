@@ -1,4 +1,4 @@
-/** @module Bulk postings (CONTRACT.md 13): many entries in one command, all or nothing or each on its own, through the one posting path (entries.ts). */
+/** @module Bulk postings (docs/API.md, Bulk postings): many entries in one command, all or nothing or each on its own, through the one posting path (entries.ts). */
 
 import { errorBody, reject, type Rejection } from '../errors.js'
 import type { EntryBatch } from './commands.js'

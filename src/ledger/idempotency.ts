@@ -8,7 +8,7 @@ import type { IdempotencyRecord, WorkspaceState } from './state.js'
 import { isVisible, type Visibility } from './visibility.js'
 import { findWindow } from './window-effects.js'
 
-/** Records live at least this long (CONTRACT.md 5); a constant so replay expires exactly as live did. */
+/** Records live at least this long (docs/API.md, Retries and Idempotency-Key); a constant so replay expires exactly as live did. */
 export const idempotencyTtlMs = 24 * 60 * 60 * 1000
 
 /** The record for a key, unless it has expired by nowMs. Expiry is lazy here, so a lookup changes nothing. */

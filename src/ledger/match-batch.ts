@@ -1,5 +1,5 @@
 /**
- * @module Batches of matches (CONTRACT.md 11): up to 1,000 matches of one window in one command, all or
+ * @module Batches of matches (docs/API.md, Matching help: proposals, dry runs, batches): up to 1,000 matches of one window in one command, all or
  * nothing; and dry runs of a match or a batch, which answer the figures the real call would leave and
  * keep nothing. Both run the real createMatch, so their checks and answers cannot drift from it.
  */
@@ -64,7 +64,7 @@ function figuresOf(outcome: Accepted): { matched_amount: number; residual: numbe
 }
 
 /**
- * Every item's shape first (they are schema rules, CONTRACT.md 1), then the window, then the items in
+ * Every item's shape first (they are schema rules, docs/API.md, Conventions), then the window, then the items in
  * order through createMatch; the first refusal undoes the ones before it and answers, its paths under
  * /matches/<i>.
  */

@@ -63,9 +63,9 @@ export function createMatch(state: WorkspaceState, command: MatchCreate): Outcom
 }
 
 /**
- * The rules of a match body that need no state (CONTRACT.md 4): a write-off has a reason and no
+ * The rules of a match body that need no state (docs/API.md, Reconciliation windows): a write-off has a reason and no
  * entries, every other strategy at least one entry, no id twice. They are schema rules, so they
- * answer before any rule of the window (CONTRACT.md 1): checked first, here and nowhere else.
+ * answer before any rule of the window (docs/API.md, Conventions): checked first, here and nowhere else.
  */
 export function matchShapeRejection(command: Pick<MatchCreate, 'statement_lines' | 'entries' | 'strategy' | 'reason'>): Rejection | null {
   if (command.strategy === 'write_off') {
@@ -92,7 +92,7 @@ function duplicatesOf(ids: readonly string[], path: string): ErrorDetail[] {
   return details
 }
 
-/** Every check of a match, in CONTRACT.md order, before anything changes. */
+/** Every check of a match, in the order of docs/API.md's error table, before anything changes. */
 function planMatch(state: WorkspaceState, window: ReconciliationWindow, command: MatchCreate): MatchPlan | Rejection {
   const resolved = resolveReferences(state, window, command)
   if (!('lines' in resolved)) return resolved
@@ -236,7 +236,7 @@ export function reverseMatch(state: WorkspaceState, command: MatchReverse): Outc
   window.unmatchedLineCount += match.lineNumbers.length
   assert(window.activeMatchCount >= 0 && window.activeWriteOffCount >= 0)
   const residual = recordChange(state, window, command, 'unmatched', { match: match.id, strategy: match.strategy, matched_amount: match.matchedAmount }, { cause: 'unmatch', match: match.id })
-  // The reversal answers with the window as it is now (CONTRACT.md 4); the list keeps the figures after creation.
+  // The reversal answers with the window as it is now (docs/API.md, Reconciliation windows); the list keeps the figures after creation.
   return accept(200, matchView(state, match, command.visibility, { residual, state: window.state }))
 }
 
@@ -250,8 +250,8 @@ function findMatch(state: WorkspaceState, window: ReconciliationWindow, id: stri
 // Read side
 
 /**
- * A match as listed: residual and state are the window's right after the match was created (SPEC.md
- * 2.2), unless the caller passes the figures of another moment (the reversal answers with its own).
+ * A match as listed: residual and state are the window's right after the match was created (docs/API.md,
+ * Reconciliation windows), unless the caller passes the figures of another moment (the reversal answers with its own).
  * Its entries are those the key can read: one with a line on an account it cannot see is left out, as the
  * entry lists leave it out (another key may have matched it). matched_amount stays the window's figure.
  */

@@ -19,7 +19,7 @@ export function addSafe(a: number, b: number): number | null {
 
 /**
  * A line of 0 moves nothing, on an entry or a statement alike: 400 request_invalid naming each such
- * line (CONTRACT.md 1). A rule of the request's shape, so the route checks it on the parsed body,
+ * line (docs/API.md, Conventions). A rule of the request's shape, so the route checks it on the parsed body,
  * whatever format it came in (JSON, CSV, the embedded Ledger), before the operation's own rules.
  */
 export function zeroAmountRejection(lines: readonly { readonly amount: number }[], what: string): Rejection | null {

@@ -15,7 +15,7 @@ export interface Accepted {
   /** The events it emits (webhooks); computed only when the workspace has a subscription. */
   readonly events?: readonly LedgerEvent[]
   /**
-   * The request was already carried out (a statement imported again, CONTRACT.md 10): this is its
+   * The request was already carried out (a statement imported again, docs/API.md, Bank statement formats): this is its
    * stored result, nothing changed, and the actor logs nothing; the answer carries `Replayed: true`.
    */
   readonly replayed?: true

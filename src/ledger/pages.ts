@@ -31,7 +31,7 @@ export interface Page<T> {
 /**
  * The identity of one list as a cursor carries it: the list's name and everything that selects its
  * items (its window, its filters). A cursor is accepted only by a request naming the same list with
- * the same filters (CONTRACT.md 1), so it never starts another list mid-way. Filters enter as a hash:
+ * the same filters (docs/API.md, Conventions), so it never starts another list mid-way. Filters enter as a hash:
  * a cursor stays short whatever the filters' length.
  */
 export function listScope(list: string, ...filters: readonly (string | number | null)[]): string {

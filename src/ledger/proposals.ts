@@ -1,5 +1,5 @@
 /**
- * @module Match proposals for one window (CONTRACT.md 11): 1:1, then N:1 and 1:N by bounded subset sum,
+ * @module Match proposals for one window (docs/API.md, Matching help: proposals, dry runs, batches): 1:1, then N:1 and 1:N by bounded subset sum,
  * over its unmatched lines and entries; disjoint, scored, ordered; computed in slices so the actor can
  * serve other requests between them.
  */

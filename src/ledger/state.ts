@@ -151,7 +151,7 @@ export class Entry {
   }
 }
 
-/** A stored 2xx answer to a request that carried an Idempotency-Key (CONTRACT.md 5). */
+/** A stored 2xx answer to a request that carried an Idempotency-Key (docs/API.md, Retries and Idempotency-Key). */
 export interface IdempotencyRecord {
   readonly key: string
   readonly fingerprint: string

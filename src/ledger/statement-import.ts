@@ -1,6 +1,6 @@
 /**
  * @module statements.import: every statement of a bank statement file opens its window with its lines,
- * all or none (CONTRACT.md 10). Every check runs before the first window is added; a statement already
+ * all or none (docs/API.md, Bank statement formats). Every check runs before the first window is added; a statement already
  * imported (same statement_ref on the same account, same content) is answered, not imported again.
  * A file may hold tens of thousands of statements: every step is O(N log N) at most, and the work is a
  * generator with yield points, so the actor can run it in slices (actor/workspace-actor.ts) while the
@@ -97,7 +97,7 @@ function openImported(state: WorkspaceState, command: StatementsImport, spec: Wi
   return window
 }
 
-/** Every check, in CONTRACT.md order (window_invalid, account_unknown, idempotency_conflict, window_overlap, currency_mismatch, ranges). */
+/** Every check, in the order of docs/API.md's error table (window_invalid, account_unknown, idempotency_conflict, window_overlap, currency_mismatch, ranges). */
 function* planImport(state: WorkspaceState, command: StatementsImport): Generator<undefined, Planned[] | Rejection, undefined> {
   const statements = command.statements
   const bounds: { startMs: number; endMs: number }[] = []

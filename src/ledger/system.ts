@@ -17,7 +17,7 @@ export interface Limits {
 
 export const limitsDefault: Limits = { writes_per_minute: 600, reads_per_minute: 3000 }
 
-/** A workspace logged (or snapshotted) before currencies existed is in this one (CONTRACT.md 9). */
+/** A workspace logged (or snapshotted) before currencies existed is in this one (docs/API.md, Accounts (currencies)). */
 export const currencyDefault = 'USD'
 
 export interface WorkspaceRecord {

@@ -43,7 +43,7 @@ export function residualOf(state: WorkspaceState, window: ReconciliationWindow):
   return residual
 }
 
-/** balanced exactly when the residual is 0 and there is at least one active match (CONTRACT.md 4). */
+/** balanced exactly when the residual is 0 and there is at least one active match (docs/API.md, Reconciliation windows). */
 export function liveStateOf(window: ReconciliationWindow, residual: number): WindowStateName {
   return residual === 0 && window.activeMatchCount > 0 ? 'balanced' : 'open'
 }

@@ -1,4 +1,4 @@
-/** @module A window's entries (CONTRACT.md 11): the entries of its period on its accounts, each with its amount for the window and the match that covers it. */
+/** @module A window's entries (docs/API.md, Matching help: proposals, dry runs, batches): the entries of its period on its accounts, each with its amount for the window and the match that covers it. */
 
 import { reject } from '../errors.js'
 import { entryView, isEntryVisible } from './entries.js'

@@ -17,7 +17,7 @@ export interface StatementLine {
   readonly reference: string | null
   readonly description: string | null
   readonly counterparty: Counterparty | null
-  /** Booked outside the window's period (a statement file's back-valued or late booking): kept and counted (CONTRACT.md 10). */
+  /** Booked outside the window's period (a statement file's back-valued or late booking): kept and counted (docs/API.md, Bank statement formats). */
   readonly outsidePeriod: boolean
   /** Seq of the active match holding this line, 0 when unmatched. */
   matchSeq: number
@@ -35,7 +35,7 @@ export interface Match {
   readonly reason: string | null
   readonly createdAtMs: number
   readonly createdBy: string
-  /** The window's residual and state right after this match was created (SPEC.md 2.2): what the match list shows. */
+  /** The window's residual and state right after this match was created (docs/API.md, Reconciliation windows): what the match list shows. */
   readonly residualAfterCreate: number
   readonly stateAfterCreate: WindowStateName
   reversedAtMs: number | null
@@ -66,7 +66,7 @@ export interface ReconciliationWindow {
   readonly claimedMovement: number
   readonly tolerance: number
   readonly statementRef: string | null
-  /** For a window a statement file opened: its content's hash, so the same statement imported again is known (CONTRACT.md 10); else null. */
+  /** For a window a statement file opened: its content's hash, so the same statement imported again is known (docs/API.md, Bank statement formats); else null. */
   readonly statementFingerprint: string | null
   readonly openedAtMs: number
   readonly openedBy: string

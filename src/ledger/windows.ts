@@ -107,7 +107,7 @@ export function insertWindow(state: WorkspaceState, command: { readonly at_ms: n
   return window
 }
 
-/** The period's own rules (CONTRACT.md 4): real dates, in order, not after today; its bounds in the zone. */
+/** The period's own rules (docs/API.md, Reconciliation windows): real dates, in order, not after today; its bounds in the zone. */
 export function checkPeriod(from: string, to: string, atMs: number, timeZone: string, at = '/window'): { startMs: number; endMs: number } | Rejection {
   if (parseDate(from) === null) return reject('window_invalid', `window.from is not a real date (YYYY-MM-DD): ${from}.`, [{ path: `${at}/from`, message: 'not a real YYYY-MM-DD date' }])
   if (parseDate(to) === null) return reject('window_invalid', `window.to is not a real date (YYYY-MM-DD): ${to}.`, [{ path: `${at}/to`, message: 'not a real YYYY-MM-DD date' }])
@@ -119,7 +119,7 @@ export function checkPeriod(from: string, to: string, atMs: number, timeZone: st
   return bounds
 }
 
-/** Every check of an open, in CONTRACT.md order, before anything changes. */
+/** Every check of an open, in the order of docs/API.md's error table, before anything changes. */
 function planOpen(state: WorkspaceState, command: WindowOpen): OpenPlan | Rejection {
   const bounds = checkPeriod(command.from, command.to, command.at_ms, command.time_zone)
   if ('ok' in bounds) return bounds
@@ -140,7 +140,7 @@ export function overlapRejection(state: WorkspaceState, accounts: readonly Accou
   return reject('window_overlap', `A window that is not closed or abandoned${named} already covers these accounts over overlapping dates.`)
 }
 
-/** A window's accounts share one currency (CONTRACT.md 9): its figures add their amounts. */
+/** A window's accounts share one currency (docs/API.md, Accounts (currencies)): its figures add their amounts. */
 function mixedCurrencies(accounts: readonly Account[]): Rejection | null {
   const currency = accounts[0].currency
   if (accounts.every((account) => account.currency === currency)) return null
@@ -232,7 +232,7 @@ function checkLines(window: ReconciliationWindow, command: WindowLinesAdd): Reje
   }
   const invalid: ErrorDetail[] = []
   const outside: ErrorDetail[] = []
-  // Lines of a bank statement file may be booked outside the period: kept and flagged (CONTRACT.md 10).
+  // Lines of a bank statement file may be booked outside the period: kept and flagged (docs/API.md, Bank statement formats).
   const keepOutside = command.keep_outside === true
   command.lines.forEach((line, index) => {
     assert(Number.isSafeInteger(line.amount))
@@ -366,7 +366,7 @@ function windowAnswer(state: WorkspaceState, window: ReconciliationWindow): Outc
 }
 
 /**
- * The sealed close (CONTRACT.md 14): the seal, and what the ledger did to the period since: the derived
+ * The sealed close (docs/API.md, Exports): the seal, and what the ledger did to the period since: the derived
  * movement now minus the frozen one (null when that sum would leave the safe range), and how many
  * entries were posted into the period after the close. null on a window that is not closed.
  */

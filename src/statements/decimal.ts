@@ -6,7 +6,7 @@ export type MinorUnits = { readonly ok: true, readonly minor: number } | { reado
 
 /**
  * `text` is digits with an optional fraction after `separator` ('.' in XML, ',' in MT940); the fraction may
- * not have more digits than the currency's exponent (CONTRACT.md 9). A trailing separator ("107,") is
+ * not have more digits than the currency's exponent (docs/API.md, Accounts (currencies)). A trailing separator ("107,") is
  * MT940's way of writing a whole amount.
  */
 export function toMinorUnits(text: string, currency: string, separator: '.' | ','): MinorUnits {

@@ -1,4 +1,4 @@
-/** @module Which statement format a file is: from `?format=`, else Content-Type, else the content (CONTRACT.md 10). */
+/** @module Which statement format a file is: from `?format=`, else Content-Type, else the content (docs/API.md, Bank statement formats). */
 import type { StatementFormat } from './types.ts'
 
 const formatsByMediaType: Readonly<Record<string, StatementFormat>> = {

@@ -1,4 +1,4 @@
-/** @module A statement's period (CONTRACT.md 10) when the file states no from/to dates of its own. */
+/** @module A statement's period (docs/API.md, Bank statement formats) when the file states no from/to dates of its own. */
 import { addDays } from './text.ts'
 
 /**

@@ -39,7 +39,7 @@ export interface Statement {
   readonly currency: string
   readonly opening: StatementBalance
   readonly closing: StatementBalance
-  /** Inclusive dates, CONTRACT.md 10. */
+  /** Inclusive dates (docs/API.md, Bank statement formats). */
   readonly period: { readonly from: string, readonly to: string }
   readonly entries: readonly StatementEntry[]
 }

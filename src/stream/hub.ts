@@ -1,5 +1,5 @@
 /**
- * @module Live updates (CONTRACT.md 12): who watches which window or account, and the updates an accepted
+ * @module Live updates (docs/API.md, WebSocket API and live updates): who watches which window or account, and the updates an accepted
  * command makes for them, computed when it is applied (the state it shows is exactly the command's) and
  * pushed once it is durable. Updates of one workspace leave in log order: completions are released in seq order.
  */

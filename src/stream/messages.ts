@@ -1,5 +1,5 @@
 /**
- * @module The WebSocket protocol (CONTRACT.md 12), without the socket: auth, subscribe, unsubscribe, and
+ * @module The WebSocket protocol (docs/API.md, WebSocket API and live updates), without the socket: auth, subscribe, unsubscribe, and
  * requests run through the request lifecycle (src/api/lifecycle.ts) with the socket's key as the caller.
  */
 
@@ -15,7 +15,7 @@ import { subscribe, unsubscribe } from './subscriptions.js'
 import type { LiveHub } from './hub.js'
 import { inFlightMax, type StreamSession } from './session.js'
 
-/** Close code when the socket never authenticated, failed to, or its key was revoked (CONTRACT.md 12). */
+/** Close code when the socket never authenticated, failed to, or its key was revoked (docs/API.md, WebSocket API and live updates). */
 export const closeUnauthenticated = 4401
 
 export interface StreamContext {

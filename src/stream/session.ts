@@ -3,9 +3,9 @@
 import type { Caller } from '../api/lifecycle.js'
 import type { UpdateSink } from './hub.js'
 
-/** Over this many bytes waiting in a socket's send buffer, updates are coalesced per topic (CONTRACT.md 12). */
+/** Over this many bytes waiting in a socket's send buffer, updates are coalesced per topic (docs/API.md, WebSocket API and live updates). */
 export const coalesceAboveBytes = 1024 * 1024
-/** Unanswered requests per socket at most; the excess is answered 429 at once (CONTRACT.md 12). */
+/** Unanswered requests per socket at most; the excess is answered 429 at once (docs/API.md, WebSocket API and live updates). */
 export const inFlightMax = 4096
 
 /** Told after a session wrote or its buffer drained (send-buffers.ts: the unread bytes per key and in all). */

@@ -1,4 +1,4 @@
-/** @module subscribe and unsubscribe messages (CONTRACT.md 12): scopes and visibility as over HTTP, the current value first, then updates. */
+/** @module subscribe and unsubscribe messages (docs/API.md, WebSocket API and live updates): scopes and visibility as over HTTP, the current value first, then updates. */
 
 import { validator } from '../api/schemas/validate.js'
 import { reject, type ErrorDetail } from '../errors.js'

@@ -1,5 +1,5 @@
 /**
- * No function in src/ spans more than 70 lines (STYLE.md 2, after TigerBeetle's tidy.zig). Functions are
+ * No function in src/ spans more than 70 lines (after TigerBeetle's tidy.zig). Functions are
  * found by test/support/function-spans.ts (TypeScript 7 ships no JavaScript parser); the first subtest
  * checks that scanner on a sample, so the real check cannot pass by finding nothing.
  */

@@ -1,5 +1,5 @@
 /**
- * The console in a real browser against the real routes (issue 17, CONTRACT.md 10-15): Debian's headless
+ * The console in a real browser against the real routes (issue 17; docs/API.md, Console): Debian's headless
  * chromium driven by playwright-core against a service on a fresh data dir, nothing stood in. Sign in with
  * the printed key, upload a camt.053 file, see the window and its residual, accept the proposals in one
  * batch, watch a posting made over the API move the residual live (/v2/stream, no reload), a what-if,

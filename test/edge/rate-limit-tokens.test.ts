@@ -26,7 +26,7 @@ t.test('several tokens are refused like one when none is there, and take nothing
   t.throws(() => bucket.tryTake(startMs + 60_000, 1001, true), 'owing more than a batch of matches holds is a programming error')
 })
 
-t.test('by default several tokens are taken all or none (an entry batch, CONTRACT.md 13)', async (t) => {
+t.test('by default several tokens are taken all or none (an entry batch, docs/API.md, Bulk postings)', async (t) => {
   const bucket = new TokenBucket(600, startMs)
   t.ok(bucket.tryTake(startMs, 1))
   t.notOk(bucket.tryTake(startMs, 300), 'more than the 299 held: refused')

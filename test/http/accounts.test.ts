@@ -1,4 +1,4 @@
-/** /v2/accounts (CONTRACT.md 3): create, names, duplicates, read by id and name, pagination, rename, scopes, visibility. */
+/** /v2/accounts (docs/API.md, Accounts): create, names, duplicates, read by id and name, pagination, rename, scopes, visibility. */
 import t from 'tap'
 import {
   adminCreateKey, assertError, balanceOf, createAccount, detailPaths, listAll, postEntryOk, raiseLimits, timestampUtcMsPattern,

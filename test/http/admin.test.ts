@@ -1,4 +1,4 @@
-/** The admin API (CONTRACT.md 2), health and unknown routes, over real HTTP against an in-process service. */
+/** The admin API (docs/API.md, Admin API), health and unknown routes, over real HTTP against an in-process service. */
 import fs from 'node:fs'
 import path from 'node:path'
 import t from 'tap'
@@ -47,7 +47,7 @@ t.test('POST /admin/workspaces', async (t) => {
   assertError(t, await admin('POST', '/admin/workspaces', { timezone: 'UTC' }), 400, 'request_invalid', 'missing id')
   assertError(t, await call(baseUrl, 'POST', '/admin/workspaces', { key: adminToken, raw: '{"id":', headers: { 'content-type': 'application/json' } }), 400, 'json_invalid', 'invalid JSON')
   assertError(t, await admin('POST', '/admin/workspaces', { id: 'bad id!', timezone: 'UTC' }), 400, 'request_invalid', 'an id with a space and punctuation')
-  // A request that fails the schema answers 400 before the operation's rules (CONTRACT.md 1), even for a taken id.
+  // A request that fails the schema answers 400 before the operation's rules (docs/API.md, Conventions), even for a taken id.
   assertError(t, await admin('POST', '/admin/workspaces', { id: 'acme' }), 400, 'request_invalid', 'taken id, missing timezone')
   assertError(t, await admin('POST', '/admin/workspaces', { id: 'acme', timezone: 'Mars/Olympus_Mons' }), 400, 'request_invalid', 'taken id, unknown timezone')
 

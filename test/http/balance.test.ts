@@ -1,4 +1,4 @@
-/** GET /v2/accounts/:id/balance (CONTRACT.md 3): Σ lines with effective_at ≤ at, default now, back-dating, zero-sum books. */
+/** GET /v2/accounts/:id/balance (docs/API.md, Accounts): Σ lines with effective_at ≤ at, default now, back-dating, zero-sum books. */
 import t from 'tap'
 import { assertError, balanceOf, createAccount, listAll, postEntryOk, raiseLimits, timestampUtcMsPattern } from '../support/api.ts'
 import { call, startTestService } from '../support/service.ts'

@@ -1,5 +1,5 @@
 /**
- * kill -9 durability (CONTRACT.md 7) against a real process: concurrent writers, SIGKILL mid-load, restart on the
+ * kill -9 durability (docs/RELIABILITY.md) against a real process: concurrent writers, SIGKILL mid-load, restart on the
  * same data dir. Every acknowledged entry must be there exactly once; an unacknowledged one may or may not be.
  */
 import fs from 'node:fs'
@@ -207,7 +207,7 @@ t.test('kill -9 under load loses no acknowledged write', async (t) => {
     t.same(accounts.body.data.map((a: { name: string }) => a.name).sort(), [...accountNames].sort(), `round ${round}: the accounts are there`)
   }
 
-  // A clean stop after all that: SIGTERM flushes and exits 0 (CONTRACT.md 0), and nothing is lost either.
+  // A clean stop after all that: SIGTERM flushes and exits 0 (README.md, Configuration), and nothing is lost either.
   const after = await request(running.baseUrl, key, 'POST', '/v2/entries', { lines: [{ account: 'assets:bank', amount: 1 }, { account: 'assets:cash', amount: -1 }], description: 'final' })
   t.equal(after.status, 201)
   attempts.set('final', { round: rounds + 1, lines: [{ account: 'assets:bank', amount: 1 }, { account: 'assets:cash', amount: -1 }], effective_at: after.body.effective_at })

@@ -1,5 +1,5 @@
 /**
- * Currencies (CONTRACT.md 9) over HTTP: the workspace's currency, an account's currency and external_id, entries
+ * Currencies (docs/API.md, Accounts (currencies)) over HTTP: the workspace's currency, an account's currency and external_id, entries
  * balanced per currency, currency on lines, balances and windows, one currency per window; and a log written
  * before currencies existed replays with every account in USD.
  */

@@ -1,5 +1,5 @@
 /**
- * Lists and their cursors (CONTRACT.md 1): a cursor is valid only for the list, and the filters, that
+ * Lists and their cursors (docs/API.md, Conventions): a cursor is valid only for the list, and the filters, that
  * issued it, on every list; the window history is paginated like every list (issue 12, items 2 and 4).
  */
 import t from 'tap'

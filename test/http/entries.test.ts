@@ -1,4 +1,4 @@
-/** /v2/entries (CONTRACT.md 1, 3): posting rules, amounts and ranges, body limits, reads, list filters and order. */
+/** /v2/entries (docs/API.md, Conventions, 3): posting rules, amounts and ranges, body limits, reads, list filters and order. */
 import t from 'tap'
 import {
   adminCreateKey, assertError, balanceOf, createAccount, detailPaths, listAll, postEntry, postEntryOk, raiseLimits, timestampUtcMsPattern,
@@ -200,7 +200,7 @@ t.test('amount_out_of_range covers every window figure: no movement between two 
   await postEntryOk(baseUrl, key, [{ account: g.name, amount: max }, { account: h.name, amount: -max }], { effective_at: '2026-02-01T00:00:00Z' })
   await postEntryOk(baseUrl, key, [{ account: g.name, amount: -max }, { account: h.name, amount: max }], { effective_at: '2026-02-02T00:00:00Z' })
   // Every balance of g would stay in range (0, 2^53−1, 0, −5), but a window from 02-02 to 02-03 would move
-  // by −(2^53−1) − 5: a window figure out of range (CONTRACT.md 1), so the entry is refused, and nothing changes.
+  // by −(2^53−1) − 5: a window figure out of range (docs/API.md, Conventions), so the entry is refused, and nothing changes.
   const before = (await call(baseUrl, 'GET', `/v2/accounts/${g.id}/balance`, { key })).body.balance
   const reply = await post([{ account: g.name, amount: -5 }, { account: h.name, amount: 5 }], { effective_at: '2026-02-03T00:00:00Z' })
   assertError(t, reply, 422, 'amount_out_of_range', 'a movement between two instants would leave the range')

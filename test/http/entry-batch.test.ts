@@ -1,4 +1,4 @@
-/** POST /v2/entries/batch (CONTRACT.md 13): atomic and per item, one log record, one token per entry, idempotency, 16 MiB, replay. */
+/** POST /v2/entries/batch (docs/API.md, Bulk postings): atomic and per item, one log record, one token per entry, idempotency, 16 MiB, replay. */
 import t from 'tap'
 import { adminCreateKey, assertError, balanceOf, createAccount, detailPaths, listAll, raiseLimits } from '../support/api.ts'
 import { call, startTestService } from '../support/service.ts'

@@ -1,4 +1,4 @@
-/** Errors (CONTRACT.md 1): authentication, the order in which errors answer, the envelope, and that a rejection changes nothing. */
+/** Errors (docs/API.md, Conventions): authentication, the order in which errors answer, the envelope, and that a rejection changes nothing. */
 import t from 'tap'
 import { adminCreateKey, assertError, createAccount, envelopeProblem, postEntryOk, raiseLimits, readWorkspace, scopesAll } from '../support/api.ts'
 import { call, startTestService } from '../support/service.ts'

@@ -1,5 +1,5 @@
 /**
- * Exports (CONTRACT.md 14) against a real service: the window's pack as CSV (read back with csv-parse,
+ * Exports (docs/API.md, Exports) against a real service: the window's pack as CSV (read back with csv-parse,
  * CSV injection guarded), PDF (its text read with pdftotext, which scripts/ensure-test-tools.sh installs)
  * and JSON; Content-Disposition; scopes and visibility; the entries export streamed over many pages equal
  * to GET /v2/entries page by page; and a large export read by a slow client arrives whole.

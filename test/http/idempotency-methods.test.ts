@@ -1,4 +1,4 @@
-/** PATCH and DELETE honour Idempotency-Key as POST does (CONTRACT.md 5, issue 12.8): a retried close or unmatch replays the first answer. */
+/** PATCH and DELETE honour Idempotency-Key as POST does (docs/API.md, Retries and Idempotency-Key, issue 12.8): a retried close or unmatch replays the first answer. */
 import t from 'tap'
 import { assertError, createAccount, postEntryOk, raiseLimits } from '../support/api.ts'
 import { addLinesOk, openWindowOk } from '../support/recon.ts'

@@ -1,4 +1,4 @@
-/** Idempotency-Key (CONTRACT.md 5, SPEC.md 4.1 and 4.2): replay, conflict, only 2xx stored, key syntax, workspace scope, concurrency, expiry, restarts. */
+/** Idempotency-Key (docs/API.md, Retries and Idempotency-Key): replay, conflict, only 2xx stored, key syntax, workspace scope, concurrency, expiry, restarts. */
 import fs from 'node:fs'
 import t, { type Test } from 'tap'
 import {
@@ -198,7 +198,7 @@ t.test('an empty Idempotency-Key header is not a key of 1..255 characters: 400 r
   t.equal(await entryCount('assets:empty-key'), 0, 'nothing was posted')
 })
 
-t.test('a bad Idempotency-Key fails the header schema, which answers after JSON (CONTRACT.md 1 order)', async (t) => {
+t.test('a bad Idempotency-Key fails the header schema, which answers after JSON (the order of docs/API.md, Conventions)', async (t) => {
   assertError(t, await post('/v2/entries', null, 'k'.repeat(256), { raw: '{"lines":' }), 400, 'json_invalid', 'bad JSON and a bad key: json_invalid')
   assertError(t, await post('/v2/entries', null, 'k'.repeat(256), { raw: JSON.stringify({ lines: [], description: 'x'.repeat(1024 * 1024) }) }), 413, 'body_too_large', 'too large and a bad key: body_too_large')
 })
@@ -266,7 +266,7 @@ t.test('50 concurrent requests with one key produce one effect', async (t) => {
   t.equal(await balanceOf(baseUrl, key, 'assets:burst-cash'), 9 + winningAmount)
 })
 
-t.test('windows, statement lines and matches honour the key (SPEC.md 4.1, 4.2)', async (t) => {
+t.test('windows, statement lines and matches honour the key (docs/API.md, Retries and Idempotency-Key)', async (t) => {
   await createAccount(baseUrl, key, 'assets:recon-bank')
   await createAccount(baseUrl, key, 'assets:recon-cash')
   await createAccount(baseUrl, key, 'income:recon-sales')

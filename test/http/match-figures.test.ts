@@ -1,5 +1,5 @@
 /**
- * What a match and the history remember (SPEC.md 2.2, CONTRACT.md 4; issue 12, items 6 and 7): each
+ * What a match and the history remember (docs/API.md, Reconciliation windows; issue 12, items 6 and 7): each
  * listed match keeps the residual and state right after it was created, plus reversed_at; a reversal
  * answers with the window after it; every history event carries the state and residual as they are
  * after its command. Both survive a restart (snapshot at stop, then the log).

@@ -1,4 +1,4 @@
-/** POST/DELETE/GET /v2/reconciliations/:id/matches (SPEC.md 2.2, 4.2; CONTRACT.md 4): shapes, amounts, errors, residual after every step. */
+/** POST/DELETE/GET /v2/reconciliations/:id/matches (docs/API.md, Reconciliation windows): shapes, amounts, errors, residual after every step. */
 import t, { type Test } from 'tap'
 import { assertError, createAccount, detailPaths, postEntryOk, raiseLimits } from '../support/api.ts'
 import { manualClock } from '../support/clock.ts'

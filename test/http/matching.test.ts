@@ -1,5 +1,5 @@
 /**
- * Matching help over HTTP (CONTRACT.md 11): proposals, accepted in one batch; a batch with a bad item
+ * Matching help over HTTP (docs/API.md, Matching help: proposals, dry runs, batches): proposals, accepted in one batch; a batch with a bad item
  * stores nothing and names it; dry runs are reads (reads budget, no Idempotency-Key) that store nothing;
  * a batch takes one write token per match; a window's entries with their match.
  */

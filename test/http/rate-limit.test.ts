@@ -1,4 +1,4 @@
-/** Rate limits (CONTRACT.md 6, SPEC.md 8): per-workspace write and read buckets, headers on every /v2 answer, 429 and Retry-After, replays, admin changes. */
+/** Rate limits (docs/API.md, Rate limits): per-workspace write and read buckets, headers on every /v2 answer, 429 and Retry-After, replays, admin changes. */
 import t, { type Test } from 'tap'
 import { adminCreateKey, assertError, createAccount, listAll, readWorkspace, scopesAll, type Scope } from '../support/api.ts'
 import { manualClock, minuteMs, secondMs } from '../support/clock.ts'
@@ -347,7 +347,7 @@ t.test('a request refused by the rate limit changes nothing', async (t) => {
   t.equal((await createAccountReply(key, 'assets:new')).status, 201, 'the refused account name is free')
 })
 
-t.test('the order of checks around the budget (CONTRACT.md 1)', async (t) => {
+t.test('the order of checks around the budget (docs/API.md, Conventions)', async (t) => {
   const key = await workspaceWith('order', { writes_per_minute: 60, reads_per_minute: 3000 })
   const reader = await keyFor('order', ['accounts:read'])
   const filled = await writeUntilLimited(key, 'fill', 40)

@@ -1,4 +1,4 @@
-/** Restart (CONTRACT.md 7): stop, start again on the same data dir, and everything is there; with and without snapshots. */
+/** Restart (docs/RELIABILITY.md): stop, start again on the same data dir, and everything is there; with and without snapshots. */
 import fs from 'node:fs'
 import t from 'tap'
 import {

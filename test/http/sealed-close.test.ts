@@ -1,5 +1,5 @@
 /**
- * The sealed close (CONTRACT.md 14) against a real service: the seal recomputed independently from the
+ * The sealed close (docs/API.md, Exports) against a real service: the seal recomputed independently from the
  * JSON export (test/support/seal-recompute.ts), the same after a restart, and a back-dated entry into the
  * closed period seen as drift on the window, in the export and as a reconciliation.drifted webhook
  * (test/support/webhook-receiver.ts), with the sealed content untouched.

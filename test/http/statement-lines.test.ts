@@ -1,4 +1,4 @@
-/** POST/GET /v2/reconciliations/:id/lines (CONTRACT.md 4): JSON and text/csv statement lines, ids, validation, nothing stored on a bad request. */
+/** POST/GET /v2/reconciliations/:id/lines (docs/API.md, Reconciliation windows): JSON and text/csv statement lines, ids, validation, nothing stored on a bad request. */
 import t from 'tap'
 import { assertError, createAccount, detailPaths, postEntryOk, raiseLimits } from '../support/api.ts'
 import { manualClock } from '../support/clock.ts'

@@ -1,4 +1,4 @@
-/** kill -9 right after a statement import's 201 (CONTRACT.md 7, 10): the restarted process holds the same windows and lines. */
+/** kill -9 right after a statement import's 201 (docs/RELIABILITY.md, 10): the restarted process holds the same windows and lines. */
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'

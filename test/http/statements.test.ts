@@ -1,5 +1,5 @@
 /**
- * POST /v2/statements over HTTP (CONTRACT.md 10): every fixture opens its windows to the figures written down by
+ * POST /v2/statements over HTTP (docs/API.md, Bank statement formats): every fixture opens its windows to the figures written down by
  * hand in test/statements/<format>.test.ts (period, claimed movement, line count, sum of lines); every bad file
  * answers its code with nothing stored; the same statement again is a replay; /lines takes the formats too.
  */
@@ -32,7 +32,7 @@ async function workspaceWith(accounts: readonly (readonly [string, string, strin
 
 /**
  * assertError, but statement_invalid's detail paths are where in the file (`line 30`, an XML path), not JSON
- * pointers into the request (CONTRACT.md 10): for it the envelope is checked here.
+ * pointers into the request (docs/API.md, Bank statement formats): for it the envelope is checked here.
  */
 function assertRefused(t: Test, reply: Reply, status: number, code: string, label: string): void {
   if (code !== 'statement_invalid') return assertError(t, reply, status, code, label)

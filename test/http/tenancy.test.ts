@@ -1,4 +1,4 @@
-/** Tenancy (CONTRACT.md 2): nothing of workspace A is visible to a key of workspace B: 404, never 403, never data. */
+/** Tenancy (docs/API.md, Admin API): nothing of workspace A is visible to a key of workspace B: 404, never 403, never data. */
 import t from 'tap'
 import { adminCreateKey, adminCreateWorkspace, assertError, type Asserts, createAccount, listAll, postEntryOk, raiseLimits, scopesAll } from '../support/api.ts'
 import { call, startTestService } from '../support/service.ts'

@@ -1,5 +1,5 @@
 /**
- * Webhooks survive kill -9 (CONTRACT.md 7, 8) against a real process: entries are posted to a subscribed
+ * Webhooks survive kill -9 (docs/RELIABILITY.md, 8) against a real process: entries are posted to a subscribed
  * workspace while a slow receiver takes the deliveries one by one; the process is killed mid-load and
  * started again on the same data dir. Every acknowledged entry's event must then arrive (at least once),
  * with one webhook-id per event across the crash, in log order, and no event for a command the log lost.

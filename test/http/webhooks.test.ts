@@ -1,5 +1,5 @@
 /**
- * Webhooks (CONTRACT.md 8) against a real service and a real receiver on 127.0.0.1: the routes and their
+ * Webhooks (docs/API.md, Webhooks) against a real service and a real receiver on 127.0.0.1: the routes and their
  * errors, the events of a whole reconciliation in order with signatures verified independently
  * (test/support/webhook-receiver.ts), retries in order, giving up, unsubscribing, and delivery of what was
  * committed before a stop and a start.

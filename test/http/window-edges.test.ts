@@ -1,5 +1,5 @@
 /**
- * Edges of the reconciliation routes that the per-route files leave open (CONTRACT.md 4): "today" to the
+ * Edges of the reconciliation routes that the per-route files leave open (docs/API.md, Reconciliation windows): "today" to the
  * millisecond in the workspace timezone, tolerance at exactly |residual| = tolerance and on both signs,
  * a reversed write-off no longer licensing a close, windows partly outside a restricted key's accounts,
  * the sign of match amounts, dates on many-to-one matches, matches per window, and statement lines sent

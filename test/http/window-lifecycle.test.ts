@@ -1,4 +1,4 @@
-/** Window states over HTTP (SPEC.md 3, CONTRACT.md 4): every transition, terminal immutability, history, scopes, visibility, restart. */
+/** Window states over HTTP (docs/API.md, Reconciliation windows): every transition, terminal immutability, history, scopes, visibility, restart. */
 import t from 'tap'
 import { adminCreateKey, assertError, createAccount, postEntry, postEntryOk, raiseLimits } from '../support/api.ts'
 import { manualClock } from '../support/clock.ts'
@@ -122,7 +122,7 @@ t.test('every write to a closed window is 409 recon_state_invalid and changes no
   const before = await readWindow(baseUrl, key, id)
   const entry = await sale(7, '2026-03-11T09:00:00Z')
   const after201 = await readWindow(baseUrl, key, id)
-  // Only the post-close figures move (CONTRACT.md 14): the frozen content, and so the seal, stays.
+  // Only the post-close figures move (docs/API.md, Exports): the frozen content, and so the seal, stays.
   const drifted = { ...before, window: { ...before.window, post_close_drift: before.window.post_close_drift + 7, post_close_entries: before.window.post_close_entries + 1 } }
   t.same(after201, drifted, 'a posting into a closed period is accepted and changes nothing on the window but its drift')
   t.equal(after201.window.derived_movement, 320, 'derived_movement frozen')

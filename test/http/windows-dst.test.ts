@@ -1,4 +1,4 @@
-/** Window periods in the workspace timezone across DST changes (CONTRACT.md 4): 25- and 23-hour days, local dates of entries, a window keeps its timezone. */
+/** Window periods in the workspace timezone across DST changes (docs/API.md, Reconciliation windows): 25- and 23-hour days, local dates of entries, a window keeps its timezone. */
 import t from 'tap'
 import { adminCreateKey, adminCreateWorkspace, assertError, balanceOf, createAccount, postEntryOk, scopesAll } from '../support/api.ts'
 import { manualClock } from '../support/clock.ts'

@@ -1,4 +1,4 @@
-/** POST/GET /v2/reconciliations (SPEC.md 2.1, 4.1; CONTRACT.md 4): the window object, derived movement, validation, overlap, idempotency, lists. */
+/** POST/GET /v2/reconciliations (docs/API.md, Reconciliation windows): the window object, derived movement, validation, overlap, idempotency, lists. */
 import t from 'tap'
 import { adminCreateKey, adminCreateWorkspace, assertError, balanceOf, createAccount, detailPaths, listAll, postEntryOk, raiseLimits } from '../support/api.ts'
 import { manualClock } from '../support/clock.ts'
@@ -28,7 +28,7 @@ t.test('201 with every field of the window object', async (t) => {
   await post(account, 1234, '2026-10-15T09:30:00Z')
   const reply = await openWindow(baseUrl, key, { label: 'Bank October', accounts: [account], from: '2026-10-01', to: '2026-10-31', claimed_movement: 1200, statement_ref: 'stmt-10.pdf' })
   t.equal(reply.status, 201)
-  t.same(Object.keys(reply.body).sort(), [...windowFields].sort(), 'exactly the fields of CONTRACT.md 4')
+  t.same(Object.keys(reply.body).sort(), [...windowFields].sort(), 'exactly the fields of docs/API.md, Reconciliation windows')
   t.match(reply.body.id, /^rec_/, 'id rec_')
   t.same({ ...reply.body, id: null }, {
     id: null, label: 'Bank October', accounts: [account], currency: 'USD', window: { from: '2026-10-01', to: '2026-10-31' },

@@ -19,7 +19,7 @@ t.test('findIdempotency: found through the TTL, gone one millisecond after, and 
   storeIdempotency(state, record('k1', nowMs))
   const before = stableSerialize(state)
   t.same(findIdempotency(state, 'k1', nowMs), record('k1', nowMs))
-  t.ok(findIdempotency(state, 'k1', nowMs + idempotencyTtlMs), 'still there at exactly 24 h (CONTRACT.md 5: at least 24 h)')
+  t.ok(findIdempotency(state, 'k1', nowMs + idempotencyTtlMs), 'still there at exactly 24 h (docs/API.md, Retries and Idempotency-Key: at least 24 h)')
   t.equal(findIdempotency(state, 'k1', nowMs + idempotencyTtlMs + 1), undefined, 'expired after')
   t.equal(findIdempotency(state, 'other', nowMs), undefined)
   t.equal(stableSerialize(state), before, 'lookups, expired ones included, leave the state as it was')

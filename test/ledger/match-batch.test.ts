@@ -1,5 +1,5 @@
 /**
- * Dry runs, batches and a window's entries in the pure state machine (CONTRACT.md 11): a dry run answers
+ * Dry runs, batches and a window's entries in the pure state machine (docs/API.md, Matching help: proposals, dry runs, batches): a dry run answers
  * exactly what the real call answers and changes nothing; a batch is the same as its matches one by one
  * (answers, events, state), and one bad item stores nothing and names that item.
  */

@@ -1,5 +1,5 @@
 /**
- * Match proposals (CONTRACT.md 11) in the pure state machine: a model test that accepts every proposal
+ * Match proposals (docs/API.md, Matching help: proposals, dry runs, batches) in the pure state machine: a model test that accepts every proposal
  * through the real match command, and unit cases for the score, ties, time zones, visibility, the
  * budget and slicing.
  */
@@ -113,7 +113,7 @@ const magnitudeArb = fc.noBias(fc.integer({ min: 1, max: 2 ** 36 }))
 /** With noise, amounts also repeat (a subscription, a standard fee): equal amounts compete for the same items. */
 const repeatedMagnitudeArb = fc.oneof({ weight: 2, arbitrary: magnitudeArb }, { weight: 1, arbitrary: fc.constantFrom(1000, 2500, 3500) })
 
-/** Parts of one sign, or of one sign but one: the groups CONTRACT.md 11 searches for (same sign, then one odd item). */
+/** Parts of one sign, or of one sign but one: the groups docs/API.md, Matching help: proposals, dry runs, batches searches for (same sign, then one odd item). */
 function partsArb(count: number, toleranceDays: number, repeats: boolean): fc.Arbitrary<Part[]> {
   return fc.tuple(fc.boolean(), fc.boolean(), fc.array(fc.tuple(repeats ? repeatedMagnitudeArb : magnitudeArb, fc.integer({ min: -toleranceDays, max: toleranceDays })), { minLength: count, maxLength: count }))
     .map(([negative, oddOne, raw]) => raw.map(([magnitude, drift], index) => ({ amount: (negative !== (oddOne && index === 0 && count > 1) ? -1 : 1) * magnitude, drift })))

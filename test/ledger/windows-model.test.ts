@@ -118,7 +118,7 @@ const dateFormat = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric',
 interface MatchRequest { readonly lines: readonly number[]; readonly entries: readonly number[]; readonly strategy: Strategy; readonly reason: string | null }
 
 function expectMatch(model: Model, step: MatchRequest): string | number {
-  // The body's shape first (schema before the window's rules, CONTRACT.md 1).
+  // The body's shape first (schema before the window's rules, docs/API.md, Conventions).
   if (step.strategy === 'write_off' ? step.reason === null || step.entries.length > 0 : step.entries.length === 0) return 'request_invalid'
   if (new Set(step.lines).size < step.lines.length || new Set(step.entries).size < step.entries.length) return 'request_invalid'
   if (model.terminal !== null) return 'recon_state_invalid'

@@ -360,7 +360,7 @@ t.test('transitions: abandon, and everything else is recon_state_invalid', async
     { type: 'window.transition', window: id, state: 'abandoned', reason: null },
     { type: 'window.transition', window: id, state: 'open', reason: null },
     { type: 'window.lines.add', window: id, lines: [{ amount: 1, date: '2030-01-01', reference: null, description: null }] },
-    // Well-shaped: a malformed match body answers request_invalid first (schema before state, CONTRACT.md 1).
+    // Well-shaped: a malformed match body answers request_invalid first (schema before state, docs/API.md, Conventions).
     { type: 'match.create', window: id, statement_lines: ['l9'], entries: [], strategy: 'write_off', reason: 'fee' },
     { type: 'match.reverse', window: id, match: 'mat_nope' },
   ]
@@ -383,7 +383,7 @@ t.test('closed windows: immutable, frozen figures', async (t) => {
   const before = snapshot(ctx, id)
   post(ctx, '2026-11-15T00:00:00.000Z', 999)
   post(ctx, '2026-11-01T00:00:00.000Z', -5)
-  // Only the post-close figures move (CONTRACT.md 14: 999 − 5 posted into the period, by two entries).
+  // Only the post-close figures move (docs/API.md, Exports: 999 − 5 posted into the period, by two entries).
   const drifted = before.replace('"post_close_drift":0,"post_close_entries":0', '"post_close_drift":994,"post_close_entries":2')
   t.equal(snapshot(ctx, id).replace(/"entries":\d+/, ''), drifted.replace(/"entries":\d+/, ''), 'later postings into a closed period change nothing but the drift')
   t.same([view(ctx, id).derived_movement, view(ctx, id).residual], [100, 0])

@@ -1,5 +1,5 @@
 /**
- * Disk faults (CONTRACT.md 7): when the log cannot be written, writes answer 503, nothing acknowledged is lost,
+ * Disk faults (docs/RELIABILITY.md): when the log cannot be written, writes answer 503, nothing acknowledged is lost,
  * memory that ran ahead of the log is never served, and a restart once the fault is gone recovers. First with the
  * commit step failed on purpose (CommitFaults), then, where this machine lets root mount one, with a real tmpfs
  * that fills up.

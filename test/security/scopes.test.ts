@@ -1,5 +1,5 @@
 /**
- * The security matrix (CONTRACT.md 1, 2): every /v2 route × every scope; 401 for every kind of missing or
+ * The security matrix (docs/API.md, Conventions, 2): every /v2 route × every scope; 401 for every kind of missing or
  * bad key on every route; another workspace's ids answer 404 not_found on every route (never 403, never
  * data); a key restricted to `assets:*` sees and names nothing else; secrets never reach disk or logs in
  * clear; the admin token compare is constant-time; every input limit holds at its edge. A rejected request
@@ -178,7 +178,7 @@ function bodyOf(route: RouteCase): unknown {
   }
 }
 
-// Webhook routes (CONTRACT.md 8); DELETE and the deliveries list, which need an id, are covered by test/http/webhooks.test.ts.
+// Webhook routes (docs/API.md, Webhooks); DELETE and the deliveries list, which need an id, are covered by test/http/webhooks.test.ts.
 routes.push(
   { method: 'GET', pattern: '/v2/webhooks', scope: 'hooks:read', request: async () => ({ path: '/v2/webhooks', status: 200 }) },
   { method: 'POST', pattern: '/v2/webhooks', scope: 'hooks:write', request: async () => ({ path: '/v2/webhooks', body: { url: 'http://127.0.0.1:9/hook', events: ['entry.posted'] }, status: 201 }) },
@@ -425,7 +425,7 @@ t.test('secrets never reach disk or logs in clear; the stored hash is not the se
     t.notOk(stdout.includes(secret), `secret …${secret.slice(-6)} is not on stdout`)
     t.notOk(stderr.includes(secret), `secret …${secret.slice(-6)} is not on stderr`)
   }
-  t.equal(stdout.split(firstKey!).length - 1, 1, 'the first-start key is printed exactly once (CONTRACT.md 0)')
+  t.equal(stdout.split(firstKey!).length - 1, 1, 'the first-start key is printed exactly once (README.md, Configuration)')
   t.notOk(stderr.includes(firstKey!), 'the first-start key is not on stderr')
   t.notOk(stdout.includes(adminToken) || stderr.includes(adminToken), 'the admin token is never printed')
 })

@@ -3,7 +3,7 @@
  * match batches and their dry runs, statement imports) and for the proposals read. A batch is predicted
  * item by item on a copy of the model, each item by the model's own single-item rules against the copy as
  * the items before it left it (ids there are placeholders); the reply's ids are learned on commit, when
- * the items are applied to the model itself. Like auditor.ts, written from CONTRACT.md, not from src/ledger.
+ * the items are applied to the model itself. Like auditor.ts, written from docs/API.md, not from src/ledger.
  */
 
 import type { EntryBatchItem, MatchItem } from '../../src/ledger/commands.ts'
@@ -43,7 +43,7 @@ function entryRequest(item: EntryBatchItem, rules: number): Request {
   return { type: 'entry.post', lines: item.lines, effective_at_ms: item.effective_at_ms, description: item.description, metadata: item.metadata, rules }
 }
 
-/** CONTRACT.md 13: atomic, the first refused item answers for the batch; else each item posted or refused in its place. */
+/** docs/API.md, Bulk postings: atomic, the first refused item answers for the batch; else each item posted or refused in its place. */
 function expectEntryBatch(model: WorkspaceModel, request: EntryBatchRequest, context: Context): Expectation {
   const trial = model.clone()
   const each: Expectation[] = []
@@ -89,7 +89,7 @@ function shapeInvalid(item: MatchItem): boolean {
   return item.strategy === 'write_off' ? item.entries.length > 0 || (item.reason ?? '') === '' : item.entries.length === 0
 }
 
-/** CONTRACT.md 11: every item's shape, the window, then the items in order, all or nothing; a dry run answers the figures only. */
+/** docs/API.md, Matching help: proposals, dry runs, batches: every item's shape, the window, then the items in order, all or nothing; a dry run answers the figures only. */
 function expectMatchBatch(model: WorkspaceModel, request: Pick<MatchBatchRequest, 'window' | 'matches'>, context: Context, dryRun: boolean): Expectation {
   if (request.matches.some(shapeInvalid)) return rejected('request_invalid')
   const windowIndex = model.window(request.window, context.visibility)
@@ -132,7 +132,7 @@ function expectMatchBatch(model: WorkspaceModel, request: Pick<MatchBatchRequest
 /** A statement the file opens as a new window, or the window an earlier import opened for it. */
 type Plan = { readonly known: ModelWindow } | { readonly window: ModelWindow }
 
-/** CONTRACT.md 10, in its order: window_invalid, account_unknown, idempotency_conflict, window_overlap, currency_mismatch. */
+/** docs/API.md, Bank statement formats, in its order: window_invalid, account_unknown, idempotency_conflict, window_overlap, currency_mismatch. */
 function expectImport(model: WorkspaceModel, request: ImportRequest, context: Context): Expectation {
   const today = localDate(context.atMs, request.time_zone)
   if (request.statements.some((statement) => statement.to < statement.from || statement.to > today)) return rejected('window_invalid')
@@ -190,7 +190,7 @@ function importedWindow(model: WorkspaceModel, statement: ImportRequest['stateme
 }
 
 /**
- * CONTRACT.md 11: proposals are not predicted (their choice and score are the matcher's), but each must be a
+ * docs/API.md, Matching help: proposals, dry runs, batches: proposals are not predicted (their choice and score are the matcher's), but each must be a
  * match the model would accept: unmatched lines of the window and entries inside it, amounts equal, a 1:1
  * pair within the date tolerance, no line or entry in two proposals. A terminal window has none.
  */

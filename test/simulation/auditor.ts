@@ -1,6 +1,6 @@
 /**
- * @module Simulation: the auditor, an independent model of one workspace written from SPEC.md and
- * CONTRACT.md (not from src/ledger). For each request it predicts the answer (a rejection code, or an
+ * @module Simulation: the auditor, an independent model of one workspace written from docs/API.md
+ * (not from src/ledger). For each request it predicts the answer (a rejection code, or an
  * acceptance with the figures it must carry); the simulator compares every reply with the prediction.
  * Ids are opaque: the model learns them from accepted replies and then refers to objects by them.
  */
@@ -64,7 +64,7 @@ export interface ModelWindow {
 }
 
 const dayMs = 24 * 60 * 60 * 1000
-/** CONTRACT.md 5: stored answers survive at least 24 h. */
+/** docs/API.md, Retries and Idempotency-Key: stored answers survive at least 24 h. */
 export const idempotencyTtlMs = dayMs
 
 export function isVisibleTo(visibility: readonly string[] | null, name: string): boolean {
@@ -104,7 +104,7 @@ export function residualOf(window: ModelWindow): number {
   return window.frozenResidual ?? window.claimed - window.derived - window.matchedTotal
 }
 
-/** CONTRACT.md 4: balanced exactly when the residual is 0 and at least one match is active. */
+/** docs/API.md, Reconciliation windows: balanced exactly when the residual is 0 and at least one match is active. */
 export function liveState(window: ModelWindow): 'open' | 'balanced' {
   return residualOf(window) === 0 && window.activeMatches > 0 ? 'balanced' : 'open'
 }
@@ -214,7 +214,7 @@ export class WorkspaceModel {
     return total
   }
 
-  /** An entry's amount for a window: the sum of its lines on the window's accounts (CONTRACT.md 4). */
+  /** An entry's amount for a window: the sum of its lines on the window's accounts (docs/API.md, Reconciliation windows). */
   entryAmount(window: ModelWindow, entry: number): number {
     return this.entries[entry].lines.reduce((sum, line) => (window.accounts.includes(line.account) ? sum + line.amount : sum), 0)
   }

@@ -164,7 +164,7 @@ class Simulation {
     if (!outcome.ok) throw new SimulationFailure(this.#options.seed, this.step, `setup ${command.type} refused: ${outcome.code}`)
   }
 
-  /** An admin moves a workspace to another zone: new windows use it, open ones keep theirs (CONTRACT.md 4). */
+  /** An admin moves a workspace to another zone: new windows use it, open ones keep theirs (docs/API.md, Reconciliation windows). */
   async #changeTimeZone(): Promise<void> {
     const model = this.#prng.pick([...this.#models.values()])
     const timeZone = this.#prng.pick(timeZones)
@@ -366,7 +366,7 @@ class Simulation {
     if (problem !== null) this.#fail(sent, `${problem}; reply ${JSON.stringify(outcome.body)}`)
   }
 
-  /** A refused or replayed request changes nothing (CONTRACT.md 2): compared on a sampled share, a full serialization each. */
+  /** A refused or replayed request changes nothing (docs/API.md, Admin API): compared on a sampled share, a full serialization each. */
   #checkUnchanged(sent: Sent, before: string | null): void {
     if (before === null) return
     this.#rejectionsChecked++

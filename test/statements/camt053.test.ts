@@ -63,7 +63,7 @@ t.test('genkgo/camt multi-statement test file (v02, EUR)', async (t) => {
     },
     {
       statement_ref: '254EURNL26VAYB8060476890', account: 'NL26VAYB8060476890', currency: 'EUR',
-      // No FrToDt, and it follows a statement of the same account closing 2014-12-31: CONTRACT.md 10 starts it
+      // No FrToDt, and it follows a statement of the same account closing 2014-12-31: docs/API.md, Bank statement formats starts it
       // the day after, later than its own closing date, so the route answers window_invalid for this file.
       period: { from: '2015-01-01', to: '2014-12-31' },
       opening: 2700, closing: 2000, claimed_movement: -700, lines: 1, sum: -700,

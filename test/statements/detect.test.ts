@@ -1,4 +1,4 @@
-/** The format of a statement file: `?format=` over Content-Type over the content (CONTRACT.md 10). */
+/** The format of a statement file: `?format=` over Content-Type over the content (docs/API.md, Bank statement formats). */
 import t from 'tap'
 import { detectFormat, formatOfContent, formatOfContentType, isStatementFormat } from '../../src/statements/detect.ts'
 import { readStatements } from '../../src/statements/read.ts'

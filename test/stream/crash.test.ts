@@ -1,5 +1,5 @@
 /**
- * kill -9 with WebSocket requests in flight (CONTRACT.md 7, 12): every write answered 201 over a socket
+ * kill -9 with WebSocket requests in flight (docs/RELIABILITY.md, 12): every write answered 201 over a socket
  * (single entries and batches) is there after the restart, exactly once.
  */
 import fs from 'node:fs'

@@ -1,5 +1,5 @@
 /**
- * The WebSocket API's messages (CONTRACT.md 12) with good and bad input: auth (header, message, never,
+ * The WebSocket API's messages (docs/API.md, WebSocket API and live updates) with good and bad input: auth (header, message, never,
  * twice, wrong), bad JSON, unknown types, oversized frames, requests through the lifecycle (scopes,
  * idempotency, limits, many in flight), subscribe and unsubscribe, and a key revoked mid-session.
  */

@@ -1,5 +1,5 @@
 /**
- * Live updates (CONTRACT.md 12): what changes a window (a posting into its period, lines, matches, a
+ * Live updates (docs/API.md, WebSocket API and live updates): what changes a window (a posting into its period, lines, matches, a
  * transition) or a balance pushes the new value after the commit; updates of one window arrive in commit
  * order; a reader that stops reading keeps the server's memory bounded (coalescing), then catches up.
  */

@@ -5,7 +5,7 @@ import { call, type Reply } from './service.ts'
 export const scopesAll = ['accounts:read', 'accounts:write', 'entries:read', 'entries:write', 'recon:read', 'recon:write', 'hooks:read', 'hooks:write'] as const
 export type Scope = (typeof scopesAll)[number]
 
-/** RFC 3339 in UTC with milliseconds, as every timestamp comes back (CONTRACT.md 1). */
+/** RFC 3339 in UTC with milliseconds, as every timestamp comes back (docs/API.md, Conventions). */
 export const timestampUtcMsPattern = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 
 export interface Target {

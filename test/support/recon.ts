@@ -2,7 +2,7 @@
 
 import { call, type Reply } from './service.ts'
 
-/** Every field of the window object, CONTRACT.md 4, its currency (9) and the sealed close (14). */
+/** Every field of the window object, docs/API.md, Reconciliation windows, its currency (9) and the sealed close (14). */
 export const windowFields = [
   'id', 'label', 'accounts', 'currency', 'window', 'claimed_movement', 'derived_movement', 'residual', 'matched_count', 'tolerance',
   'statement_ref', 'state', 'opened_at', 'lines_count', 'unmatched_lines_count', 'closed_at', 'closed_by', 'close_reason',

@@ -1,4 +1,4 @@
-// Statement upload (POST /v2/statements, CONTRACT.md 10): a camt.053, MT940 or BAI2 file opens windows.
+// Statement upload (POST /v2/statements, docs/API.md, Bank statement formats): a camt.053, MT940 or BAI2 file opens windows.
 // The file goes as it is, its format named by Content-Type from its extension (the server also recognises it from the content).
 
 import { useState } from 'preact/hooks'

@@ -1,5 +1,5 @@
-// Matching proposals (CONTRACT.md 11): each accepted as given, or all in one batch (all or nothing, one
-// log record); and the audit-pack exports (CONTRACT.md 14), downloaded with the key as bearer token.
+// Matching proposals (docs/API.md, Matching help: proposals, dry runs, batches): each accepted as given, or all in one batch (all or nothing, one
+// log record); and the audit-pack exports (docs/API.md, Exports), downloaded with the key as bearer token.
 
 import { useEffect, useState } from 'preact/hooks'
 import { html } from '../html.js'
@@ -19,7 +19,7 @@ export function Proposals({ window, data, act }) {
   }, [data])
   const bodyOf = (proposal) => ({ statement_lines: proposal.statement_lines, entries: proposal.entries, strategy: proposal.strategy, date_tolerance_days: proposal.date_tolerance_days })
   const accept = (proposal) => act((answer) => `Accepted the proposal as ${answer.id}.`, () => api('POST', `/v2/reconciliations/${enc(window.id)}/matches`, { body: bodyOf(proposal) }))
-  // All or nothing, one log record (CONTRACT.md 11): no line or entry is in two proposals of one answer.
+  // All or nothing, one log record (docs/API.md, Matching help: proposals, dry runs, batches): no line or entry is in two proposals of one answer.
   const acceptAll = () => act((answer) => `Accepted ${answer.data.length} proposals.`, () => api('POST', `/v2/reconciliations/${enc(window.id)}/matches/batch`, { body: { matches: proposals.map(bodyOf) } }))
   return html`<section aria-labelledby="proposals-heading">
     <h2 id="proposals-heading">Proposals</h2><${Alert} message=${error} />

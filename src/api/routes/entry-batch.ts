@@ -1,4 +1,4 @@
-/** @module POST /v2/entries/batch (CONTRACT.md 13): each item checked as POST /v2/entries checks its body, then one entry.batch command. */
+/** @module POST /v2/entries/batch (docs/API.md, Bulk postings): each item checked as POST /v2/entries checks its body, then one entry.batch command. */
 
 import type { Rejection } from '../../errors.js'
 import { entryRulesVersion, type EntryBatch, type EntryBatchItem } from '../../ledger/commands.js'
@@ -17,7 +17,7 @@ const batchBody = Object.assign(validator(entryBatchOuter), { schema: entryBatch
 export const entryBatchRoute = v2Route({
   method: 'POST', pattern: '/v2/entries/batch', scope: 'entries:write', summary: 'Post up to 8,190 entries in one request and one log record',
   body: { validate: batchBody, limit: 'import' },
-  // One write token per entry (CONTRACT.md 13): the rate stage asks before the body is checked, so a body
+  // One write token per entry (docs/API.md, Bulk postings): the rate stage asks before the body is checked, so a body
   // of more entries than a batch may hold (refused by its schema next) is charged as the largest batch.
   writeTokens: (value) => {
     const entries = (value as { entries?: unknown } | null)?.entries

@@ -1,4 +1,4 @@
-/** @module Export routes (CONTRACT.md 14): a window's audit pack as JSON, CSV or PDF, and the entries as CSV, both streamed in pages. */
+/** @module Export routes (docs/API.md, Exports): a window's audit pack as JSON, CSV or PDF, and the entries as CSV, both streamed in pages. */
 
 import { Type } from 'typebox'
 import { reject } from '../../errors.js'

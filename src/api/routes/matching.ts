@@ -1,4 +1,4 @@
-/** @module Matching routes (CONTRACT.md 4 and 11): attach a match or a batch of them (each with a dry run), proposals, a window's entries. */
+/** @module Matching routes (docs/API.md, Reconciliation windows; Matching help): attach a match or a batch of them (each with a dry run), proposals, a window's entries. */
 
 import { Type } from 'typebox'
 import { matchBatchItemsMax, type MatchBatch, type MatchCreate, type MatchItem } from '../../ledger/commands.js'
@@ -28,7 +28,7 @@ function isDryRun(body: unknown): boolean {
   return typeof body === 'object' && body !== null && (body as { dry_run?: unknown }).dry_run === true
 }
 
-/** One write token per match of a batch (CONTRACT.md 11), within 1..1,000 whatever the body (its schema is checked after the budget). */
+/** One write token per match of a batch (docs/API.md, Matching help: proposals, dry runs, batches), within 1..1,000 whatever the body (its schema is checked after the budget). */
 function batchTokens(body: unknown): number {
   const matches = typeof body === 'object' && body !== null ? (body as { matches?: unknown }).matches : undefined
   return Array.isArray(matches) ? Math.min(matchBatchItemsMax, Math.max(1, matches.length)) : 1

@@ -1,4 +1,4 @@
-/** @module POST /v2/statements: a bank statement file (camt.053, MT940, BAI2) opens a window per statement, all or none (CONTRACT.md 10). */
+/** @module POST /v2/statements: a bank statement file (camt.053, MT940, BAI2) opens a window per statement, all or none (docs/API.md, Bank statement formats). */
 
 import { Type } from 'typebox'
 import { reject, type Rejection } from '../../errors.js'

@@ -51,7 +51,7 @@ export const entryPost = fields({
   metadata: Type.Optional(Type.Union([metadata, Type.Null()])),
 })
 
-/** CONTRACT.md 13: up to 8,190 entries (TigerBeetle's batch size). */
+/** docs/API.md, Bulk postings: up to 8,190 entries (TigerBeetle's batch size). */
 export const entryBatchSizeMax = 8190
 
 /** The batch as published: each item an entry body. */
