@@ -1,5 +1,5 @@
 /**
- * @module `npm run test:crash`: the full crash loop (CONTRACT.md 7). CRASH_ROUNDS kill -9 rounds (default 20) under mixed
+ * @module `npm run test:crash`: the full crash loop (docs/RELIABILITY.md). CRASH_ROUNDS kill -9 rounds (default 20) under mixed
  * concurrent load against a real trueup process, each followed by a restart and an audit; prints one summary line and
  * writes it with the details to CRASH_RESULTS (default bench/results/crash-loop.json). Exit 1 when anything was lost.
  *
