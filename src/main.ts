@@ -3,10 +3,15 @@
 import { loadConfig } from './config.js'
 import { StoreDamaged } from './log/damage.js'
 import { startService, type Service } from './service.js'
+import { StartRefused } from './start-refused.js'
 
-/** Exit codes a supervisor can act on: 1 the log failed while running (restart recovers), 2 the data dir is damaged (restarting will not help). */
+/**
+ * Exit codes a supervisor can act on: 1 the log failed while running (restart recovers); 2 the start was
+ * refused (the data dir damaged, in use or unusable, the address taken, bad configuration: restarting as is
+ * will not help).
+ */
 const exitLogFailed = 1
-const exitStoreDamaged = 2
+const exitRefused = 2
 
 const config = loadConfig()
 const print = (line: string) => process.stdout.write(`${line}\n`)
@@ -37,9 +42,11 @@ try {
     },
   })
 } catch (error) {
-  if (!(error instanceof StoreDamaged)) throw error
-  warn(`trueup: refusing to start: ${error.message}`)
-  process.exit(exitStoreDamaged)
+  // Said as is: the message is the one line the operator needs (docs/API.md, "Running it").
+  if (error instanceof StartRefused) warn(error.message)
+  else if (error instanceof StoreDamaged) warn(`trueup: refusing to start: ${error.message}`)
+  else throw error
+  process.exit(exitRefused)
 }
 print(`Replayed ${service.replay.records} log records (${service.replay.snapshots} snapshots, ${service.replay.recordsSkipped} older records not needed) in ${service.replay.durationMs} ms.`)
 print(`trueup listening on http://${config.host}:${service.port} (data in ${config.dataDir})`)
