@@ -23,6 +23,7 @@ import { health } from '../api/schemas/responses.js'
 import { httpLifecycles, sendRejection } from './v2-pipeline.js'
 import { holdPort } from './port-hold.js'
 import { StartRefused } from '../start-refused.js'
+import { version } from '../version.js'
 
 export interface ServerOptions {
   readonly runtime: Runtime
@@ -106,10 +107,11 @@ async function whyNotListening(host: string, port: number): Promise<StartRefused
 /** Health, the OpenAPI document and metrics: answered here, outside the /v2 lifecycle (no API key, no rate budget). */
 function plainAnswerer(options: ServerOptions): (route: PlainRoute, exchange: Exchange, authorization: string | undefined) => void {
   // Built once: the route tables do not change while the server runs.
+  const healthBody = JSON.stringify({ status: 'ok', version })
   const openApiBody = JSON.stringify(buildOpenApi({ v2: v2Routes, admin: adminRoutes, plain: plainRoutes }, { bodyBytesMax: options.bodyBytesMax, importBodyBytesMax: options.importBodyBytesMax }))
   return (route, exchange, authorization) => {
     exchange.route = route
-    if (route === healthRoute) return send(exchange, 200, '{"status":"ok"}', [])
+    if (route === healthRoute) return send(exchange, 200, healthBody, [])
     if (route === openApiRoute) return send(exchange, 200, openApiBody, [])
     if (options.metricsToken !== null && !bearerMatches(options.metricsToken, authorization)) {
       return sendRejection(exchange, reject('unauthenticated', 'The metrics token is required: Authorization: Bearer <METRICS_TOKEN>.'), [])

@@ -5,6 +5,7 @@ import path from 'node:path'
 import t from 'tap'
 import { createServer, Ledger } from '../../src/index.ts'
 import { call } from '../support/service.ts'
+import { version } from '../../src/version.ts'
 
 t.test('createServer on port 0: a request, stop, and again on the same data dir', async (t) => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'trueup-embedded-'))
@@ -16,7 +17,7 @@ t.test('createServer on port 0: a request, stop, and again on the same data dir'
   t.match(server.adminToken, /^adm_/, 'and the generated admin token')
   t.equal(fs.readFileSync(path.join(dataDir, 'admin-token'), 'utf8').trim(), server.adminToken, 'kept in DATA_DIR/admin-token')
   t.equal(fs.statSync(path.join(dataDir, 'admin-token')).mode & 0o777, 0o600, 'mode 0600')
-  t.same((await call(server.url, 'GET', '/healthz')).body, { status: 'ok' })
+  t.same((await call(server.url, 'GET', '/healthz')).body, { status: 'ok', version }, 'with the package version')
   const created = await call(server.url, 'POST', '/v2/accounts', { key: server.apiKey, body: { name: 'assets:bank' } })
   t.equal(created.status, 201)
   await server.stop()

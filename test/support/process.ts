@@ -61,9 +61,14 @@ export interface FinishedProcess {
  * Spawns the service (src/main.ts, or `args` instead) and waits for it to exit by itself: for starts that
  * must be refused. Killed (SIGKILL) if it has not exited within timeoutMs, which the answer then shows.
  */
-export async function runToExit(options: ProcessOptions & { readonly args?: readonly string[]; readonly timeoutMs?: number }): Promise<FinishedProcess> {
+export async function runToExit(options: ProcessOptions & { readonly args?: readonly string[]; readonly timeoutMs?: number; readonly asUser?: number }): Promise<FinishedProcess> {
   const port = options.port ?? await freePort()
-  const child = spawn(process.execPath, options.args ?? ['--import=tsx', 'src/main.ts'], { cwd: repositoryRoot, env: childEnv(options, port), stdio: ['ignore', 'pipe', 'pipe'] })
+  const args = options.args ?? ['--import=tsx', 'src/main.ts']
+  // As another user (root tests for permissions): through setpriv, and without the NODE_OPTIONS the test runner
+  // adds, whose hooks would write the runner's files as that user.
+  const [command, ...commandArgs] = options.asUser === undefined ? [process.execPath, ...args]
+    : ['setpriv', `--reuid=${options.asUser}`, `--regid=${options.asUser}`, '--clear-groups', 'env', '-u', 'NODE_OPTIONS', process.execPath, ...args]
+  const child = spawn(command, commandArgs, { cwd: repositoryRoot, env: childEnv(options, port), stdio: ['ignore', 'pipe', 'pipe'] })
   let stdout = ''
   let stderr = ''
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => { stdout += chunk })

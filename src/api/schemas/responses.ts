@@ -233,7 +233,7 @@ export const webhookDelivery = Type.Object({
 
 export const webhookDeliveryPage = page(webhookDelivery)
 
-export const health = Type.Object({ status: Type.Literal('ok') })
+export const health = Type.Object({ status: Type.Literal('ok'), version: Type.String({ description: 'the package version of the running service' }) })
 
 const errorCodes = Object.keys(errorCatalogue) as (keyof typeof errorCatalogue)[]
 
