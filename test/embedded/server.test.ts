@@ -3,7 +3,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import t from 'tap'
-import { createServer, Ledger } from '../../src/index.ts'
+import { createServer, Ledger, StartRefused } from '../../src/index.ts'
 import { call } from '../support/service.ts'
 import { version } from '../../src/version.ts'
 
@@ -48,6 +48,7 @@ t.test('one owner per data dir and per port, in-process too: a second server or 
   const server = await createServer({ dataDir, port: 0, logLevel: 'silent' })
   const inUse = `refusing to start: DATA_DIR ${dataDir} is in use by process ${process.pid}`
   await t.rejects(createServer({ dataDir, port: 0, logLevel: 'silent' }), { name: 'StartRefused', message: inUse }, 'a second server on the data dir')
+  t.ok(await createServer({ dataDir, port: 0 }).catch((error: unknown) => error) instanceof StartRefused, 'an instance of the exported StartRefused')
   await t.rejects(Ledger.open({ dataDir }), { name: 'StartRefused', message: inUse }, 'a Ledger on it')
   const otherDir = path.join(dataDir, 'other')
   await t.rejects(createServer({ dataDir: otherDir, port: server.port, logLevel: 'silent' }), { name: 'StartRefused', message: `cannot listen on 127.0.0.1:${server.port}: address in use` }, 'a second server on the port')
