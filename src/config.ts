@@ -105,7 +105,7 @@ function integerFrom(env: NodeJS.ProcessEnv, name: string): number | undefined {
   const text = env[name]
   if (text === undefined || text === '') return undefined
   const value = Number(text)
-  if (!Number.isSafeInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer, got ${text}`)
+  if (!Number.isSafeInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer, got ${JSON.stringify(text)}`)
   return value
 }
 
@@ -117,7 +117,7 @@ function textFrom(env: NodeJS.ProcessEnv, name: string): string | undefined {
 function logLevelFrom(env: NodeJS.ProcessEnv): LogLevel | undefined {
   const text = textFrom(env, 'LOG_LEVEL')
   if (text === undefined) return undefined
-  if (!(logLevels as readonly string[]).includes(text)) throw new Error(`LOG_LEVEL must be one of ${logLevels.join(', ')}, got ${text}`)
+  if (!(logLevels as readonly string[]).includes(text)) throw new Error(`LOG_LEVEL must be one of ${logLevels.join(', ')}, got ${JSON.stringify(text)}`)
   return text as LogLevel
 }
 
@@ -160,10 +160,10 @@ export function resolveConfig(input: ConfigInput): Config {
   const logRetentionCommands = config.logRetentionCommands ?? (config.logRetentionBytes === null ? 2 * config.snapshotCommandsInterval : null)
   const resolved: Config = { ...config, dataDir: path.resolve(config.dataDir), logRetentionCommands }
   assert.ok(Number.isSafeInteger(resolved.port) && resolved.port >= 0 && resolved.port <= 65535, 'PORT must be 0..65535')
-  assert.ok(resolved.groupCommitRecordsMax >= 1)
+  assert.ok(resolved.groupCommitRecordsMax >= 1, 'GROUP_COMMIT_RECORDS_MAX must be at least 1')
   assert.ok(resolved.groupCommitRecordsMax <= resolved.pendingRecordsMax, 'GROUP_COMMIT_RECORDS_MAX must not exceed PENDING_RECORDS_MAX')
   assert.ok(resolved.bodyBytesMax <= resolved.importBodyBytesMax)
-  assert.ok(resolved.snapshotCommandsInterval >= 1)
+  assert.ok(resolved.snapshotCommandsInterval >= 1, 'SNAPSHOT_COMMANDS_INTERVAL must be at least 1')
   assert.ok(logRetentionCommands === null || logRetentionCommands >= 1, 'LOG_RETENTION_COMMANDS must be at least 1 (the last record is always kept)')
   assert.ok(resolved.logRetentionBytes === null || resolved.logRetentionBytes >= 1, 'LOG_RETENTION_BYTES must be at least 1 (the last record is always kept)')
   assert.ok(resolved.logRetentionBatchRecordsMax >= 1, 'LOG_RETENTION_BATCH_RECORDS_MAX must be at least 1')

@@ -6,6 +6,7 @@ export {
   type LineQuery, type MatchInput, type PageQuery, type StatementFileInput, type StatementLineInput, type WindowInput, type WindowQuery, type WorkspaceChange, type WorkspaceInput,
 } from './embedded/ledger.js'
 export { TrueupError } from './embedded/trueup-error.js'
+export { StartRefused } from './start-refused.js'
 export type { ErrorCode, ErrorDetail } from './errors.js'
 export { errorCatalogue } from './errors.js'
 export type {

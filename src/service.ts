@@ -14,6 +14,8 @@ import type { StreamEndpoint } from './edge/stream.js'
 import { startServer, type RunningServer } from './edge/server.js'
 import { limitsDefault, scopes } from './ledger/system.js'
 import { CommandLog, type CommitFaults } from './log/command-log.js'
+import { checkDataDirContents, lockDataDir, type DataDirLock } from './data-dir.js'
+import { holdPort, type PortHold } from './edge/port-hold.js'
 import { createLogger } from './logger.js'
 import { WebhookDeliverer } from './webhooks/deliverer.js'
 
@@ -49,14 +51,20 @@ export interface ServiceHooks {
 
 const snapshotCheckIntervalMs = 5_000
 
-function adminTokenOf(config: Config, print: (line: string) => void): string {
-  if (config.adminToken !== null) return config.adminToken
+/** The admin token: ADMIN_TOKEN, else the one kept in DATA_DIR/admin-token, else a new one, which keepAdminToken writes. */
+function adminTokenOf(config: Config): { readonly token: string; readonly isNew: boolean } {
+  if (config.adminToken !== null) return { token: config.adminToken, isNew: false }
   const file = path.join(config.dataDir, 'admin-token')
-  if (fs.existsSync(file)) return fs.readFileSync(file, 'utf8').trim()
-  const token = `adm_${randomBytes(32).toString('base64url')}`
-  fs.writeFileSync(file, `${token}\n`, { mode: 0o600 })
-  print(`Admin token (written to ${file}, shown once): ${token}`)
-  return token
+  if (fs.existsSync(file)) return { token: fs.readFileSync(file, 'utf8').trim(), isNew: false }
+  return { token: `adm_${randomBytes(32).toString('base64url')}`, isNew: true }
+}
+
+/** A new admin token is written (mode 0600) and printed once the start can no longer be refused. */
+function keepAdminToken(config: Config, admin: { readonly token: string; readonly isNew: boolean }, print: (line: string) => void): void {
+  if (!admin.isNew) return
+  const file = path.join(config.dataDir, 'admin-token')
+  fs.writeFileSync(file, `${admin.token}\n`, { mode: 0o600 })
+  print(`Admin token (written to ${file}, shown once): ${admin.token}`)
 }
 
 /** On an empty data dir: workspace `default` in UTC and one key with every scope, printed once; returns its secret. */
@@ -120,9 +128,51 @@ function startHousekeeping(config: Config, runtime: Runtime, hooks: ServiceHooks
   return { retention, snapshots }
 }
 
+interface Claim {
+  readonly lock: DataDirLock
+  /** The listen address held through replay (null for port 0), released just before the server binds it. */
+  readonly port: PortHold | null
+}
+
+/**
+ * The data dir's lock and the listen address, both before anything is written. A data dir that exists is
+ * locked first (both taken most often means this service was started twice: the data dir in use says so);
+ * a missing one is created only once the port is known to be free, so a refused start leaves no trace.
+ */
+async function claim(config: Config): Promise<Claim> {
+  let lock = fs.existsSync(config.dataDir) ? lockDataDir(config.dataDir) : null
+  let port: PortHold | null = null
+  try {
+    port = await holdPort(config.host, config.port)
+    lock ??= lockDataDir(config.dataDir)
+    checkDataDirContents(config.dataDir)
+    return { lock, port }
+  } catch (error) {
+    port?.release()
+    lock?.release()
+    throw error
+  }
+}
+
+/**
+ * Starts the service on a data dir no other process (nor another service in this one) holds: the lock is kept
+ * until stop. A refusal (StartRefused: the data dir in use or unusable, the address taken) comes before
+ * anything is written; StoreDamaged when the log cannot be trusted.
+ */
 export async function startService(config: Config, hooks: ServiceHooks): Promise<Service> {
-  fs.mkdirSync(config.dataDir, { recursive: true })
-  const adminToken = adminTokenOf(config, hooks.print)
+  const claimed = await claim(config)
+  try {
+    return await startClaimed(config, hooks, claimed)
+  } catch (error) {
+    claimed.port?.release()
+    claimed.lock.release()
+    throw error
+  }
+}
+
+/** The log replayed, then the server listening, and only then a new admin token and the first start written. */
+async function startClaimed(config: Config, hooks: ServiceHooks, claimed: Claim): Promise<Service> {
+  const admin = adminTokenOf(config)
   const metrics = new Metrics({ groupCommitRecordsMax: config.groupCommitRecordsMax, eventLoopLagResolutionMs: config.eventLoopLagResolutionMs })
   const log = new CommandLog({
     path: path.join(config.dataDir, 'log'), groupCommitRecordsMax: config.groupCommitRecordsMax, pendingRecordsMax: config.pendingRecordsMax,
@@ -138,16 +188,16 @@ export async function startService(config: Config, hooks: ServiceHooks): Promise
     await log.close()
     throw error
   }
-  const firstApiKey = firstStart(runtime, hooks.clock, hooks.print)
-  await new Promise<void>((resolve, reject) => log.afterDurable(log.lastSeq, (error) => (error === null ? resolve() : reject(error))))
   const { logger, close: closeLogger } = createLogger({
     level: config.logLevel, bufferBytesMax: config.logBufferBytesMax, flushWaitMs: config.logFlushWaitMs,
     onLineDropped: () => metrics.observeLoggerLineDropped(), destination: hooks.logDestination,
   })
   let server: RunningServer
   try {
+    // Released and bound in one turn of the event loop: nothing else of this process runs in between.
+    claimed.port?.release()
     server = await startServer({
-      runtime, host: config.host, port: config.port, adminToken, bodyBytesMax: config.bodyBytesMax, importBodyBytesMax: config.importBodyBytesMax, clock: hooks.clock, onLogFailure: hooks.onLogFailure,
+      runtime, host: config.host, port: config.port, adminToken: admin.token, bodyBytesMax: config.bodyBytesMax, importBodyBytesMax: config.importBodyBytesMax, clock: hooks.clock, onLogFailure: hooks.onLogFailure,
       metrics, logger, logSlowRequestMs: config.logSlowRequestMs, metricsToken: config.metricsToken, requestIdLengthMax: config.requestIdLengthMax,
       streamAuthTimeoutMs: config.streamAuthTimeoutMs, streamKeyBufferBytesMax: config.streamKeyBufferBytesMax, streamProcessBufferBytesMax: config.streamProcessBufferBytesMax,
     })
@@ -156,15 +206,46 @@ export async function startService(config: Config, hooks: ServiceHooks): Promise
     await closeLogger()
     throw error
   }
-  const webhooks = startWebhooks(config, runtime, metrics, hooks.clock, (message, error) => logger.warn({ err: error }, message))
+  let firstApiKey: string | null
+  try {
+    keepAdminToken(config, admin, hooks.print)
+    firstApiKey = firstStart(runtime, hooks.clock, hooks.print)
+    await new Promise<void>((resolve, reject) => log.afterDurable(log.lastSeq, (error) => (error === null ? resolve() : reject(error))))
+  } catch (error) {
+    await server.close(0)
+    await log.close()
+    await closeLogger()
+    throw error
+  }
+  const parts: Running = { config, hooks, claimed, runtime, log, replay, adminToken: admin.token, firstApiKey, metrics, server, closeLogger }
+  return running(parts, startWebhooks(config, runtime, metrics, hooks.clock, (message, error) => logger.warn({ err: error }, message)))
+}
+
+interface Running {
+  readonly config: Config
+  readonly hooks: ServiceHooks
+  readonly claimed: Claim
+  readonly runtime: Runtime
+  readonly log: CommandLog
+  readonly replay: ReplayReport
+  readonly adminToken: string
+  readonly firstApiKey: string | null
+  readonly metrics: Metrics
+  readonly server: RunningServer
+  readonly closeLogger: () => Promise<void>
+}
+
+/** The started service: housekeeping on, and the stop that undoes it all, the data dir's lock released last. */
+function running(parts: Running, webhooks: WebhookDeliverer): Service {
+  const { config, hooks, runtime, log, server } = parts
   const { retention, snapshots } = startHousekeeping(config, runtime, hooks)
   return {
     port: server.port,
     runtime,
-    replay,
-    adminToken,
-    firstApiKey,
-    metrics,
+    replay: parts.replay,
+    adminToken: parts.adminToken,
+    firstApiKey: parts.firstApiKey,
+    metrics: parts.metrics,
     webhooks,
     retention,
     stream: server.stream,
@@ -179,7 +260,8 @@ export async function startService(config: Config, hooks: ServiceHooks): Promise
       const snapshotsWrittenCount = runtime.snapshotDue(true)
       const durableSeq = log.durableSeq
       await log.close()
-      await closeLogger()
+      await parts.closeLogger()
+      parts.claimed.lock.release()
       hooks.print(stoppedLine(drain, durableSeq - durableAtStopSeq, durableSeq, snapshotsWrittenCount))
     },
   }

@@ -2,7 +2,8 @@
 
 import { performance } from 'node:perf_hooks'
 import { Type } from 'typebox'
-import { App, us_listen_socket_close, us_socket_local_port, type us_listen_socket } from 'uWebSockets.js'
+import * as uws from 'uWebSockets.js'
+import { App, us_listen_socket_close, us_socket_local_port, type TemplatedApp, type us_listen_socket } from 'uWebSockets.js'
 import type { Runtime } from '../actor/runtime.js'
 import { reject } from '../errors.js'
 import type { Logger } from '../logger.js'
@@ -20,6 +21,9 @@ import { attachStream, type StreamEndpoint } from './stream.js'
 import type { PlainRoute } from '../api/route.js'
 import { health } from '../api/schemas/responses.js'
 import { httpLifecycles, sendRejection } from './v2-pipeline.js'
+import { holdPort } from './port-hold.js'
+import { StartRefused } from '../start-refused.js'
+import { version } from '../version.js'
 
 export interface ServerOptions {
   readonly runtime: Runtime
@@ -79,14 +83,38 @@ export const metricsRoute: PlainRoute = {
 /** The routes outside /v2 and /admin; all GET. */
 export const plainRoutes: readonly PlainRoute[] = [healthRoute, openApiRoute, metricsRoute]
 
+// uWebSockets.js listens with SO_REUSEPORT unless told otherwise, and then a second server on the same port
+// starts and the kernel splits the connections between two ledgers. uws-pack 20.0.8 exports the option as
+// LIBUS_LISTEN_EXCLUSIVE_PORT and takes it as listen(host, port, options, cb); its typings declare neither
+// (their enum ListenOptions is not exported at run time), hence the lookup and the signature below.
+const exclusivePortOption = (uws as unknown as Record<string, unknown>).LIBUS_LISTEN_EXCLUSIVE_PORT
+type ListenWithOptions = (host: string, port: number, options: number, cb: (socket: us_listen_socket | false) => void) => TemplatedApp
+
+function listenExclusive(app: TemplatedApp, host: string, port: number, cb: (socket: us_listen_socket | false) => void): void {
+  if (typeof exclusivePortOption !== 'number') throw new Error('uWebSockets.js exports no LIBUS_LISTEN_EXCLUSIVE_PORT: cannot listen exclusively')
+  ;(app.listen as unknown as ListenWithOptions).call(app, host, port, exclusivePortOption, cb)
+}
+
+/** uWebSockets.js says only that it could not listen; a plain bind of the same address says why. */
+async function whyNotListening(host: string, port: number): Promise<StartRefused> {
+  try {
+    const hold = await holdPort(host, port)
+    hold?.release()
+    return new StartRefused(`cannot listen on ${host}:${port}: uWebSockets.js could not bind it`)
+  } catch (error) {
+    return error instanceof StartRefused ? error : new StartRefused(`cannot listen on ${host}:${port}: ${String(error)}`)
+  }
+}
+
 /** Health, the OpenAPI document and metrics: answered here, outside the /v2 lifecycle (no API key, no rate budget). */
 function plainAnswerer(options: ServerOptions): (route: PlainRoute, exchange: Exchange, method: string, authorization: string | undefined) => void {
   // Built once: the route tables do not change while the server runs.
+  const healthBody = JSON.stringify({ status: 'ok', version })
   const openApiBody = JSON.stringify(buildOpenApi({ v2: v2Routes, admin: adminRoutes, plain: plainRoutes }, { bodyBytesMax: options.bodyBytesMax, importBodyBytesMax: options.importBodyBytesMax }))
   return (route, exchange, method, authorization) => {
     exchange.route = route
     if (method !== 'GET') return answerPlainMethod(options, route, exchange, authorization)
-    if (route === healthRoute) return send(exchange, 200, '{"status":"ok"}', [])
+    if (route === healthRoute) return send(exchange, 200, healthBody, [])
     if (route === openApiRoute) return send(exchange, 200, openApiBody, [])
     if (options.metricsToken !== null && !bearerMatches(options.metricsToken, authorization)) {
       return sendRejection(exchange, reject('unauthenticated', 'The metrics token is required: Authorization: Bearer <METRICS_TOKEN>.'), [])
@@ -185,8 +213,8 @@ export function startServer(options: ServerOptions): Promise<RunningServer> {
     authTimeoutMs: options.streamAuthTimeoutMs, keyBufferBytesMax: options.streamKeyBufferBytesMax, processBufferBytesMax: options.streamProcessBufferBytesMax, onLogFailure: options.onLogFailure, onRateLimited, closing: () => drain.closing,
   })
   return new Promise((resolve, reject) => {
-    app.listen(options.host, options.port, (socket: us_listen_socket | false) => {
-      if (socket === false) return reject(new Error(`cannot listen on ${options.host}:${options.port}`))
+    listenExclusive(app, options.host, options.port, (socket: us_listen_socket | false) => {
+      if (socket === false) return void whyNotListening(options.host, options.port).then(reject, reject)
       resolve({
         port: us_socket_local_port(socket),
         stream,

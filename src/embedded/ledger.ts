@@ -4,7 +4,6 @@
  */
 
 import assert from 'node:assert/strict'
-import fs from 'node:fs'
 import path from 'node:path'
 import type { Static } from 'typebox'
 import { Runtime } from '../actor/runtime.js'
@@ -18,6 +17,7 @@ import { adminSurface, v2Surface } from '../api/surfaces.js'
 import { reject, statusOf, type ErrorCode, type ErrorDetail, type Rejection } from '../errors.js'
 import { limitsDefault, scopes, type KeyRecord, type Scope } from '../ledger/system.js'
 import { CommandLog } from '../log/command-log.js'
+import { checkDataDirContents, lockDataDir, type DataDirLock } from '../data-dir.js'
 import { TrueupError } from './trueup-error.js'
 
 export interface LedgerOptions {
@@ -123,10 +123,12 @@ export class Ledger {
   readonly #snapshots: NodeJS.Timeout
   readonly #v2: Lifecycle<Pending>
   readonly #admin: Lifecycle<Pending>
+  readonly #lock: DataDirLock
   #closed = false
 
-  private constructor(runtime: Runtime, workspace: string, clock: () => number, config: Config) {
+  private constructor(runtime: Runtime, workspace: string, clock: () => number, config: Config, lock: DataDirLock) {
     this.#runtime = runtime
+    this.#lock = lock
     this.#workspace = workspace
     this.#clock = clock
     const limits = { clock, bodyBytesMax: config.bodyBytesMax, importBodyBytesMax: config.importBodyBytesMax, onLogFailure }
@@ -142,17 +144,24 @@ export class Ledger {
     const config = resolveConfig({ ...options.config, dataDir: options.dataDir })
     const clock = options.clock ?? (() => Date.now())
     const workspace = options.workspace ?? 'default'
-    fs.mkdirSync(config.dataDir, { recursive: true })
-    const log = new CommandLog({ path: path.join(config.dataDir, 'log'), groupCommitRecordsMax: config.groupCommitRecordsMax, pendingRecordsMax: config.pendingRecordsMax })
-    const runtime = new Runtime(log, config.snapshotCommandsInterval)
-    runtime.replay(clock)
-    if (runtime.system.workspaces.size === 0) {
-      const created = runtime.submitSystem({ type: 'workspace.create', at_ms: clock(), id: workspace, time_zone: 'UTC', limits: limitsDefault, tag: randomText(40) })
-      assert.ok(created.outcome.ok, `cannot create workspace ${workspace}`)
+    // One owner per data dir, as for the server: a second Ledger or server on it is refused (StartRefused).
+    const lock = lockDataDir(config.dataDir)
+    try {
+      checkDataDirContents(config.dataDir)
+      const log = new CommandLog({ path: path.join(config.dataDir, 'log'), groupCommitRecordsMax: config.groupCommitRecordsMax, pendingRecordsMax: config.pendingRecordsMax })
+      const runtime = new Runtime(log, config.snapshotCommandsInterval)
+      runtime.replay(clock)
+      if (runtime.system.workspaces.size === 0) {
+        const created = runtime.submitSystem({ type: 'workspace.create', at_ms: clock(), id: workspace, time_zone: 'UTC', limits: limitsDefault, tag: randomText(40) })
+        assert.ok(created.outcome.ok, `cannot create workspace ${workspace}`)
+      }
+      const ledger = new Ledger(runtime, workspace, clock, config, lock)
+      await ledger.#durable(log.lastSeq)
+      return ledger
+    } catch (error) {
+      lock.release()
+      throw error
     }
-    const ledger = new Ledger(runtime, workspace, clock, config)
-    await ledger.#durable(log.lastSeq)
-    return ledger
   }
 
   /** Waits for pending writes, writes snapshots, closes the log. The Ledger is unusable afterwards. */
@@ -163,6 +172,7 @@ export class Ledger {
     await this.#runtime.log.idle()
     this.#runtime.snapshotDue(true)
     await this.#runtime.log.close()
+    this.#lock.release()
   }
 
   // --- Workspaces and keys (the admin API) ---------------------------------------------------------

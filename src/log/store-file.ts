@@ -3,6 +3,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { storeFileDamaged } from './damage.js'
+import { reasonOf, StartRefused } from '../start-refused.js'
 
 // LMDB trusts its file: pages past the end of a truncated file are mapped but absent, and reading
 // them kills the process with SIGBUS (or SIGSEGV for a file shorter than one page), with no word
@@ -72,6 +73,8 @@ export function checkStoreFile(logPath: string): void {
     // No file yet (a new log), or no directory where the log should be: LMDB's open says what is wrong.
     const code = (error as NodeJS.ErrnoException).code
     if (code === 'ENOENT' || code === 'ENOTDIR') return
+    // Not allowed to look is a permission problem, never damage to restore from a backup.
+    if (code === 'EACCES' || code === 'EPERM') throw new StartRefused(`DATA_DIR ${path.dirname(logPath)}: ${dataFile} cannot be read: ${reasonOf(error)}`)
     throw storeFileDamaged(dataFile, `cannot stat it (${(error as Error).message})`)
   }
   if (sizeBytes === 0) return

@@ -3,8 +3,9 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import t from 'tap'
-import { createServer } from '../../src/index.ts'
+import { createServer, Ledger, StartRefused } from '../../src/index.ts'
 import { call } from '../support/service.ts'
+import { version } from '../../src/version.ts'
 
 t.test('createServer on port 0: a request, stop, and again on the same data dir', async (t) => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'trueup-embedded-'))
@@ -16,7 +17,7 @@ t.test('createServer on port 0: a request, stop, and again on the same data dir'
   t.match(server.adminToken, /^adm_/, 'and the generated admin token')
   t.equal(fs.readFileSync(path.join(dataDir, 'admin-token'), 'utf8').trim(), server.adminToken, 'kept in DATA_DIR/admin-token')
   t.equal(fs.statSync(path.join(dataDir, 'admin-token')).mode & 0o777, 0o600, 'mode 0600')
-  t.same((await call(server.url, 'GET', '/healthz')).body, { status: 'ok' })
+  t.same((await call(server.url, 'GET', '/healthz')).body, { status: 'ok', version }, 'with the package version')
   const created = await call(server.url, 'POST', '/v2/accounts', { key: server.apiKey, body: { name: 'assets:bank' } })
   t.equal(created.status, 201)
   await server.stop()
@@ -39,4 +40,26 @@ t.test('createServer takes the configuration in code', async (t) => {
   t.equal((await call(server.url, 'GET', '/metrics')).status, 401, 'the metrics token applies')
   t.equal((await call(server.url, 'GET', '/metrics', { key: 'my-metrics-token' })).status, 200)
   await t.rejects(createServer({ dataDir: path.join(dataDir, 'other'), port: 70000 }), /PORT must be 0..65535/, 'the same checks as the environment')
+})
+
+t.test('one owner per data dir and per port, in-process too: a second server or Ledger is refused and changes nothing', async (t) => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'trueup-embedded-'))
+  t.teardown(() => fs.rmSync(dataDir, { recursive: true, force: true }))
+  const server = await createServer({ dataDir, port: 0, logLevel: 'silent' })
+  const inUse = `refusing to start: DATA_DIR ${dataDir} is in use by process ${process.pid}`
+  await t.rejects(createServer({ dataDir, port: 0, logLevel: 'silent' }), { name: 'StartRefused', message: inUse }, 'a second server on the data dir')
+  t.ok(await createServer({ dataDir, port: 0 }).catch((error: unknown) => error) instanceof StartRefused, 'an instance of the exported StartRefused')
+  await t.rejects(Ledger.open({ dataDir }), { name: 'StartRefused', message: inUse }, 'a Ledger on it')
+  const otherDir = path.join(dataDir, 'other')
+  await t.rejects(createServer({ dataDir: otherDir, port: server.port, logLevel: 'silent' }), { name: 'StartRefused', message: `cannot listen on 127.0.0.1:${server.port}: address in use` }, 'a second server on the port')
+  t.notOk(fs.existsSync(otherDir), 'the refused server created no data dir')
+  t.equal((await call(server.url, 'GET', '/healthz')).status, 200, 'the first still serves')
+  await server.stop()
+
+  const ledger = await Ledger.open({ dataDir })
+  await t.rejects(createServer({ dataDir, port: 0, logLevel: 'silent' }), { name: 'StartRefused', message: inUse }, 'a server on a data dir a Ledger holds')
+  await ledger.close()
+  const again = await createServer({ dataDir, port: 0, logLevel: 'silent' })
+  t.equal(again.apiKey, undefined, 'released by stop and close: the data dir opens again')
+  await again.stop()
 })

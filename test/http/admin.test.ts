@@ -4,16 +4,17 @@ import path from 'node:path'
 import t from 'tap'
 import { adminCreateKey, assertError, createAccount, detailPaths, timestampUtcMsPattern } from '../support/api.ts'
 import { call, startTestService } from '../support/service.ts'
+import { version } from '../../src/version.ts'
 
 const service = await startTestService()
 t.teardown(() => service.destroy())
 const { baseUrl, adminToken } = service
 const admin = (method: string, route: string, body?: unknown) => call(baseUrl, method, route, { key: adminToken, body })
 
-t.test('GET /healthz answers 200 {"status":"ok"} without auth', async (t) => {
+t.test('GET /healthz answers 200 {"status":"ok","version":…} without auth', async (t) => {
   const reply = await call(baseUrl, 'GET', '/healthz')
   t.equal(reply.status, 200)
-  t.same(reply.body, { status: 'ok' })
+  t.same(reply.body, { status: 'ok', version }, 'and the package version')
   t.match(reply.headers.get('content-type') ?? '', /application\/json/)
   const withBadKey = await call(baseUrl, 'GET', '/healthz', { key: 'not-a-key' })
   t.equal(withBadKey.status, 200, 'a wrong key does not matter on /healthz')

@@ -3,6 +3,7 @@ import t, { type Test } from 'tap'
 import { adminCreateKey, assertError, createAccount, listAll, readWorkspace, scopesAll, type Scope } from '../support/api.ts'
 import { manualClock, minuteMs, secondMs } from '../support/clock.ts'
 import { call, startTestService, type Reply } from '../support/service.ts'
+import { version } from '../../src/version.ts'
 
 // Time moves only when a test says so: no sleeps, exact token counts.
 const clock = manualClock(Date.parse('2026-11-10T12:00:00.000Z'))
@@ -295,7 +296,7 @@ t.test('/healthz and the admin API are never limited, and draw on no workspace b
   assertLimited(t, await call(baseUrl, 'GET', '/v2/accounts', { key }), 2, 30, 'reads exhausted')
   for (let i = 0; i < 100; i++) {
     const health = await call(baseUrl, 'GET', '/healthz')
-    if (health.status !== 200 || health.text !== '{"status":"ok"}') {
+    if (health.status !== 200 || health.text !== JSON.stringify({ status: 'ok', version })) {
       t.fail(`healthz ${i + 1}: ${health.status} ${health.text}`)
       break
     }

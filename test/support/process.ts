@@ -38,17 +38,51 @@ export interface ProcessOptions {
   readonly startTimeoutMs?: number
   /** Called with the child as soon as it is spawned (to kill it during start-up, say). */
   readonly onSpawn?: (child: ChildProcess) => void
+  /** The port to listen on (default: a free one). */
+  readonly port?: number
+}
+
+/** The child's environment: a minimal one, so nothing of the test runner's loaders or options leaks into it. */
+function childEnv(options: ProcessOptions, port: number): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '',
+    HOST: '127.0.0.1', PORT: String(port), DATA_DIR: options.dataDir, ADMIN_TOKEN: options.adminToken, ...options.env,
+  }
+}
+
+export interface FinishedProcess {
+  readonly code: number | null
+  readonly signal: NodeJS.Signals | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/**
+ * Spawns the service (src/main.ts, or `args` instead) and waits for it to exit by itself: for starts that
+ * must be refused. Killed (SIGKILL) if it has not exited within timeoutMs, which the answer then shows.
+ */
+export async function runToExit(options: ProcessOptions & { readonly args?: readonly string[]; readonly timeoutMs?: number; readonly asUser?: number }): Promise<FinishedProcess> {
+  const port = options.port ?? await freePort()
+  const args = options.args ?? ['--import=tsx', 'src/main.ts']
+  // As another user (root tests for permissions): through setpriv, and without the NODE_OPTIONS the test runner
+  // adds, whose hooks would write the runner's files as that user.
+  const [command, ...commandArgs] = options.asUser === undefined ? [process.execPath, ...args]
+    : ['setpriv', `--reuid=${options.asUser}`, `--regid=${options.asUser}`, '--clear-groups', 'env', '-u', 'NODE_OPTIONS', process.execPath, ...args]
+  const child = spawn(command, commandArgs, { cwd: repositoryRoot, env: childEnv(options, port), stdio: ['ignore', 'pipe', 'pipe'] })
+  let stdout = ''
+  let stderr = ''
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => { stdout += chunk })
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => { stderr += chunk })
+  const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 30_000)
+  const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.once('close', (code, signal) => resolve([code, signal])))
+  clearTimeout(timer)
+  return { code, signal, stdout, stderr }
 }
 
 /** Spawns the service and resolves once it prints its `listening` line; rejects if it exits or is slow. */
 export async function startProcess(options: ProcessOptions): Promise<RunningProcess> {
-  const port = await freePort()
-  // A minimal environment: nothing of the test runner's loaders or options leaks into the child.
-  const env: Record<string, string> = {
-    PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '',
-    HOST: '127.0.0.1', PORT: String(port), DATA_DIR: options.dataDir, ADMIN_TOKEN: options.adminToken, ...options.env,
-  }
-  const child = spawn(process.execPath, ['--import=tsx', 'src/main.ts'], { cwd: repositoryRoot, env, stdio: ['ignore', 'pipe', 'pipe'] })
+  const port = options.port ?? await freePort()
+  const child = spawn(process.execPath, ['--import=tsx', 'src/main.ts'], { cwd: repositoryRoot, env: childEnv(options, port), stdio: ['ignore', 'pipe', 'pipe'] })
   options.onSpawn?.(child)
   const stdout: string[] = []
   const stderr: string[] = []

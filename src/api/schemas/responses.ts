@@ -257,7 +257,7 @@ export const auditPack = Type.Object({
   history: Type.Array(historyEvent, { description: 'Every event, as GET …/history lists them' }),
 })
 
-export const health = Type.Object({ status: Type.Literal('ok') })
+export const health = Type.Object({ status: Type.Literal('ok'), version: Type.String({ description: 'the package version of the running service' }) })
 
 const errorCodes = Object.keys(errorCatalogue) as (keyof typeof errorCatalogue)[]
 
