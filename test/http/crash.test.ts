@@ -7,7 +7,7 @@ import os from 'node:os'
 import path from 'node:path'
 import t from 'tap'
 import type { Asserts } from '../support/api.ts'
-import { killHard, startProcess, type RunningProcess } from '../support/process.ts'
+import { killHard, startProcess, type RunningProcess, requestJson as request } from '../support/process.ts'
 
 const adminToken = 'x'
 const writersCount = 8
@@ -35,17 +35,6 @@ interface Attempt {
 const attempts = new Map<string, Attempt>()
 /** Every acknowledged (201) entry: id → the body of the 201. */
 const acknowledged = new Map<string, any>()
-
-async function request(baseUrl: string, key: string, method: string, route: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const response = await fetch(baseUrl + route, {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    signal: AbortSignal.timeout(10_000),
-  })
-  const text = await response.text()
-  return { status: response.status, body: text === '' ? null : JSON.parse(text) }
-}
 
 /** Deterministic per writer, so a failing run can be reasoned about. */
 function makeRandom(seed: number): (n: number) => number {

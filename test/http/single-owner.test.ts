@@ -7,7 +7,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import t, { type Test } from 'tap'
-import { killHard, runToExit, startProcess, type RunningProcess } from '../support/process.ts'
+import { killHard, runToExit, startProcess, type RunningProcess, requestJson as request } from '../support/process.ts'
 
 // Nine process starts: more than the default budget of a file on a busy machine.
 t.setTimeout(600_000)
@@ -19,17 +19,6 @@ t.teardown(async () => {
   for (const running of live) await killHard(running)
   fs.rmSync(tmpRoot, { recursive: true, force: true })
 })
-
-async function request(baseUrl: string, key: string, method: string, route: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const response = await fetch(baseUrl + route, {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    signal: AbortSignal.timeout(10_000),
-  })
-  const text = await response.text()
-  return { status: response.status, body: text === '' ? null : JSON.parse(text) }
-}
 
 /** Every file under dir with its size and modification time: what "touches nothing" compares. */
 function filesOf(dir: string): string[] {

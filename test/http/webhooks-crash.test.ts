@@ -8,7 +8,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import t from 'tap'
-import { killHard, startProcess, type RunningProcess } from '../support/process.ts'
+import { killHard, startProcess, type RunningProcess, requestJson as request } from '../support/process.ts'
 import { startReceiver, verifySignature } from '../support/webhook-receiver.ts'
 
 const adminToken = 'x'
@@ -28,17 +28,6 @@ t.teardown(async () => {
   await receiver.close()
   fs.rmSync(dataDir, { recursive: true, force: true })
 })
-
-async function request(baseUrl: string, key: string, method: string, route: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const response = await fetch(baseUrl + route, {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    signal: AbortSignal.timeout(10_000),
-  })
-  const text = await response.text()
-  return { status: response.status, body: text === '' ? null : JSON.parse(text) }
-}
 
 t.test('kill -9 mid-load: every acknowledged event is delivered after the restart, ids stable, in order', async (t) => {
   const first = await startProcess({ dataDir, adminToken, env })

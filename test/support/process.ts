@@ -127,3 +127,15 @@ export async function killHard(running: RunningProcess): Promise<void> {
   if (running.child.exitCode === null && running.child.signalCode === null) running.child.kill('SIGKILL')
   await running.exited
 }
+
+/** One JSON request to a running process with its key; the body parsed (null when empty); 10 s at most. */
+export async function requestJson(baseUrl: string, key: string, method: string, route: string, body?: unknown): Promise<{ status: number; body: any }> {
+  const response = await fetch(baseUrl + route, {
+    method,
+    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(10_000),
+  })
+  const text = await response.text()
+  return { status: response.status, body: text === '' ? null : JSON.parse(text) }
+}
