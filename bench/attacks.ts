@@ -8,7 +8,9 @@
 // Run: node --import=tsx bench/attacks.ts
 //   BENCH_ATTACKS_REPO=/path/to/checkout   the tree whose src/main.ts is started (default: this one)
 //   BENCH_ATTACKS_LABEL=before|after       names the result file bench/results/attacks-<label>.json (default: after)
+//   BENCH_ATTACKS_ONLY=name,name           only these attacks (the quiet phase always runs)
 // Every attack is bounded in bytes, sockets and time; the server runs on 127.0.0.1 under `timeout`.
+import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import http from 'node:http'
 import net from 'node:net'
@@ -28,7 +30,7 @@ const settleMs = 1_500
 const victimReadTimeoutMs = 180_000
 const rssSampleMs = 50
 
-interface Keyed { readonly secret: string; readonly port: number }
+interface Keyed { readonly secret: string; readonly port: number; readonly externalId: string }
 
 function request(port: number, method: string, pathname: string, headers: Record<string, string>, body?: string | Buffer, agent?: http.Agent): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
@@ -55,9 +57,10 @@ async function workspace(port: number, id: string, writesPerMinute: number): Pro
   await json(port, 'POST', '/admin/workspaces', adminToken, { id, timezone: 'UTC', currency: 'EUR', limits: { writes_per_minute: writesPerMinute, reads_per_minute: 10_000_000 } })
   const key = await json(port, 'POST', '/admin/keys', adminToken, { workspace: id, name: 'bench', scopes: ['accounts:read', 'accounts:write', 'entries:read', 'entries:write', 'recon:read', 'recon:write'] })
   const secret = String(key.secret)
-  await json(port, 'POST', '/v2/accounts', secret, { name: 'assets:bank', currency: 'EUR', external_id: `DE${id.length}0000${id}` })
+  const externalId = `DE0000${id.replace(/[^A-Za-z0-9]/g, '')}`
+  await json(port, 'POST', '/v2/accounts', secret, { name: 'assets:bank', currency: 'EUR', external_id: externalId })
   await json(port, 'POST', '/v2/accounts', secret, { name: 'income:sales', currency: 'EUR' })
-  return { secret, port }
+  return { secret, port, externalId }
 }
 
 function rssBytes(pid: number): number | null {
@@ -158,8 +161,6 @@ async function loopUntil(deadlineMs: number, senders: number, send: () => Promis
   return sent
 }
 
-const externalIdOf = (id: string) => `DE${id.length}0000${id}`
-
 const attacks: readonly Attack[] = [
   {
     name: 'quiet',
@@ -205,7 +206,7 @@ const attacks: readonly Attack[] = [
     name: 'camt-many-statements',
     what: 'one camt.053 file of 8,000 consecutive one-day statements on one account',
     run: async (attacker) => {
-      const answer = await statementPost(attacker, camtStatements(externalIdOf('attacker'), 'MANY-', 8_000, (index) => `s${index}`))
+      const answer = await statementPost(attacker, camtStatements(attacker.externalId, 'MANY-', 8_000, (index) => `s${index}`))
       return `status ${answer.status}`
     },
   },
@@ -222,22 +223,29 @@ const attacks: readonly Attack[] = [
     name: 'camt-many-lines',
     what: 'one camt.053 statement of 140,000 lines (16 MiB)',
     run: async (attacker) => {
-      const answer = await statementPost(attacker, camtManyLines(externalIdOf('attacker'), 140_000))
+      const answer = await statementPost(attacker, camtManyLines(attacker.externalId, 140_000))
       return `status ${answer.status}`
     },
   },
   {
     name: 'batch-16mib-after-429',
-    what: 'the write bucket emptied, then 2 senders post 16 MiB entry batches in a loop (each answered 429 or 413)',
+    what: 'a 300-entry batch empties the write bucket, then 2 senders post 16 MiB entry batches in a loop (refused)',
     run: async (attacker, deadlineMs) => {
       const line = '{"lines":[{"account":"assets:bank","amount":1},{"account":"income:sales","amount":-1}],"description":"' + 'x'.repeat(400) + '"},'
       const body = Buffer.from(`{"entries":[${line.repeat(Math.floor((16 * 2 ** 20 - 64) / line.length)).slice(0, -1)}]}`)
       const statuses = new Map<number, number>()
+      // A batch as large as the bucket empties it (it passes on a full bucket); every batch after it is refused.
+      const emptying = JSON.stringify({ entries: Array.from({ length: 300 }, () => ({ lines: [{ account: 'assets:bank', amount: 1 }, { account: 'income:sales', amount: -1 }] })) })
+      const postEmptying = () => request(attacker.port, 'POST', '/v2/entries/batch', { authorization: `Bearer ${attacker.secret}`, 'content-type': 'application/json' }, emptying)
+      let first = await postEmptying()
+      // Creating the accounts took two tokens: the bucket is full again a second later (Retry-After: 1).
+      if (first.status === 429) first = await sleep(1_100).then(postEmptying)
+      const emptied = first.status
       const sent = await loopUntil(deadlineMs, 2, async () => {
         const answer = await request(attacker.port, 'POST', '/v2/entries/batch', { authorization: `Bearer ${attacker.secret}`, 'content-type': 'application/json' }, body)
         statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1)
       })
-      return `${sent} batches: ${[...statuses].map(([status, count]) => `${count}×${status}`).join(', ')}`
+      return `emptying batch ${emptied}; ${sent} batches: ${[...statuses].map(([status, count]) => `${count}×${status}`).join(', ')}`
     },
   },
   {
@@ -275,7 +283,7 @@ const attacks: readonly Attack[] = [
     what: 'a camt.053 file with a 4 MiB Stmt/Id and 2 MB texts, then GET /v2/reconciliations (last: it took the service down before)',
     run: async (attacker) => {
       const long = 'x'.repeat(2_000_000)
-      const file = camtStatements(externalIdOf('attacker'), 'HUGE-', 4, () => long).replace('<Id>HUGE-0</Id>', `<Id>${'I'.repeat(4 * 2 ** 20)}</Id>`).replaceAll('1990-01-0', '1980-01-0')
+      const file = camtStatements(attacker.externalId, 'HUGE-', 4, () => long).replace('<Id>HUGE-0</Id>', `<Id>${'I'.repeat(4 * 2 ** 20)}</Id>`)
       const imported = await statementPost(attacker, file)
       const read = (pathname: string) => request(attacker.port, 'GET', pathname, { authorization: `Bearer ${attacker.secret}` }).catch((error: Error) => ({ status: 0, text: error.message }))
       const list = await read('/v2/reconciliations?limit=100')
@@ -315,6 +323,16 @@ function table(rows: readonly Row[]): string {
   return head + rows.map((row) => `| ${row.name} | ${row.outcome} | ${row.victim.reads} | ${row.victim.p50_ms} | ${row.victim.p99_ms} | ${row.victim.max_ms} | ${row.victim.failed} | ${row.rss_peak_mib ?? '?'} | ${row.alive_after ? 'yes' : 'NO'} |`).join('\n')
 }
 
+/** Before and after side by side, for README.md and docs/PERFORMANCE.md (copied from this output, not by hand). */
+function comparison(before: { rows: readonly Row[] }, after: readonly Row[]): string {
+  const head = '| attack | victim p99 ms before → after | victim max ms before → after | peak RSS MiB before → after | alive after |\n|---|---|---|---|---|\n'
+  return head + after.map((row) => {
+    const old = before.rows.find((candidate) => candidate.name === row.name)
+    const pair = (from: number | null | undefined, to: number | null) => `${from ?? '?'} → ${to ?? '?'}`
+    return `| ${row.name} | ${pair(old?.victim.p99_ms, row.victim.p99_ms)} | ${pair(old?.victim.max_ms, row.victim.max_ms)} | ${pair(old?.rss_peak_mib, row.rss_peak_mib)} | ${old === undefined ? '?' : old.alive_after ? 'yes' : 'NO'} → ${row.alive_after ? 'yes' : 'NO'} |`
+  }).join('\n')
+}
+
 async function main(): Promise<void> {
   const tempDir = fs.mkdtempSync(path.join(os.tmpdir(), 'trueup-attacks-'))
   const server = await spawnChild(['--import=tsx', path.join(repoDir, 'src', 'main.ts')], {
@@ -323,13 +341,17 @@ async function main(): Promise<void> {
   const rows: Row[] = []
   try {
     const pid = servicePid(server)
-    const attacker = await workspace(server.port, 'attacker', 600)
     const victim = await workspace(server.port, 'victim', 600)
-    for (const attack of attacks) {
+    const only = process.env.BENCH_ATTACKS_ONLY?.split(',') ?? null
+    for (const [index, attack] of attacks.entries()) {
+      if (only !== null && attack.name !== 'quiet' && !only.includes(attack.name)) continue
+      // Each attack from a workspace of its own (default write limits, reads unbounded): one attack's spent
+      // budget or windows do not change what the next one meets.
       if (!(await alive(server.port))) {
         rows.push({ name: attack.name, what: attack.what, outcome: 'not run: the service was down', victim: { reads: 0, failed: 0, p50_ms: Number.NaN, p99_ms: Number.NaN, max_ms: Number.NaN }, rss_peak_mib: null, alive_after: false })
         continue
       }
+      const attacker = await workspace(server.port, `attacker${index}`, 600)
       const row = await runPhase(attack, attacker, victim, pid)
       rows.push(row)
       process.stdout.write(`${row.name}: ${row.outcome}; victim p99 ${row.victim.p99_ms} ms, max ${row.victim.max_ms} ms; RSS ${row.rss_peak_mib} MiB; alive ${row.alive_after}\n`)
@@ -338,10 +360,13 @@ async function main(): Promise<void> {
   } finally {
     await server.stop(5_000)
   }
-  const report = { date: new Date().toISOString(), label, repo: repoDir, node: process.version, cpu_count: os.cpus().length, load_average_start: os.loadavg(), phase_ms: phaseMs, rows }
+  const gitCommit = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: repoDir, encoding: 'utf8' }).trim()
+  const report = { date: new Date().toISOString(), label, repo: repoDir, git_commit: gitCommit, node: process.version, cpu_count: os.cpus().length, load_average_start: os.loadavg(), phase_ms: phaseMs, rows }
   fs.mkdirSync(path.dirname(resultsPath), { recursive: true })
   fs.writeFileSync(resultsPath, JSON.stringify(report, null, 2) + '\n')
   process.stdout.write(`\n${table(rows)}\n\nwritten ${resultsPath}\n`)
+  const beforePath = path.join(path.dirname(resultsPath), 'attacks-before.json')
+  if (label !== 'before' && fs.existsSync(beforePath)) process.stdout.write(`\n${comparison(JSON.parse(fs.readFileSync(beforePath, 'utf8')) as { rows: Row[] }, rows)}\n`)
   fs.rmSync(tempDir, { recursive: true, force: true })
 }
 
