@@ -46,7 +46,7 @@ const plainOr = (index: number, text: string): string => (index === 0 ? text : `
 
 function camtOf({ texts: [id, account, infoText, ustrdText, nameText, ref], lines }: Shape): Buffer {
   const entry = (index: number, info = plainOr(index, infoText), ustrd = plainOr(index, ustrdText), name = plainOr(index, nameText)): string => `<Ntry><Amt Ccy="EUR">1.00</Amt><CdtDbtInd>CRDT</CdtDbtInd><BookgDt><Dt>2026-11-03</Dt></BookgDt>`
-    + `<AddtlNtryInf>${info}</AddtlNtryInf><NtryDtls><TxDtls><Refs><AcctSvcrRef>${ref}${index}</AcctSvcrRef></Refs>`
+    + `<AddtlNtryInf>${info}</AddtlNtryInf><NtryDtls><TxDtls><Refs><AcctSvcrRef>${plainOr(index, ref)}${index}</AcctSvcrRef></Refs>`
     + `<RltdPties><Dbtr><Nm>${name}</Nm></Dbtr></RltdPties><RmtInf><Ustrd>${ustrd}</Ustrd></RmtInf></TxDtls></NtryDtls></Ntry>`
   const balance = (code: string, amount: string, date: string): string => `<Bal><Tp><CdOrPrtry><Cd>${code}</Cd></CdOrPrtry></Tp><Amt Ccy="EUR">${amount}</Amt><CdtDbtInd>CRDT</CdtDbtInd><Dt><Dt>${date}</Dt></Dt></Bal>`
   return Buffer.from(`<?xml version="1.0" encoding="UTF-8"?><Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.02"><BkToCstmrStmt><Stmt><Id>${id}</Id>`
@@ -55,7 +55,7 @@ function camtOf({ texts: [id, account, infoText, ustrdText, nameText, ref], line
 }
 
 function mt940Of({ texts: [reference, account, detailsText, customer, supplementaryText, nameText], lines }: Shape): Buffer {
-  const line = (index: number, details = plainOr(index, detailsText), supplementary = plainOr(index, supplementaryText), name = plainOr(index, nameText)): string => `:61:2611031103C1,00NTRF${customer}${index}//B${index}\n${supplementary}\n:86:${index % 2 === 0 ? details : `166?20${details}?32${name}`}`
+  const line = (index: number, details = plainOr(index, detailsText), supplementary = plainOr(index, supplementaryText), name = plainOr(index, nameText)): string => `:61:2611031103C1,00NTRF${plainOr(index, customer)}${index}//B${index}\n${supplementary}\n:86:${index % 2 === 0 ? details : `166?20${details}?32${name}`}`
   return Buffer.from(`:20:${reference}\n:25:${account}\n:28C:1/1\n:60F:C261102EUR0,00\n${Array.from({ length: lines }, (_, index) => line(index)).join('\n')}\n:62F:C261103EUR${lines},00\n-\n`, 'latin1')
 }
 
