@@ -12,6 +12,8 @@ export * from './types.js'
 const openState = 1
 /** Close codes after which reconnecting cannot help: the key is wrong or was revoked. */
 const closeUnauthenticated = 4401
+/** The close code of a connection that ended without a close frame (RFC 6455 7.4.1), as a refused connection does. */
+const closeAbnormal = 1006
 const finalCloseCodes = new Set([closeUnauthenticated])
 const reconnectDelayMinMs = 100
 
@@ -184,11 +186,27 @@ export class StreamClient {
       : new this.#WebSocket(this.#url)
     this.#socket = socket
     let refusedKey = false
-    if (!byHeader) socket.onopen = () => socket.send(JSON.stringify({ type: 'auth', key: this.#options.key }))
+    let opened = false
+    let dropped = false
+    // Once per socket, whichever of error and close says so first.
+    const drop = (code: number, reason: string) => {
+      if (dropped) return
+      dropped = true
+      this.#dropped(socket, refusedKey ? closeUnauthenticated : code, refusedKey ? 'unauthenticated' : reason)
+    }
+    socket.onopen = () => {
+      opened = true
+      if (!byHeader) socket.send(JSON.stringify({ type: 'auth', key: this.#options.key }))
+    }
     socket.onmessage = (event) => this.#dispatch(typeof event.data === 'string' ? event.data : String(event.data))
-    // A key refused by the upgrade is HTTP 401: `ws` reports it as an error before the close (1006).
-    socket.onerror = (event) => { refusedKey ||= /\b401\b/.test(String((event as { message?: unknown } | null)?.message)) }
-    socket.onclose = (event) => this.#dropped(socket, refusedKey ? closeUnauthenticated : event.code, refusedKey ? 'unauthenticated' : event.reason)
+    // A key refused by the upgrade is HTTP 401: `ws` reports it as an error before the close (1006). An error
+    // before the socket opened ends it: Node 22's WebSocket (undici) fires no close after a refused connection.
+    socket.onerror = (event) => {
+      const message = String((event as { message?: unknown } | null)?.message ?? '')
+      refusedKey ||= /\b401\b/.test(message)
+      if (!opened) drop(closeAbnormal, message)
+    }
+    socket.onclose = (event) => drop(event.code, event.reason)
   }
 
   #dispatch(text: string): void {

@@ -1,18 +1,34 @@
 /** @module Bytes to text and calendar dates as statement files write them. */
 
 const utf8 = new TextDecoder('utf-8', { fatal: true })
-const latin1 = new TextDecoder('latin1')
 
 /**
- * UTF-8 when the bytes are UTF-8, else ISO 8859-1: MT940 and BAI2 files from European banks are often
- * Latin-1, and every byte sequence is valid Latin-1, so reading never fails here.
+ * Windows-1252's characters for the bytes 0x80–0x9F (the WHATWG Encoding Standard's index); the five bytes it
+ * leaves undefined stay the C1 control characters they are in ISO 8859-1 (and are then refused as such).
+ */
+const windows1252High = '\u20ac\u0081\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\u008d\u017d\u008f'
+  + '\u0090\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\u009d\u017e\u0178'
+
+/**
+ * Windows-1252 written out, not `new TextDecoder('latin1')`: that label decodes ISO 8859-1 on Node 20 and
+ * Windows-1252 on Node 22, so one file would read differently by the node that serves it. Windows-1252 is
+ * what "Latin-1" bank files are in practice (the euro sign at 0x80) and what browsers read for that label.
+ */
+export function decodeWindows1252(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1')
+    .replace(/[\u0080-\u009f]/g, (character) => windows1252High[character.charCodeAt(0) - 0x80])
+}
+
+/**
+ * UTF-8 when the bytes are UTF-8, else Windows-1252: MT940 and BAI2 files from European banks are often
+ * "Latin-1", and every byte sequence decodes, so reading never fails here.
  */
 export function decodeText(bytes: Uint8Array): string {
   let text: string
   try {
     text = utf8.decode(bytes)
   } catch {
-    text = latin1.decode(bytes)
+    text = decodeWindows1252(bytes)
   }
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
 }
