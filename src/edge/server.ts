@@ -113,25 +113,19 @@ function plainAnswerer(options: ServerOptions): (route: PlainRoute, exchange: Ex
   const openApiBody = JSON.stringify(buildOpenApi({ v2: v2Routes, admin: adminRoutes, plain: plainRoutes }, { bodyBytesMax: options.bodyBytesMax, importBodyBytesMax: options.importBodyBytesMax }))
   return (route, exchange, method, authorization) => {
     exchange.route = route
-    if (method !== 'GET') return answerPlainMethod(options, route, exchange, authorization)
-    if (route === healthRoute) return send(exchange, 200, healthBody, [])
-    if (route === openApiRoute) return send(exchange, 200, openApiBody, [])
-    if (options.metricsToken !== null && !bearerMatches(options.metricsToken, authorization)) {
+    // The metrics token first, whatever the method: without it even a 405 is not answered.
+    if (route.security === 'metricsToken' && options.metricsToken !== null && !bearerMatches(options.metricsToken, authorization)) {
       return sendRejection(exchange, reject('unauthenticated', 'The metrics token is required: Authorization: Bearer <METRICS_TOKEN>.'), [])
     }
+    // Every plain route serves GET (and HEAD, routed as GET) only.
+    if (method !== 'GET') return sendRejection(exchange, reject('method_not_allowed', `${route.pattern} serves GET and HEAD only.`), [['Allow', 'GET, HEAD']])
+    if (route === healthRoute) return send(exchange, 200, healthBody, [])
+    if (route === openApiRoute) return send(exchange, 200, openApiBody, [])
     options.metrics.render().then((text) => send(exchange, 200, text, [], options.metrics.contentType), (error: unknown) => {
       sendRejection(exchange, reject('unavailable', 'The metrics could not be collected.'), [])
       options.logger.error({ err: error }, 'metrics collection failed')
     })
   }
-}
-
-/** Another method on a plain route: 405 (every plain route serves GET and HEAD), after the metrics token where one is asked. */
-function answerPlainMethod(options: ServerOptions, route: PlainRoute, exchange: Exchange, authorization: string | undefined): void {
-  if (route.security === 'metricsToken' && options.metricsToken !== null && !bearerMatches(options.metricsToken, authorization)) {
-    return sendRejection(exchange, reject('unauthenticated', 'The metrics token is required: Authorization: Bearer <METRICS_TOKEN>.'), [])
-  }
-  sendRejection(exchange, reject('method_not_allowed', `${route.pattern} serves GET and HEAD only.`), [['Allow', 'GET, HEAD']])
 }
 
 /**
