@@ -15,7 +15,7 @@ import type { KeyRecord, WorkspaceRecord } from '../ledger/system.js'
 import { isJsonBody, parseBody, type ParsedBody } from './body.js'
 import { fingerprint, isIdempotencyKey } from './idempotency.js'
 import type { LabeledRoute, LifecycleRoute } from './route.js'
-import { Router } from './router.js'
+import { allowOf, Router } from './router.js'
 import { pullFrom, StreamedAnswer, type Pull } from './streamed-answer.js'
 
 /** The stages, in the order they run; docs/API.md, Conventions fixes the order in which their errors answer. */
@@ -259,9 +259,7 @@ export class Lifecycle<T> {
 
   /** The methods served on a path no route of this method matched, sorted (HEAD beside GET over HTTP); empty for an unknown path. */
   allowedOn(path: string): string[] {
-    const methods = new Set([...this.router.methodsOf(path), ...this.elsewhere.methodsOf(path)])
-    if (this.options.headServed === true && methods.has('GET')) methods.add('HEAD')
-    return [...methods].sort()
+    return allowOf([...this.router.methodsOf(path), ...this.elsewhere.methodsOf(path)], this.options.headServed === true)
   }
 
   /** Answers with the rate headers of the caller's bucket (docs/API.md, Rate limits), then any of the answer's own. */

@@ -63,6 +63,13 @@ export class Router<R extends { readonly method: string; readonly pattern: strin
   }
 }
 
+/** A 405's Allow: the methods a path is served with, HEAD beside GET where the transport answers HEAD, sorted. */
+export function allowOf(methods: Iterable<string>, headServed: boolean): string[] {
+  const allowed = new Set(methods)
+  if (headServed && allowed.has('GET')) allowed.add('HEAD')
+  return [...allowed].sort()
+}
+
 /** segments[0] is what precedes the first '/' (empty for a path); a trailing '/' is ignored. */
 function segmentCount(segments: readonly string[]): number {
   const count = segments.length - 1

@@ -9,7 +9,7 @@ import { errorCatalogue, type ErrorCode } from '../errors.js'
 import type { QueryParam } from '../api/query.js'
 import { bytesMaxOf } from '../api/lifecycle.js'
 import type { AdminRoute, LabeledRoute, ParseFormat, PlainRoute, RouteResponse, V2Route } from '../api/route.js'
-import { Router } from '../api/router.js'
+import { allowOf, Router } from '../api/router.js'
 import { namedSchemas } from '../api/schemas/responses.js'
 import { streamNamedSchemas } from '../stream/message-schemas.js'
 import { streamPathItem } from './openapi-stream.js'
@@ -235,9 +235,8 @@ const components = {
  * (GET), so it allows GET beside its own POST.
  */
 function otherMethods(path: string, router: Router<LabeledRoute>): Json {
-  const methods = new Set(router.methodsOf(path))
-  if (methods.has('GET')) methods.add('HEAD')
-  return { allow: [...methods].sort().join(', '), response: { $ref: '#/components/responses/MethodNotAllowed' } }
+  // HTTP answers HEAD wherever it serves GET, as the lifecycle's Allow says (Lifecycle.allowedOn).
+  return { allow: allowOf(router.methodsOf(path), true).join(', '), response: { $ref: '#/components/responses/MethodNotAllowed' } }
 }
 
 /** The whole document. Every route of the tables is in it, whatever table it was added to. */
