@@ -114,7 +114,7 @@ function* planImport(state: WorkspaceState, command: StatementsImport): Generato
   yield
   const planned: Planned[] = []
   for (const [index, statement] of statements.entries()) {
-    const known = imported.get(importKey(accounts[index], statement.statement_ref))
+    const known = imported.get(importKey(accounts[index].seq, statement.statement_ref))
     if (known !== undefined && known.statementFingerprint !== statement.fingerprint) {
       return reject('idempotency_conflict', `Statement ${statement.statement_ref} of account ${statement.account} was imported before with different content.`, [{ path: `/statements/${index}`, message: `imported before as ${known.id}` }])
     }
@@ -147,7 +147,8 @@ function resolveAccounts(state: WorkspaceState, command: StatementsImport): Acco
   return reject('account_unknown', `No account has the statement's account identifier ${first} as its external_id.`, unknown)
 }
 
-const importKey = (account: Account, statementRef: string): string => `${account.seq}\u0000${statementRef}`
+/** An imported window's key: its account's seq and its statement_ref (a window opened by an import has one account). */
+const importKey = (accountSeq: number, statementRef: string): string => `${accountSeq}\u0000${statementRef}`
 
 /**
  * The windows earlier imports opened, by account and statement_ref (the first one when several match, as a
@@ -158,7 +159,7 @@ function importedWindows(state: WorkspaceState): Map<string, ReconciliationWindo
   const imported = new Map<string, ReconciliationWindow>()
   for (const window of state.windows.windows) {
     if (window.statementFingerprint === null || window.state === 'abandoned' || window.statementRef === null) continue
-    const key = `${window.accountSeqs[0]}\u0000${window.statementRef}`
+    const key = importKey(window.accountSeqs[0], window.statementRef)
     if (!imported.has(key)) imported.set(key, window)
   }
   return imported
