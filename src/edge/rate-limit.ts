@@ -1,6 +1,7 @@
 /** @module A token bucket (docs/API.md, Rate limits): capacity per_minute/2, continuous refill of per_minute/60 a second, clock injected. */
 
 import assert from 'node:assert/strict'
+import { entryBatchSizeMax } from '../api/schemas/ledger.js'
 
 const secondMs = 1000
 /** Tokens are counted in units: one token is this many, and every ms adds `perMinute` of them. */
@@ -15,7 +16,7 @@ const tokensOwedMax = 1000
  * The most tokens one request takes (an entry batch of 8,190); so the deepest debt is about that many
  * tokens (a batch larger than the capacity, taken from a full bucket).
  */
-const tokensPerTakeMax = 8190 // entryBatchSizeMax (api/schemas/ledger.ts); the entry batch route charges no more
+const tokensPerTakeMax = entryBatchSizeMax
 /** Keeps every count exact: elapsedMsMax * perMinuteMax = 6e13 units, far below 2^53. */
 const perMinuteMax = 1_000_000_000
 
