@@ -63,6 +63,13 @@ async function assertSurvives(t: Test, first: RunningProcess, dataDir: string, a
   await killHard(again)
 }
 
+/** After a refused second start: the first still serves and writes, and after a kill -9 every acknowledged entry is there. */
+async function assertFirstKeepsEverything(t: Test, first: RunningProcess, dataDir: string, before: readonly string[]): Promise<void> {
+  await assertFirstServes(t, first)
+  const after = await postEntries(t, first, 5, 'after')
+  await assertSurvives(t, first, dataDir, [...before, ...after])
+}
+
 /** The first keeps answering: every one of 20 requests reaches it (its key is unknown to any other ledger). */
 async function assertFirstServes(t: Test, first: RunningProcess): Promise<void> {
   const statuses = await Promise.all(Array.from({ length: 20 }, () => request(first.baseUrl, first.apiKey!, 'GET', '/v2/accounts').then((reply) => reply.status)))
@@ -79,9 +86,7 @@ t.test('a second process on a data dir in use exits 2, touches nothing, and the 
   t.equal(second.stderr, `refusing to start: DATA_DIR ${dataDir} is in use by process ${first.child.pid}\n`, 'one line naming the holder')
   t.equal(second.stdout, '', 'nothing printed: no key, no token')
   t.same(filesOf(dataDir), before, 'no file of the data dir written')
-  await assertFirstServes(t, first)
-  acknowledged.push(...await postEntries(t, first, 5, 'after'))
-  await assertSurvives(t, first, dataDir, acknowledged)
+  await assertFirstKeepsEverything(t, first, dataDir, acknowledged)
 })
 
 t.test('a second process on a port in use exits 2 and creates nothing; the first keeps every request', async (t) => {
@@ -95,9 +100,7 @@ t.test('a second process on a port in use exits 2 and creates nothing; the first
   t.equal(second.stderr, `cannot listen on 127.0.0.1:${port}: address in use\n`, 'one line naming the address')
   t.equal(second.stdout, '', 'nothing printed')
   t.notOk(fs.existsSync(otherDir), 'its data dir was not even created')
-  await assertFirstServes(t, first)
-  acknowledged.push(...await postEntries(t, first, 5, 'after'))
-  await assertSurvives(t, first, dataDir, acknowledged)
+  await assertFirstKeepsEverything(t, first, dataDir, acknowledged)
 })
 
 t.test('a second process on the same data dir and port: the data dir is named; nothing is touched or lost', async (t) => {
@@ -111,7 +114,5 @@ t.test('a second process on the same data dir and port: the data dir is named; n
   t.equal(second.stderr, `refusing to start: DATA_DIR ${dataDir} is in use by process ${first.child.pid}\n`)
   t.equal(second.stdout, '')
   t.same(filesOf(dataDir), before, 'no file of the data dir written')
-  await assertFirstServes(t, first)
-  acknowledged.push(...await postEntries(t, first, 5, 'after'))
-  await assertSurvives(t, first, dataDir, acknowledged)
+  await assertFirstKeepsEverything(t, first, dataDir, acknowledged)
 })
