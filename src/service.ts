@@ -3,8 +3,8 @@
 import { randomBytes } from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
-import { LogRetention } from './actor/log-retention.js'
-import { Runtime, type ReplayReport } from './actor/runtime.js'
+import type { LogRetention } from './actor/log-retention.js'
+import type { Runtime, ReplayReport } from './actor/runtime.js'
 import type { Config } from './config.js'
 import type { DestinationStream } from 'pino'
 import { createKeyCommand, newKeySecret, randomText } from './api/admin-routes.js'
@@ -12,12 +12,13 @@ import { Metrics } from './edge/metrics.js'
 import type { DrainReport } from './edge/drain.js'
 import type { StreamEndpoint } from './edge/stream.js'
 import { startServer, type RunningServer } from './edge/server.js'
-import { limitsDefault, scopes } from './ledger/system.js'
-import { CommandLog, type CommitFaults } from './log/command-log.js'
+import { scopes } from './ledger/system.js'
+import type { CommitFaults } from './log/command-log.js'
 import { checkDataDirContents, lockDataDir, type DataDirLock } from './data-dir.js'
 import { holdPort, type PortHold } from './edge/port-hold.js'
 import { createLogger } from './logger.js'
-import { WebhookDeliverer } from './webhooks/deliverer.js'
+import type { WebhookDeliverer } from './webhooks/deliverer.js'
+import { LocalNode } from './shard/local-node.js'
 
 export interface Service {
   readonly port: number
@@ -49,8 +50,6 @@ export interface ServiceHooks {
   readonly logFaults?: CommitFaults
 }
 
-const snapshotCheckIntervalMs = 5_000
-
 /** The admin token: ADMIN_TOKEN, else the one kept in DATA_DIR/admin-token, else a new one, which keepAdminToken writes. */
 function adminTokenOf(config: Config): { readonly token: string; readonly isNew: boolean } {
   if (config.adminToken !== null) return { token: config.adminToken, isNew: false }
@@ -68,40 +67,13 @@ function keepAdminToken(config: Config, admin: { readonly token: string; readonl
 }
 
 /** On an empty data dir: workspace `default` in UTC and one key with every scope, printed once; returns its secret. */
-function firstStart(runtime: Runtime, clock: () => number, print: (line: string) => void): string | null {
-  if (runtime.system.workspaces.size > 0) return null
-  const atMs = clock()
-  const created = runtime.submitSystem({ type: 'workspace.create', at_ms: atMs, id: 'default', time_zone: 'UTC', limits: limitsDefault, tag: randomText(40) })
-  if (!created.outcome.ok) throw new Error(`cannot create the default workspace: ${created.outcome.message}`)
+function firstStart(node: LocalNode, clock: () => number, print: (line: string) => void): string | null {
+  if (!node.createFirstWorkspace('default', randomText(40))) return null
   const secret = newKeySecret()
-  const key = runtime.submitSystem(createKeyCommand(atMs, 'default', scopes, null, 'default', secret))
-  if (!key.outcome.ok) throw new Error(`cannot create the first API key: ${key.outcome.message}`)
+  node.submitSystem(createKeyCommand(clock(), 'default', scopes, null, 'default', secret))
   print('First start: created workspace "default" (timezone UTC) and an API key with every scope.')
   print(`API key (shown once): ${secret}`)
   return secret
-}
-
-/**
- * After replay: what the outbox holds (written by commands before a restart or a kill -9) is delivered
- * from here on, and what new commits add as soon as it is durable.
- */
-function startWebhooks(config: Config, runtime: Runtime, metrics: Metrics, clock: () => number, warn: (message: string, error: unknown) => void): WebhookDeliverer {
-  const deliverer = new WebhookDeliverer({
-    log: runtime.log,
-    lookup: (id) => {
-      for (const actor of runtime.actors.values()) {
-        const subscription = actor.state.webhooks.subscriptions.get(id)
-        if (subscription !== undefined) return subscription
-      }
-      return undefined
-    },
-    clock, random: Math.random,
-    timeoutMs: config.webhookTimeoutMs, backoffBaseMs: config.webhookBackoffBaseMs, backoffCapMs: config.webhookBackoffCapMs,
-    retryWindowMs: config.webhookRetryWindowMs, concurrencyMax: config.webhookConcurrencyMax,
-    onAttempt: (result) => metrics.observeWebhookAttempt(result), onGiveUp: () => metrics.observeWebhookGiveUp(), warn,
-  })
-  deliverer.start()
-  return deliverer
 }
 
 /** The last line of a clean stop: what the drain answered and what the log flushed, so an operator sees nothing was dropped. */
@@ -110,22 +82,6 @@ function stoppedLine(drain: DrainReport, recordsFlushedCount: number, durableSeq
   return `trueup stopped: ${drain.inFlightCount} requests in flight answered, ${drain.refusedCount} refused with 503${abandoned}, `
     + `${drain.connectionsClosedCount} idle connections closed; ${recordsFlushedCount} log records flushed, last durable seq ${durableSeq}, `
     + `${snapshotsWrittenCount} snapshots written.`
-}
-
-/** The periodic snapshot check and, with it, log retention (records no recovery reads are deleted). */
-function startHousekeeping(config: Config, runtime: Runtime, hooks: ServiceHooks): { retention: LogRetention; snapshots: NodeJS.Timeout } {
-  const retention = new LogRetention(runtime, {
-    // Neither setting: the default, two snapshot intervals' worth of records (resolveConfig says the same).
-    commandsKept: config.logRetentionCommands ?? (config.logRetentionBytes === null ? 2 * config.snapshotCommandsInterval : null),
-    bytesKept: config.logRetentionBytes, batchRecordsMax: config.logRetentionBatchRecordsMax,
-    warn: hooks.warn ?? ((line) => process.stderr.write(`${line}\n`)),
-  })
-  const snapshots = setInterval(() => {
-    runtime.snapshotDue(false)
-    void retention.step()
-  }, snapshotCheckIntervalMs)
-  snapshots.unref()
-  return { retention, snapshots }
 }
 
 interface Claim {
@@ -174,60 +130,57 @@ export async function startService(config: Config, hooks: ServiceHooks): Promise
 async function startClaimed(config: Config, hooks: ServiceHooks, claimed: Claim): Promise<Service> {
   const admin = adminTokenOf(config)
   const metrics = new Metrics({ groupCommitRecordsMax: config.groupCommitRecordsMax, eventLoopLagResolutionMs: config.eventLoopLagResolutionMs })
-  const log = new CommandLog({
-    path: path.join(config.dataDir, 'log'), groupCommitRecordsMax: config.groupCommitRecordsMax, pendingRecordsMax: config.pendingRecordsMax,
-    onCommit: (records, durationMs) => metrics.observeCommit(records, durationMs), faults: hooks.logFaults,
-  })
-  const runtime = new Runtime(log, config.snapshotCommandsInterval, hooks.warn)
-  metrics.trackRuntime(runtime)
-  let replay: ReplayReport
-  try {
-    replay = runtime.replay(hooks.clock)
-  } catch (error) {
-    // A damaged log (StoreDamaged) refuses the start; close the LMDB env so the data dir is left as found.
-    await log.close()
-    throw error
-  }
   const { logger, close: closeLogger } = createLogger({
     level: config.logLevel, bufferBytesMax: config.logBufferBytesMax, flushWaitMs: config.logFlushWaitMs,
     onLineDropped: () => metrics.observeLoggerLineDropped(), destination: hooks.logDestination,
   })
+  let node: LocalNode
+  try {
+    node = await LocalNode.open(config, {
+      clock: hooks.clock, onLogFailure: hooks.onLogFailure, warn: hooks.warn, logFaults: hooks.logFaults,
+      onCommit: (records, durationMs) => metrics.observeCommit(records, durationMs),
+      onWebhookAttempt: (result) => metrics.observeWebhookAttempt(result), onWebhookGiveUp: () => metrics.observeWebhookGiveUp(),
+      webhookWarn: (message, error) => logger.warn({ err: error }, message),
+    })
+  } catch (error) {
+    await closeLogger()
+    throw error
+  }
+  metrics.trackShard(node.shard)
   let server: RunningServer
   try {
     // Released and bound in one turn of the event loop: nothing else of this process runs in between.
     claimed.port?.release()
     server = await startServer({
-      runtime, host: config.host, port: config.port, adminToken: admin.token, bodyBytesMax: config.bodyBytesMax, importBodyBytesMax: config.importBodyBytesMax, clock: hooks.clock, onLogFailure: hooks.onLogFailure,
+      shard: node.shard, host: config.host, port: config.port, adminToken: admin.token, bodyBytesMax: config.bodyBytesMax, importBodyBytesMax: config.importBodyBytesMax, clock: hooks.clock,
       metrics, logger, logSlowRequestMs: config.logSlowRequestMs, metricsToken: config.metricsToken, requestIdLengthMax: config.requestIdLengthMax,
       streamAuthTimeoutMs: config.streamAuthTimeoutMs, streamKeyBufferBytesMax: config.streamKeyBufferBytesMax, streamProcessBufferBytesMax: config.streamProcessBufferBytesMax,
     })
   } catch (error) {
-    await log.close()
+    await node.close()
     await closeLogger()
     throw error
   }
   let firstApiKey: string | null
   try {
     keepAdminToken(config, admin, hooks.print)
-    firstApiKey = firstStart(runtime, hooks.clock, hooks.print)
-    await new Promise<void>((resolve, reject) => log.afterDurable(log.lastSeq, (error) => (error === null ? resolve() : reject(error))))
+    firstApiKey = firstStart(node, hooks.clock, hooks.print)
+    await node.durable()
   } catch (error) {
     await server.close(0)
-    await log.close()
+    await node.close()
     await closeLogger()
     throw error
   }
-  const parts: Running = { config, hooks, claimed, runtime, log, replay, adminToken: admin.token, firstApiKey, metrics, server, closeLogger }
-  return running(parts, startWebhooks(config, runtime, metrics, hooks.clock, (message, error) => logger.warn({ err: error }, message)))
+  node.start()
+  return running({ config, hooks, claimed, node, adminToken: admin.token, firstApiKey, metrics, server, closeLogger })
 }
 
 interface Running {
   readonly config: Config
   readonly hooks: ServiceHooks
   readonly claimed: Claim
-  readonly runtime: Runtime
-  readonly log: CommandLog
-  readonly replay: ReplayReport
+  readonly node: LocalNode
   readonly adminToken: string
   readonly firstApiKey: string | null
   readonly metrics: Metrics
@@ -235,31 +188,24 @@ interface Running {
   readonly closeLogger: () => Promise<void>
 }
 
-/** The started service: housekeeping on, and the stop that undoes it all, the data dir's lock released last. */
-function running(parts: Running, webhooks: WebhookDeliverer): Service {
-  const { config, hooks, runtime, log, server } = parts
-  const { retention, snapshots } = startHousekeeping(config, runtime, hooks)
+/** The started service, and the stop that undoes it all, the data dir's lock released last. */
+function running(parts: Running): Service {
+  const { config, hooks, node, server } = parts
   return {
     port: server.port,
-    runtime,
-    replay: parts.replay,
+    runtime: node.runtime,
+    replay: node.replay,
     adminToken: parts.adminToken,
     firstApiKey: parts.firstApiKey,
     metrics: parts.metrics,
-    webhooks,
-    retention,
+    webhooks: node.webhooks,
+    retention: node.retention,
     stream: server.stream,
     stop: async () => {
-      clearInterval(snapshots)
-      await retention.stop()
-      const durableAtStopSeq = log.durableSeq
+      await node.stopHousekeeping()
+      const durableAtStopSeq = node.log.durableSeq
       const drain = await server.close(config.shutdownGraceMs)
-      // Attempts in flight are aborted and not counted; their events are still in the outbox for the next start.
-      await webhooks.stop()
-      await log.idle()
-      const snapshotsWrittenCount = runtime.snapshotDue(true)
-      const durableSeq = log.durableSeq
-      await log.close()
+      const { snapshotsWrittenCount, durableSeq } = await node.close()
       await parts.closeLogger()
       parts.claimed.lock.release()
       hooks.print(stoppedLine(drain, durableSeq - durableAtStopSeq, durableSeq, snapshotsWrittenCount))

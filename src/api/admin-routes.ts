@@ -2,7 +2,6 @@
 
 import { randomBytes } from 'node:crypto'
 import { currencyDefault, limitsDefault, type Limits, type Scope } from '../ledger/system.js'
-import { getWorkspace, listKeys, listWorkspaces } from '../ledger/system-pages.js'
 import { canonicalTimeZone } from '../ledger/time-zone-name.js'
 import { hashSecret } from './auth.js'
 import { adminRoute, type AdminRoute } from './route.js'
@@ -56,13 +55,13 @@ export const adminRoutes: readonly AdminRoute[] = [
     handle: ({ query }) => {
       const page = pageParams(query, cursor)
       if (!page.ok) return page
-      return { readsSystem: (system) => listWorkspaces(system, page.value.limit, page.value.cursor) }
+      return { readsSystem: { name: 'workspace.list', params: page.value } }
     },
   }),
   adminRoute({
     method: 'GET', pattern: '/admin/workspaces/:id', summary: 'Read a workspace',
     errors: ['not_found'], response: { status: 200, description: 'The workspace', schema: workspace },
-    handle: ({ params }) => ({ readsSystem: (system) => getWorkspace(system, params.id) }),
+    handle: ({ params }) => ({ readsSystem: { name: 'workspace.get', params: { workspace: params.id } } }),
   }),
   adminRoute({
     method: 'GET', pattern: '/admin/keys', summary: 'List API keys (revoked ones too), in creation order: never a secret or its hash',
@@ -72,7 +71,7 @@ export const adminRoutes: readonly AdminRoute[] = [
       if (!workspace.ok) return workspace
       const page = pageParams(query, cursor)
       if (!page.ok) return page
-      return { readsSystem: (system) => listKeys(system, workspace.value, page.value.limit, page.value.cursor) }
+      return { readsSystem: { name: 'key.list', params: { workspace: workspace.value, ...page.value } } }
     },
   }),
   adminRoute({

@@ -6,23 +6,20 @@
  * docs/ARCHITECTURE.md, "The request lifecycle", documents each stage and the status it fails with.
  */
 
-import type { Submitted } from '../actor/completion.js'
-import type { WorkspaceActor } from '../actor/workspace-actor.js'
 import { errorBody, reject, statusOf, type Rejection } from '../errors.js'
-import { answerText } from '../ledger/outcome.js'
-import type { IdempotencyRecord } from '../ledger/state.js'
 import type { KeyRecord, WorkspaceRecord } from '../ledger/system.js'
+import { nothingStored, type Headers, type Reply } from '../shard/operation.js'
 import { isJsonBody, parseBody, type ParsedBody } from './body.js'
 import { fingerprint, isIdempotencyKey } from './idempotency.js'
 import type { LabeledRoute, LifecycleRoute } from './route.js'
 import { allowOf, Router } from './router.js'
 import { pullFrom, StreamedAnswer, type Pull } from './streamed-answer.js'
 
+export type { Headers } from '../shard/operation.js'
+
 /** The stages, in the order they run; docs/API.md, Conventions fixes the order in which their errors answer. */
 export const stageNames = ['route', 'auth', 'method', 'scope', 'budget', 'body', 'recheck', 'idempotency', 'rate', 'size', 'parse', 'schema', 'command', 'actor', 'reply'] as const
 export type StageName = (typeof stageNames)[number]
-
-export type Headers = readonly (readonly [string, string])[]
 
 /** Who calls, once authenticated: a workspace's API key, or the admin (key and workspace null). */
 export interface Caller {
@@ -74,17 +71,17 @@ export interface RateBudgets {
   of(workspace: WorkspaceRecord, nowMs: number): { readonly reads: Bucket; readonly writes: Bucket }
 }
 
-/** A completion that comes later (a read the actor runs in slices): called with it once it is there. */
-export type Deferred = (done: (completion: Submitted) => void) => void
-
 /** What differs between the route kinds: how the handler is called and who executes what it built. */
 export interface Handler {
   /** The `command` stage: the handler's context and call; a Rejection is a refusal of the request's shape. */
   build(flow: Flow): unknown
-  /** The `actor` stage: what was built, executed (or a refusal answered) at the actor's barrier; a read in slices completes later. */
-  execute(flow: Flow, built: unknown): Submitted | Deferred
-  /** The actor that keeps the caller's idempotency records (the `idempotency` stage). */
-  actorOf?(flow: Flow): WorkspaceActor
+  /** The `actor` stage: what was built, sent to the shard (a refusal answered at its barrier), its reply once durable; an export streams. */
+  execute(flow: Flow, built: unknown): Promise<Reply | StreamedAnswer>
+  /**
+   * The `budget` and `idempotency` stages: what the caller's Idempotency-Key names in its workspace (a replay,
+   * a conflict, or nothingStored; without a fingerprint, 200 when anything is stored).
+   */
+  lookUp?(flow: Flow, idempotencyKey: string, fingerprint: string | null, atMs: number): Promise<Reply>
 }
 
 export interface LifecycleOptions {
@@ -103,8 +100,6 @@ export interface LifecycleOptions {
   readonly bodyBytesMax: number
   /** The statement import limit (Config.importBodyBytesMax), for routes that name it. */
   readonly importBodyBytesMax: number
-  /** The log failed: the process must stop and recover from the log. */
-  readonly onLogFailure: (error: Error) => void
   readonly onRateLimited?: (workspace: string, bucket: 'reads' | 'writes') => void
   /** HTTP serves HEAD wherever it serves GET: a 405's Allow then lists HEAD beside GET. */
   readonly headServed?: boolean
@@ -139,16 +134,12 @@ export class Flow {
   body: unknown = undefined
   atMs = 0
   idempotency: { key: string; fingerprint: string } | undefined = undefined
-  /** The Idempotency-Key as sent: the actor looks it up again in the turn that applies the request (surfaces.ts). */
-  idempotencyKey: string | undefined = undefined
   idempotencyKeyInvalid = false
   /** Tokens the `rate` stage took, given back when the actor finds the request is a replay after all. */
   tokensTaken = 0
-  replayed: IdempotencyRecord | null = null
-  /** The caller's workspace actor, once a stage needed it. */
-  actor: WorkspaceActor | null = null
   built: unknown = undefined
-  completion: Submitted | null = null
+  /** The shard's reply (a replay, or the request's answer), or an export to stream. */
+  reply: Reply | StreamedAnswer | null = null
   /** The stage to resume at after an asynchronous step. */
   next = 0
 
@@ -207,11 +198,10 @@ export class Flow {
   }
 }
 
-/** A stage goes on (undefined), answers a refusal at once, halts (answered, or waits for the body), or hands over to the reply. */
-type Step = undefined | Rejection | typeof halted | typeof toReply
+/** A stage goes on (undefined), answers a refusal at once, or halts (answered, or resumes the flow itself later). */
+type Step = undefined | Rejection | typeof halted
 /** The stage answered, or resumes the flow itself later (the body stage). */
 const halted = Symbol('halted')
-const toReply = Symbol('toReply')
 
 interface Stage {
   readonly name: StageName
@@ -235,6 +225,16 @@ export class Lifecycle<T> {
     this.#replyIndex = this.#stages.findIndex((stage) => stage.name === 'reply')
   }
 
+  /** Where `reply` is in this transport's list: a replay found early goes straight there. */
+  get replyIndex(): number {
+    return this.#replyIndex
+  }
+
+  /** A step that threw (a bug, or a shard gone): 503, never a request left hanging. */
+  failed(flow: Flow, error: unknown): void {
+    this.answer(flow, 503, errorBody(reject('unavailable', `The request could not be completed: ${error instanceof Error ? error.message : String(error)}`)), [])
+  }
+
   /** The names of the stages this transport runs, in order. */
   get stageNames(): readonly StageName[] {
     return this.#stages.map((stage) => stage.name)
@@ -252,8 +252,7 @@ export class Lifecycle<T> {
       const step = all[i].run(flow, this as Lifecycle<unknown>)
       if (step === undefined) continue
       if (step === halted) return
-      if (step === toReply) return this.resume(flow, this.#replyIndex)
-      return this.answer(flow, statusOf(step.code), errorBody(step), null)
+      return this.answer(flow, statusOf(step.code), errorBody(step), [])
     }
   }
 
@@ -263,29 +262,29 @@ export class Lifecycle<T> {
   }
 
   /** Answers with the rate headers of the caller's bucket (docs/API.md, Rate limits), then any of the answer's own. */
-  answer(flow: Flow, status: number, body: string, extra: readonly [string, string] | null): void {
+  answer(flow: Flow, status: number, body: string, extra: Headers): void {
     const bucket = flow.bucket
-    let headers: Headers = extra === null ? [] : [extra]
+    let headers = extra
     if (bucket !== null) {
       const nowMs = flow.atMs === 0 ? this.options.clock() : flow.atMs
-      const rate: [string, string][] = [['X-RateLimit-Limit', String(bucket.limitPerMinute)], ['X-RateLimit-Remaining', String(bucket.remaining(nowMs))]]
-      headers = extra === null ? rate : [...rate, extra]
+      const rate: (readonly [string, string])[] = [['X-RateLimit-Limit', String(bucket.limitPerMinute)], ['X-RateLimit-Remaining', String(bucket.remaining(nowMs))]]
+      headers = extra.length === 0 ? rate : [...rate, ...extra]
     }
     this.transport.respond(flow.target as T, status, body, headers)
   }
 
   /** A streamed answer (an export): its content type and headers after the rate headers, then its chunks. */
-  stream(flow: Flow, status: number, answer: StreamedAnswer): void {
+  stream(flow: Flow, answer: StreamedAnswer): void {
     const bucket = flow.bucket
     const rate: [string, string][] = bucket === null ? [] : [['X-RateLimit-Limit', String(bucket.limitPerMinute)], ['X-RateLimit-Remaining', String(bucket.remaining(flow.atMs))]]
     const headers: Headers = [...rate, ['content-type', answer.contentType], ...answer.headers]
-    const pull = pullFrom(answer.source, this.options.onLogFailure)
+    const pull = pullFrom(answer.source)
     const close = () => answer.source.close()
-    if (this.transport.stream !== undefined) return this.transport.stream(flow.target as T, status, headers, pull, close)
+    if (this.transport.stream !== undefined) return this.transport.stream(flow.target as T, answer.status, headers, pull, close)
     gather(pull, (text, error) => {
       close()
-      if (error !== null) return this.answer(flow, 503, errorBody(reject('unavailable', 'The export could not be completed.')), null)
-      this.transport.respond(flow.target as T, status, text, headers)
+      if (error !== null) return this.answer(flow, 503, errorBody(reject('unavailable', 'The export could not be completed.')), [])
+      this.transport.respond(flow.target as T, answer.status, text, headers)
     })
   }
 }
@@ -348,7 +347,7 @@ function methodStage(flow: Flow, lifecycle: Lifecycle<unknown>): Step {
   const elsewhere = lifecycle.elsewhere.match(method, path)
   if (elsewhere !== null) return elsewhere.route.refusal
   const list = allowed.join(', ')
-  lifecycle.answer(flow, 405, errorBody(reject('method_not_allowed', `${path} does not serve ${method}; it serves ${list}.`)), ['Allow', list])
+  lifecycle.answer(flow, 405, errorBody(reject('method_not_allowed', `${path} does not serve ${method}; it serves ${list}.`)), [['Allow', list]])
   return halted
 }
 
@@ -374,16 +373,23 @@ function budgetStage(flow: Flow, lifecycle: Lifecycle<unknown>): Step {
   if (route.isRead !== undefined) return undefined
   const nowMs = lifecycle.options.clock()
   const idempotencyKey = flow.request.headers.get('idempotency-key')
-  if (idempotencyKey !== undefined && isIdempotencyKey(idempotencyKey)) {
-    const key = flow.caller!.key
-    if (lifecycle.options.handler.actorOf!(flow).idempotency(idempotencyKey, key?.id ?? '', key?.accounts ?? null, nowMs).record !== undefined) return undefined
-  }
+  const lookUp = lifecycle.options.handler.lookUp
+  if (idempotencyKey === undefined || !isIdempotencyKey(idempotencyKey) || lookUp === undefined) return firstToken(flow, lifecycle, writes, nowMs)
+  lookUp(flow, idempotencyKey, null, nowMs).then((reply) => {
+    if (reply.status !== nothingStored || firstToken(flow, lifecycle, writes, nowMs) === undefined) lifecycle.resume(flow, flow.next)
+  }, (error: unknown) => lifecycle.failed(flow, error))
+  return halted
+}
+
+/** The budget stage's charge: the first write token, or 429 (answered here: then not undefined). */
+function firstToken(flow: Flow, lifecycle: Lifecycle<unknown>, writes: Bucket, nowMs: number): Step {
   if (writes.tryTake(nowMs, 1)) {
     flow.tokensTaken = 1
     return undefined
   }
   // Retry-After must name a wait after which the same request passes: a batch (its size unknown yet) passes
   // on a full bucket, whatever its size (edge/rate-limit.ts).
+  const route = flow.route!
   const allTokens = route.writeTokens !== undefined && route.writeTokensCharge !== 'owe'
   return rateLimited(flow, lifecycle, writes, allTokens ? Number.MAX_SAFE_INTEGER : 1, nowMs)
 }
@@ -392,7 +398,7 @@ function budgetStage(flow: Flow, lifecycle: Lifecycle<unknown>): Step {
 function rateLimited(flow: Flow, lifecycle: Lifecycle<unknown>, bucket: Bucket, tokens: number, nowMs: number): Step {
   lifecycle.options.onRateLimited?.(flow.caller!.workspace!.id, bucket === flow.buckets?.reads ? 'reads' : 'writes')
   const retryAfterSeconds = bucket.retryAfterSeconds(nowMs, tokens)
-  lifecycle.answer(flow, 429, errorBody(reject('rate_limited', `Rate budget exhausted; retry after ${retryAfterSeconds} s.`)), ['Retry-After', String(retryAfterSeconds)])
+  lifecycle.answer(flow, 429, errorBody(reject('rate_limited', `Rate budget exhausted; retry after ${retryAfterSeconds} s.`)), [['Retry-After', String(retryAfterSeconds)]])
   return halted
 }
 
@@ -446,20 +452,18 @@ function idempotencyStage(flow: Flow, lifecycle: Lifecycle<unknown>): Step {
   const print = parsed !== null && parsed.ok
     ? fingerprint(request.method, request.path, { json: parsed.value })
     : fingerprint(request.method, request.path, { bytes: flow.bytes ?? Buffer.from('\u0000too-large') })
-  const key = flow.caller!.key
-  const actor = lifecycle.options.handler.actorOf!(flow)
-  const found = actor.idempotency(idempotencyKey, key?.id ?? '', key?.accounts ?? null, flow.atMs)
-  if (found.record === undefined) {
-    // Looked up again where the command is applied: a request with this key may be on its way meanwhile.
-    flow.idempotency = { key: found.storeKey, fingerprint: print }
-    flow.idempotencyKey = idempotencyKey
-    return undefined
-  }
-  giveBackPrepaid(flow)
-  if (found.record.fingerprint !== print) return reject('idempotency_conflict')
-  flow.replayed = found.record
-  flow.completion = actor.answer({ ok: true, status: found.record.status, body: null })
-  return toReply
+  lifecycle.options.handler.lookUp!(flow, idempotencyKey, print, flow.atMs).then((reply) => {
+    if (reply.status === nothingStored) {
+      // Looked up again where the command is applied (its shard stores the answer in that same step): a
+      // request with this key may be on its way meanwhile.
+      flow.idempotency = { key: idempotencyKey, fingerprint: print }
+      return lifecycle.resume(flow, flow.next)
+    }
+    giveBackPrepaid(flow)
+    flow.reply = reply
+    lifecycle.resume(flow, lifecycle.replyIndex)
+  }, (error: unknown) => lifecycle.failed(flow, error))
+  return halted
 }
 
 function rateStage(flow: Flow, lifecycle: Lifecycle<unknown>): Step {
@@ -522,37 +526,30 @@ function commandStage(flow: Flow, lifecycle: Lifecycle<unknown>): Step {
   return halted
 }
 
+/** The operation goes to the workspace's shard, which answers once the log is durable up to what the answer rests on. */
 function actorStage(flow: Flow, lifecycle: Lifecycle<unknown>): Step {
-  const executed = lifecycle.options.handler.execute(flow, flow.built)
-  if (typeof executed !== 'function') {
-    flow.completion = executed
-    return undefined
-  }
-  executed((completion) => {
-    flow.completion = completion
+  const built = flow.built
+  // Lets go of the body and the command as soon as the shard has them (the log holds their bytes).
+  flow.release()
+  lifecycle.options.handler.execute(flow, built).then((reply) => {
+    flow.reply = reply
     lifecycle.resume(flow, flow.next)
-  })
+  }, (error: unknown) => lifecycle.failed(flow, error))
   return halted
 }
 
-/** Nothing leaves before the log is durable up to what the answer rests on; the actor's completion says when. */
 function replyStage(flow: Flow, lifecycle: Lifecycle<unknown>): Step {
-  const completion = flow.completion!
-  flow.release()
-  completion.whenDurable((error) => {
-    if (error !== null) {
-      lifecycle.answer(flow, 503, errorBody(reject('unavailable', 'The log could not be written; the service is restarting.')), null)
-      return lifecycle.options.onLogFailure(error)
-    }
-    const replayed = flow.replayed
-    if (replayed !== null) return lifecycle.answer(flow, replayed.status, replayed.status === 204 ? '' : replayed.body, ['Replayed', 'true'])
-    const { outcome } = completion
-    if (!outcome.ok) return lifecycle.answer(flow, statusOf(outcome.code), errorBody(outcome), null)
-    // An answer with its JSON text written (a posting) is not streamed: its body is then a getter that would build the view for nothing.
-    if (outcome.json === undefined && outcome.body instanceof StreamedAnswer) return lifecycle.stream(flow, outcome.status, outcome.body)
-    // A request carried out before, known by its content (a statement imported again): its result, marked as a replay.
-    lifecycle.answer(flow, outcome.status, outcome.status === 204 ? '' : answerText(outcome), outcome.replayed === true ? ['Replayed', 'true'] : null)
-  })
+  const reply = flow.reply!
+  if (reply instanceof StreamedAnswer) {
+    lifecycle.stream(flow, reply)
+    return halted
+  }
+  // The Idempotency-Key named a stored answer after all (a request with it applied since the idempotency stage): its tokens go back.
+  if (reply.keyReplayed === true && flow.tokensTaken > 0) {
+    flow.bucket?.giveBack(flow.atMs, flow.tokensTaken)
+    flow.tokensTaken = 0
+  }
+  lifecycle.answer(flow, reply.status, reply.body, reply.headers)
   return halted
 }
 

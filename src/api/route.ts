@@ -1,12 +1,13 @@
 /** @module What a route declares (method, path, scope, body, query, errors, answer) and what its handler receives and builds. */
 
 import type { TSchema } from 'typebox'
-import type { WorkspaceActor } from '../actor/workspace-actor.js'
 import type { ErrorCode, Rejection } from '../errors.js'
 import type { CommandEnvelope, WorkspaceCommand } from '../ledger/commands.js'
-import type { Outcome } from '../ledger/outcome.js'
-import type { WorkspaceState } from '../ledger/state.js'
-import type { KeyRecord, Scope, SystemCommand, SystemState, WorkspaceRecord } from '../ledger/system.js'
+import type { WorkspaceQuery, WorkspaceSlicedQuery } from '../ledger/queries.js'
+import type { KeyRecord, Scope, SystemCommand, WorkspaceRecord } from '../ledger/system.js'
+import type { SystemQuery } from '../ledger/system-pages.js'
+import type { Reply, Shard } from '../shard/operation.js'
+import type { StreamedAnswer } from './streamed-answer.js'
 import type { QueryParam } from './query.js'
 import type { Validator } from './schemas/validate.js'
 
@@ -17,34 +18,39 @@ export interface RouteContext<B = unknown> {
   readonly body: B
   readonly key: KeyRecord
   readonly workspace: WorkspaceRecord
-  /** For reads beside the state (a subscription's deliveries); commands and queries go back to the lifecycle. */
-  readonly actor: WorkspaceActor
   /** The clock, read once for this request. */
   readonly atMs: number
   readonly envelope: CommandEnvelope
 }
 
-/** A read: run by the actor against its current state; its answer waits for the same barrier as a write's. */
-export type Query = (state: WorkspaceState) => Outcome
-
-/**
- * A read done in slices (proposals): the actor runs one slice per turn of the event loop and serves
- * other requests between them, so a long read never holds it for more than a slice.
- */
-export interface SlicedQuery {
-  readonly slices: (state: WorkspaceState) => Generator<undefined, Outcome, undefined>
+/** A read of the workspace, as data (ledger/queries.ts): whole, or in slices (proposals) between which other requests are served. */
+export interface Read {
+  readonly read: WorkspaceQuery | WorkspaceSlicedQuery
 }
 
 /**
  * A read of the system state (workspaces and keys), not of a workspace's: answered after the log is durable
  * up to the last system command, the one it rests on.
  */
-export interface SystemQuery {
-  readonly readsSystem: (system: SystemState) => Outcome
+export interface SystemRead {
+  readonly readsSystem: SystemQuery
 }
 
-/** What a /v2 handler builds: a command for the actor, a query (whole or in slices, of its workspace or of the system), or a refusal of the request's own shape. */
-export type Built = WorkspaceCommand | Query | SlicedQuery | SystemQuery | Rejection
+/** A page of a webhook subscription's deliveries: read beside the log, where the workspace lives. */
+export interface DeliveriesRead {
+  readonly deliveries: { readonly webhook: string; readonly limit: number; readonly cursor: string | null }
+}
+
+/**
+ * An answer written in chunks (the exports): its first page read with the request's checks (an error
+ * answers the request), then a StreamedAnswer that pulls the rest, page by page, from the shard.
+ */
+export interface Streamed {
+  readonly streamed: (shard: Shard) => Promise<Reply | StreamedAnswer>
+}
+
+/** What a /v2 handler builds: a command, a read (of its workspace or of the system), an export, or a refusal of the request's own shape. */
+export type Built = WorkspaceCommand | Read | SystemRead | DeliveriesRead | Streamed | Rejection
 
 /** A handler that works off the event loop first (reading a large statement file in a worker) builds later. */
 export type BuiltLater = Built | Promise<Built>
@@ -156,7 +162,7 @@ export interface AdminContext<B = unknown> {
 }
 
 /** What an admin handler builds: a system command (with fields its answer adds, e.g. a key's secret), a read, or a refusal. */
-export type AdminBuilt = SystemCommand | { readonly command: SystemCommand; readonly extra: Readonly<Record<string, unknown>> } | SystemQuery | Rejection
+export type AdminBuilt = SystemCommand | { readonly command: SystemCommand; readonly extra: Readonly<Record<string, unknown>> } | SystemRead | Rejection
 
 export interface AdminRoute<B = unknown> extends LifecycleRoute {
   readonly summary: string

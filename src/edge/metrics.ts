@@ -2,7 +2,7 @@
 
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
 import { DurationHistogram, type DurationSeries } from './request-durations.js'
-import type { Runtime } from '../actor/runtime.js'
+import type { Shard } from '../shard/operation.js'
 import type { LabeledRoute } from '../api/route.js'
 
 export interface MetricsOptions {
@@ -146,12 +146,12 @@ export class Metrics {
     this.#webhookFailures.inc()
   }
 
-  /** Gauges read from the runtime when scraped, so the request path pays nothing for them. */
-  trackRuntime(runtime: Runtime): void {
+  /** Gauges read from the shard when scraped, so the request path pays nothing for them. */
+  trackShard(shard: Pick<Shard, 'stats'>): void {
     const registers = [this.registry]
     new Gauge({
       name: 'trueup_log_pending_records', help: 'Log records appended but not yet durable (the group commit queue)', registers,
-      collect() { this.set(runtime.pendingRecords) },
+      collect() { this.set(shard.stats().pendingRecords) },
     })
     new Gauge({
       name: 'trueup_actor_queue_depth_records',
@@ -159,13 +159,12 @@ export class Metrics {
       labelNames: ['workspace'], registers,
       collect() {
         this.reset()
-        const durableSeq = runtime.durableSeq
-        for (const actor of runtime.actors.values()) this.set({ workspace: actor.id }, Math.max(0, actor.lastAppliedSeq - durableSeq))
+        for (const [workspace, depth] of shard.stats().queueDepths) this.set({ workspace }, depth)
       },
     })
     new Gauge({
       name: 'trueup_webhook_outbox_items', help: 'Webhook deliveries not yet done (one per event and subscription): the outbox depth', registers,
-      collect() { this.set(runtime.outboxItems()) },
+      collect() { this.set(shard.stats().outboxItems) },
     })
   }
 

@@ -4,7 +4,6 @@ import { performance } from 'node:perf_hooks'
 import { Type } from 'typebox'
 import * as uws from 'uWebSockets.js'
 import { App, us_listen_socket_close, us_socket_local_port, type TemplatedApp, type us_listen_socket } from 'uWebSockets.js'
-import type { Runtime } from '../actor/runtime.js'
 import { reject } from '../errors.js'
 import type { Logger } from '../logger.js'
 import { adminRoutes } from '../api/admin-routes.js'
@@ -17,6 +16,7 @@ import { abortedStatus, type Metrics } from './metrics.js'
 import { buildOpenApi } from './openapi.js'
 import { RateBuckets } from './rate-buckets.js'
 import { requestIdOf } from './request-id.js'
+import type { Shard } from '../shard/operation.js'
 import { attachStream, type StreamEndpoint } from './stream.js'
 import type { PlainRoute } from '../api/route.js'
 import { health } from '../api/schemas/responses.js'
@@ -26,14 +26,13 @@ import { StartRefused } from '../start-refused.js'
 import { version } from '../version.js'
 
 export interface ServerOptions {
-  readonly runtime: Runtime
+  readonly shard: Shard
   readonly host: string
   readonly port: number
   readonly adminToken: string
   readonly bodyBytesMax: number
   readonly importBodyBytesMax: number
   readonly clock: () => number
-  readonly onLogFailure: (error: Error) => void
   readonly metrics: Metrics
   /** One line per request (never a header value or a body): successful ones at debug, the rest at info. */
   readonly logger: Logger
@@ -157,8 +156,8 @@ export function startServer(options: ServerOptions): Promise<RunningServer> {
   const buckets = new RateBuckets()
   const onRateLimited = (workspace: string, bucket: 'reads' | 'writes') => options.metrics.observeRateLimited(workspace, bucket)
   const { v2, admin } = httpLifecycles({
-    runtime: options.runtime, adminToken: options.adminToken, buckets, clock: options.clock, bodyBytesMax: options.bodyBytesMax,
-    importBodyBytesMax: options.importBodyBytesMax, onLogFailure: options.onLogFailure, onRateLimited,
+    shard: options.shard, adminToken: options.adminToken, buckets, clock: options.clock, bodyBytesMax: options.bodyBytesMax,
+    importBodyBytesMax: options.importBodyBytesMax, onRateLimited,
   })
   const plainByPath = new Map(plainRoutes.map((route) => [route.pattern, route]))
   const answerPlain = plainAnswerer(options)
@@ -203,8 +202,8 @@ export function startServer(options: ServerOptions): Promise<RunningServer> {
     }
   }).filter((_res, change) => drain.connectionsChanged(change))
   const stream = attachStream(app, {
-    runtime: options.runtime, buckets, clock: options.clock, bodyBytesMax: options.bodyBytesMax, importBodyBytesMax: options.importBodyBytesMax,
-    authTimeoutMs: options.streamAuthTimeoutMs, keyBufferBytesMax: options.streamKeyBufferBytesMax, processBufferBytesMax: options.streamProcessBufferBytesMax, onLogFailure: options.onLogFailure, onRateLimited, closing: () => drain.closing,
+    shard: options.shard, buckets, clock: options.clock, bodyBytesMax: options.bodyBytesMax, importBodyBytesMax: options.importBodyBytesMax,
+    authTimeoutMs: options.streamAuthTimeoutMs, keyBufferBytesMax: options.streamKeyBufferBytesMax, processBufferBytesMax: options.streamProcessBufferBytesMax, onRateLimited, closing: () => drain.closing,
   })
   return new Promise((resolve, reject) => {
     listenExclusive(app, options.host, options.port, (socket: us_listen_socket | false) => {

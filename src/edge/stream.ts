@@ -4,7 +4,6 @@
  */
 
 import type { HttpRequest, HttpResponse, TemplatedApp, us_socket_context_t, WebSocket, WebSocketBehavior } from 'uWebSockets.js'
-import type { Runtime } from '../actor/runtime.js'
 import { authenticate } from '../api/auth.js'
 import { Lifecycle } from '../api/lifecycle.js'
 import { v2Surface } from '../api/surfaces.js'
@@ -13,6 +12,7 @@ import { LiveHub } from '../stream/hub.js'
 import { authenticated, closeUnauthenticated, firstMessageBytesMax, handleMessage, streamTransport, type StreamContext } from '../stream/messages.js'
 import { SendBuffers } from '../stream/send-buffers.js'
 import { StreamSession } from '../stream/session.js'
+import type { Shard } from '../shard/operation.js'
 import type { RateBuckets } from './rate-buckets.js'
 
 export const streamPattern = '/v2/stream'
@@ -28,14 +28,13 @@ export const streamBackpressureBytesMax = 64 * 1024 * 1024
 const frameEnvelopeBytes = 64 * 1024
 
 export interface StreamOptions {
-  readonly runtime: Runtime
+  readonly shard: Shard
   /** The HTTP server's buckets: a workspace has one budget whatever the transport. */
   readonly buckets: RateBuckets
   readonly clock: () => number
   readonly bodyBytesMax: number
   readonly importBodyBytesMax: number
   readonly authTimeoutMs: number
-  readonly onLogFailure: (error: Error) => void
   readonly onRateLimited?: (workspace: string, bucket: 'reads' | 'writes') => void
   /** Unread bytes in the send buffers of one key's sockets together, and of all sockets, at most (send-buffers.ts). */
   readonly keyBufferBytesMax: number
@@ -60,14 +59,14 @@ export interface StreamEndpoint {
 }
 
 export function attachStream(app: TemplatedApp, options: StreamOptions): StreamEndpoint {
-  const { runtime, clock, bodyBytesMax, importBodyBytesMax, onLogFailure } = options
+  const { shard, clock, bodyBytesMax, importBodyBytesMax } = options
   // An update goes to every socket on its topic in one call; sessions behind take theirs aside (session.ts).
-  const hub = new LiveHub(runtime, (topic, text) => { app.publish(topic, text) })
+  const hub = new LiveHub(shard, (topic, text) => { app.publish(topic, text) })
   // Every stage runs, auth included: it takes the socket's caller as handed over and checks its key again.
-  const lifecycle = new Lifecycle({ ...v2Surface(runtime), clock, bodyBytesMax, importBodyBytesMax, onLogFailure, skip: [], buckets: options.buckets, onRateLimited: options.onRateLimited }, streamTransport)
-  const context: StreamContext = { runtime, hub, lifecycle, clock, bodyBytesMax }
+  const lifecycle = new Lifecycle({ ...v2Surface(shard), clock, bodyBytesMax, importBodyBytesMax, skip: [], buckets: options.buckets, onRateLimited: options.onRateLimited }, streamTransport)
+  const context: StreamContext = { shard, hub, lifecycle, clock, bodyBytesMax }
   const sessions = new Set<StreamSession>()
-  runtime.systemObservers.add((command) => {
+  shard.onSystemCommand((command) => {
     if (command.type !== 'key.revoke') return
     for (const session of sessions) if (session.caller?.key?.id === command.id) session.close(closeUnauthenticated, 'key revoked')
   })
@@ -136,7 +135,7 @@ function upgradeSocket(options: StreamOptions, res: HttpResponse, req: HttpReque
   const extensions = req.getHeader('sec-websocket-extensions')
   const refusal = options.closing()
     ? { status: '503 Service Unavailable', body: errorBody(reject('unavailable', 'The service is shutting down.')) }
-    : authorization !== '' && authenticate(options.runtime.system, authorization) === null ? { status: '401 Unauthorized', body: errorBody(reject('unauthenticated')) } : null
+    : authorization !== '' && authenticate(options.shard.system, authorization) === null ? { status: '401 Unauthorized', body: errorBody(reject('unauthenticated')) } : null
   if (refusal !== null) {
     return void res.cork(() => res.writeStatus(refusal.status).writeHeader('content-type', 'application/json').end(refusal.body))
   }

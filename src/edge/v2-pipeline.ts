@@ -1,21 +1,19 @@
 /** @module HTTP's side of the request lifecycle (src/api/lifecycle.ts): an exchange in, (status, body, headers) out, bodies streamed from uWS. */
 
-import type { Runtime } from '../actor/runtime.js'
 import { Lifecycle, type ElsewhereRoute, type Transport } from '../api/lifecycle.js'
 import { adminSurface, v2Surface } from '../api/surfaces.js'
 import { errorBody, reject, statusOf, type Rejection } from '../errors.js'
 import { readBody, send, sendStream, type Exchange } from './http.js'
+import type { Shard } from '../shard/operation.js'
 import type { RateBuckets } from './rate-buckets.js'
 
 export interface HttpLifecycleOptions {
-  readonly runtime: Runtime
+  readonly shard: Shard
   readonly adminToken: string
   readonly buckets: RateBuckets
   readonly clock: () => number
   readonly bodyBytesMax: number
   readonly importBodyBytesMax: number
-  /** Called when the log failed: the process must stop and recover from the log. */
-  readonly onLogFailure: (error: Error) => void
   /** Called for each 429 (metrics). */
   readonly onRateLimited?: (workspace: string, bucket: 'reads' | 'writes') => void
 }
@@ -39,10 +37,10 @@ const streamUpgrade: ElsewhereRoute = {
 
 /** /v2 runs every stage; admin has no scope, idempotency or rate budget (docs/API.md, Admin API). */
 export function httpLifecycles(options: HttpLifecycleOptions): { readonly v2: Lifecycle<Exchange>; readonly admin: Lifecycle<Exchange> } {
-  const { runtime, clock, bodyBytesMax, importBodyBytesMax, onLogFailure } = options
-  const limits = { clock, bodyBytesMax, importBodyBytesMax, onLogFailure }
+  const { shard, clock, bodyBytesMax, importBodyBytesMax } = options
+  const limits = { clock, bodyBytesMax, importBodyBytesMax }
   return {
-    v2: new Lifecycle({ ...v2Surface(runtime), ...limits, skip: [], buckets: options.buckets, onRateLimited: options.onRateLimited, headServed: true, elsewhere: [streamUpgrade] }, httpTransport),
-    admin: new Lifecycle({ ...adminSurface(runtime, options.adminToken), ...limits, skip: ['scope', 'budget', 'idempotency', 'rate'], headServed: true }, httpTransport),
+    v2: new Lifecycle({ ...v2Surface(shard), ...limits, skip: [], buckets: options.buckets, onRateLimited: options.onRateLimited, headServed: true, elsewhere: [streamUpgrade] }, httpTransport),
+    admin: new Lifecycle({ ...adminSurface(shard, options.adminToken), ...limits, skip: ['scope', 'budget', 'idempotency', 'rate'], headServed: true }, httpTransport),
   }
 }

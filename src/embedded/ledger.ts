@@ -4,9 +4,7 @@
  */
 
 import assert from 'node:assert/strict'
-import path from 'node:path'
 import type { Static } from 'typebox'
-import { Runtime } from '../actor/runtime.js'
 import { resolveConfig, type Config, type ConfigInput } from '../config.js'
 import { randomText } from '../api/admin-routes.js'
 import { Lifecycle, type Transport } from '../api/lifecycle.js'
@@ -15,8 +13,8 @@ import type { accountCreate, accountUpdate, entryPost, matchCreate, statementLin
 import type { Account, Balance, CreatedApiKey, Entry, HistoryEvent, LinesAdded, ListedStatementLine, Match, Page, ReconciliationWindow, StatementImport, Workspace } from '../api/schemas/responses.js'
 import { adminSurface, v2Surface } from '../api/surfaces.js'
 import { reject, statusOf, type ErrorCode, type ErrorDetail, type Rejection } from '../errors.js'
-import { limitsDefault, scopes, type KeyRecord, type Scope } from '../ledger/system.js'
-import { CommandLog } from '../log/command-log.js'
+import { scopes, type KeyRecord, type Scope } from '../ledger/system.js'
+import { LocalNode } from '../shard/local-node.js'
 import { checkDataDirContents, lockDataDir, type DataDirLock } from '../data-dir.js'
 import { TrueupError } from './trueup-error.js'
 
@@ -73,7 +71,6 @@ export interface LineQuery extends PageQuery { readonly status?: 'matched' | 'un
 
 type QueryInput = Readonly<Record<string, string | number | Date | undefined>>
 
-const snapshotCheckIntervalMs = 5_000
 const embeddedKeyId = 'embedded'
 
 /** One call's promise, settled by the lifecycle's answer. */
@@ -117,26 +114,21 @@ function failure(rejection: Rejection): TrueupError {
  * and concurrent writes share one group commit. One process at a time may open a data dir.
  */
 export class Ledger {
-  readonly #runtime: Runtime
+  readonly #node: LocalNode
   readonly #workspace: string
-  readonly #clock: () => number
-  readonly #snapshots: NodeJS.Timeout
   readonly #v2: Lifecycle<Pending>
   readonly #admin: Lifecycle<Pending>
   readonly #lock: DataDirLock
   #closed = false
 
-  private constructor(runtime: Runtime, workspace: string, clock: () => number, config: Config, lock: DataDirLock) {
-    this.#runtime = runtime
+  private constructor(node: LocalNode, workspace: string, clock: () => number, config: Config, lock: DataDirLock) {
+    this.#node = node
     this.#lock = lock
     this.#workspace = workspace
-    this.#clock = clock
-    const limits = { clock, bodyBytesMax: config.bodyBytesMax, importBodyBytesMax: config.importBodyBytesMax, onLogFailure }
+    const limits = { clock, bodyBytesMax: config.bodyBytesMax, importBodyBytesMax: config.importBodyBytesMax }
     // In-process there is no key to check and no rate budget: the same stages, those three skipped.
-    this.#v2 = new Lifecycle({ ...v2Surface(runtime), ...limits, skip: ['auth', 'scope', 'budget', 'recheck', 'rate'] }, embeddedTransport)
-    this.#admin = new Lifecycle({ ...adminSurface(runtime, null), ...limits, skip: ['auth', 'scope', 'budget', 'recheck', 'idempotency', 'rate'] }, embeddedTransport)
-    this.#snapshots = setInterval(() => runtime.snapshotDue(false), snapshotCheckIntervalMs)
-    this.#snapshots.unref()
+    this.#v2 = new Lifecycle({ ...v2Surface(node.shard), ...limits, skip: ['auth', 'scope', 'budget', 'recheck', 'rate'] }, embeddedTransport)
+    this.#admin = new Lifecycle({ ...adminSurface(node.shard, null), ...limits, skip: ['auth', 'scope', 'budget', 'recheck', 'idempotency', 'rate'] }, embeddedTransport)
   }
 
   /** Opens (or creates) a data dir, replays its log and snapshots, and resolves once everything is durable. */
@@ -148,16 +140,17 @@ export class Ledger {
     const lock = lockDataDir(config.dataDir)
     try {
       checkDataDirContents(config.dataDir)
-      const log = new CommandLog({ path: path.join(config.dataDir, 'log'), groupCommitRecordsMax: config.groupCommitRecordsMax, pendingRecordsMax: config.pendingRecordsMax })
-      const runtime = new Runtime(log, config.snapshotCommandsInterval)
-      runtime.replay(clock)
-      if (runtime.system.workspaces.size === 0) {
-        const created = runtime.submitSystem({ type: 'workspace.create', at_ms: clock(), id: workspace, time_zone: 'UTC', limits: limitsDefault, tag: randomText(40) })
-        assert.ok(created.outcome.ok, `cannot create workspace ${workspace}`)
+      // The service's own composition (src/shard/local-node.ts): log, replay, shard, snapshots, retention, webhooks.
+      const node = await LocalNode.open(config, { clock, onLogFailure })
+      try {
+        node.createFirstWorkspace(workspace, randomText(40))
+        await node.durable()
+      } catch (error) {
+        await node.close()
+        throw error
       }
-      const ledger = new Ledger(runtime, workspace, clock, config, lock)
-      await ledger.#durable(log.lastSeq)
-      return ledger
+      node.start()
+      return new Ledger(node, workspace, clock, config, lock)
     } catch (error) {
       lock.release()
       throw error
@@ -168,10 +161,7 @@ export class Ledger {
   async close(): Promise<void> {
     if (this.#closed) return
     this.#closed = true
-    clearInterval(this.#snapshots)
-    await this.#runtime.log.idle()
-    this.#runtime.snapshotDue(true)
-    await this.#runtime.log.close()
+    await this.#node.close()
     this.#lock.release()
   }
 
@@ -293,18 +283,11 @@ export class Ledger {
 
   // --- The one path every call takes: the lifecycle of every transport (src/api/lifecycle.ts) ----
 
-  #durable(seq: number): Promise<void> {
-    return new Promise((resolve, rejectPromise) => this.#runtime.log.afterDurable(seq, (error) => {
-      if (error === null) return resolve()
-      rejectPromise(failure(reject('unavailable', `The log could not be written: ${error.message}`)))
-    }))
-  }
-
   // async: a closed Ledger's assertion becomes a rejected promise, as every other refusal.
   async #call(method: V2Route['method'], pattern: string, input: { params?: Record<string, string>; query?: object; body?: unknown; csv?: string; file?: { bytes: Buffer; contentType?: string } }, options: CallOptions = {}): Promise<unknown> {
     assert.ok(!this.#closed, 'the Ledger is closed')
     const workspaceId = options.workspace ?? this.#workspace
-    const workspace = this.#runtime.system.workspaces.get(workspaceId)
+    const workspace = this.#node.shard.system.workspaces.get(workspaceId)
     if (workspace === undefined) throw failure(reject('not_found', `No workspace ${workspaceId}.`))
     const keyId = options.keyId ?? embeddedKeyId
     const key: KeyRecord = { id: keyId, workspace: workspaceId, scopes, accounts: null, name: embeddedKeyId, secretHash: '', createdAtMs: 0, revokedAtMs: null }

@@ -1,57 +1,22 @@
 /**
- * @module The audit pack of a window (docs/API.md, Exports), format-neutral: its head (the window, its time zone
- * and accounts) and its sections (lines with the match covering each, matches active and reversed,
- * history), walked a page at a time by the actor, each page a read, each handed to a format's writer.
+ * @module The audit pack of a window (docs/API.md, Exports) written by a format's writer from pages pulled
+ * off the workspace's shard, one `pack` operation each (ledger/pack-pages.ts says what a page holds): the
+ * writer lives where the answer is written, the shard only reads.
  */
 
-import type { WorkspaceActor } from '../actor/workspace-actor.js'
-import type { ChunkSource } from '../api/streamed-answer.js'
-import { formatTimestamp } from '../ledger/calendar.js'
-import { historyView } from '../ledger/history-view.js'
-import { matchView } from '../ledger/matches.js'
-import { accept } from '../ledger/outcome.js'
-import { sealedLine, sealVersion } from '../ledger/seal.js'
-import type { WorkspaceState } from '../ledger/state.js'
-import { windowView } from '../ledger/windows.js'
+import type { ChunkSource, Chunk } from '../api/streamed-answer.js'
+import type { PackHead, PackLine, PackPage, PackPosition, SectionName } from '../ledger/pack-pages.js'
 import type { Visibility } from '../ledger/visibility.js'
-import type { ReconciliationWindow } from '../ledger/windows-state.js'
-import type { Chunk } from '../api/streamed-answer.js'
+import type { Reply, Shard } from '../shard/operation.js'
 
-/** Items per page: one actor turn each; small enough that a page never holds up other requests long. */
+export type { PackAccount, PackHead, PackLine, SectionName } from '../ledger/pack-pages.js'
+
+/** Items per page: one read each; small enough that a page never holds up other requests long. */
 export const packPageItemsMax = 2_000
-
-export interface PackAccount {
-  readonly id: string
-  readonly name: string
-  /** Present once accounts carry a currency (docs/API.md, Accounts (currencies)). */
-  readonly currency?: string
-}
-
-export interface PackHead {
-  readonly format: 'trueup.reconciliation-export'
-  readonly version: 1
-  readonly seal_version: number
-  readonly exported_at: string
-  /** The window object, as GET /v2/reconciliations/:id answers it. */
-  readonly window: Record<string, unknown>
-  readonly time_zone: string
-  readonly accounts: readonly PackAccount[]
-  /** Σ matched_amount of active matches: claimed − derived − residual. */
-  readonly matched: number
-}
-
-export type SectionName = 'lines' | 'matches' | 'history'
-export const sectionNames: readonly SectionName[] = ['lines', 'matches', 'history']
-
-/** A line with the active match covering it (its strategy and reason), for the formats that print them. */
-export interface PackLine {
-  readonly line: Record<string, unknown>
-  readonly match: Record<string, unknown> | null
-}
 
 /** What a format does with the pack; `take` gives what was written since the last take. */
 export interface PackWriter {
-  /** Items per actor turn, when the format is slower than packPageItemsMax allows for. */
+  /** Items per page, when the format is slower than packPageItemsMax allows for. */
   readonly itemsPerPage?: number
   begin(head: PackHead): void
   section(name: SectionName): void
@@ -64,85 +29,72 @@ export interface PackWriter {
   close(): void
 }
 
-function packHead(state: WorkspaceState, window: ReconciliationWindow, atMs: number): PackHead {
-  const view = windowView(state, window) as Record<string, unknown>
-  const accounts = window.accountSeqs.map((seq) => {
-    const account = state.accounts[seq - 1] as { id: string; name: string; currency?: string }
-    return account.currency === undefined ? { id: account.id, name: account.name } : { id: account.id, name: account.name, currency: account.currency }
-  })
-  const matched = (view.claimed_movement as number) - (view.derived_movement as number) - (view.residual as number)
-  return { format: 'trueup.reconciliation-export', version: 1, seal_version: sealVersion, exported_at: formatTimestamp(atMs), window: view, time_zone: window.timeZone, accounts, matched }
+/** Where a pack's pages come from: its window, as the exporting key sees it, at the export's time. */
+export interface PackRequest {
+  readonly shard: Shard
+  readonly workspace: string
+  readonly window: string
+  /** The exporting key's: a match lists only the entries it can read. */
+  readonly visibility: Visibility
+  readonly atMs: number
 }
 
-/**
- * Walks the pack in pages. The section lengths are taken at the first page: a window still open may grow
- * meanwhile, and the pack then stays the one its head describes (a closed window cannot change).
- */
+/** The first page: its reply (an error answers the request: an unknown window is 404) and, when 200, the page. */
+export async function firstPackPage(request: PackRequest, writer: PackWriter): Promise<{ readonly reply: Reply; readonly page: PackPage | null }> {
+  const reply = await packPage(request, null, writer)
+  return { reply, page: reply.status === 200 ? JSON.parse(reply.body) as PackPage : null }
+}
+
+function packPage(request: PackRequest, position: PackPosition | null, writer: PackWriter): Promise<Reply> {
+  const { shard, workspace, window, visibility, atMs } = request
+  return shard.send({ op: 'pack', workspace, visibility, window, position, itemsMax: writer.itemsPerPage ?? packPageItemsMax, atMs })
+}
+
+/** Writes the pages it pulls, one chunk per page; the first page was read with the request's checks. */
 export class PackSource implements ChunkSource {
-  readonly #actor: WorkspaceActor
-  readonly #window: ReconciliationWindow
+  readonly #request: PackRequest
   readonly #writer: PackWriter
-  readonly #atMs: number
-  /** The exporting key's: a match lists only the entries it can read (matches.ts matchView). */
-  readonly #visibility: Visibility
-  #lengths: Record<SectionName, number> | null = null
-  #section = 0
-  #index = 0
+  #first: PackPage | null
+  #next: PackPosition | null = null
   #done = false
 
-  constructor(actor: WorkspaceActor, window: ReconciliationWindow, writer: PackWriter, atMs: number, visibility: Visibility) {
-    this.#actor = actor
-    this.#window = window
+  constructor(request: PackRequest, writer: PackWriter, first: PackPage) {
+    this.#request = request
     this.#writer = writer
-    this.#atMs = atMs
-    this.#visibility = visibility
+    this.#first = first
   }
 
-  next() {
+  async next(): Promise<Chunk | null> {
+    const first = this.#first
+    if (first !== null) {
+      this.#first = null
+      return this.#write(first)
+    }
     if (this.#done) return null
-    return this.#actor.query((state) => accept(200, this.#page(state)))
+    const reply = await packPage(this.#request, this.#next, this.#writer)
+    if (reply.status !== 200) throw new Error(`an export page was refused: ${reply.status} ${reply.body}`)
+    return this.#write(JSON.parse(reply.body) as PackPage)
   }
 
   close(): void {
+    this.#done = true
     this.#writer.close()
   }
 
-  #page(state: WorkspaceState): Chunk {
-    const window = this.#window
+  #write(page: PackPage): Chunk {
     const writer = this.#writer
-    if (this.#lengths === null) {
-      this.#lengths = { lines: window.lines.length, matches: window.matchSeqs.length, history: window.history.length }
-      writer.begin(packHead(state, window, this.#atMs))
-      writer.section(sectionNames[0])
+    if (page.head !== null) writer.begin(page.head)
+    for (const item of page.items) {
+      if ('section' in item) writer.section(item.section)
+      else if ('line' in item) writer.line(item.line)
+      else if ('match' in item) writer.match(item.match)
+      else writer.historyEvent(item.history)
     }
-    let budget = writer.itemsPerPage ?? packPageItemsMax
-    while (budget > 0 && this.#section < sectionNames.length) {
-      const name = sectionNames[this.#section]
-      if (this.#index >= this.#lengths[name]) {
-        this.#section++
-        this.#index = 0
-        if (this.#section < sectionNames.length) writer.section(sectionNames[this.#section])
-        continue
-      }
-      this.#item(state, name, this.#index++)
-      budget--
-    }
-    if (this.#section >= sectionNames.length) {
+    this.#next = page.next
+    if (page.next === null) {
       writer.end()
       this.#done = true
     }
     return writer.take()
-  }
-
-  #item(state: WorkspaceState, name: SectionName, index: number): void {
-    const window = this.#window
-    const matches = state.windows.matches
-    if (name === 'lines') {
-      const line = window.lines[index]
-      const match = line.matchSeq === 0 ? null : (matchView(state, matches[line.matchSeq - 1], this.#visibility) as Record<string, unknown>)
-      return this.#writer.line({ line: sealedLine(state, line), match })
-    }
-    if (name === 'matches') return this.#writer.match(matchView(state, matches[window.matchSeqs[index] - 1], this.#visibility) as Record<string, unknown>)
-    this.#writer.historyEvent(historyView(window.history[index]) as Record<string, unknown>)
   }
 }

@@ -36,3 +36,17 @@ export function getWorkspace(system: SystemState, id: string): Outcome {
   const workspace = system.workspaces.get(id)
   return workspace === undefined ? reject('not_found', `No workspace ${id}.`) : accept(200, workspaceView(workspace))
 }
+
+/** A read of the system as data (the admin lists, a workspace), answered by executeSystemQuery. */
+export type SystemQuery =
+  | { readonly name: 'workspace.get'; readonly params: { readonly workspace: string } }
+  | { readonly name: 'workspace.list'; readonly params: { readonly limit: number; readonly cursor: string | null } }
+  | { readonly name: 'key.list'; readonly params: { readonly workspace: string | null; readonly limit: number; readonly cursor: string | null } }
+
+export function executeSystemQuery(system: SystemState, query: SystemQuery): Outcome {
+  switch (query.name) {
+    case 'workspace.get': return getWorkspace(system, query.params.workspace)
+    case 'workspace.list': return listWorkspaces(system, query.params.limit, query.params.cursor)
+    case 'key.list': return listKeys(system, query.params.workspace, query.params.limit, query.params.cursor)
+  }
+}

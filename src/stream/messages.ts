@@ -3,7 +3,6 @@
  * requests run through the request lifecycle (src/api/lifecycle.ts) with the socket's key as the caller.
  */
 
-import type { Runtime } from '../actor/runtime.js'
 import { authenticate } from '../api/auth.js'
 import { parseJson } from '../api/json.js'
 import type { ApiRequest, Caller, Lifecycle, Transport } from '../api/lifecycle.js'
@@ -12,6 +11,7 @@ import { errorBody, reject, statusOf } from '../errors.js'
 import { requestMessage as requestMessageSchema } from './message-schemas.js'
 import { errorText, responseText } from './replies.js'
 import { subscribe, unsubscribe } from './subscriptions.js'
+import type { Shard } from '../shard/operation.js'
 import type { LiveHub } from './hub.js'
 import { inFlightMax, type StreamSession } from './session.js'
 
@@ -19,7 +19,7 @@ import { inFlightMax, type StreamSession } from './session.js'
 export const closeUnauthenticated = 4401
 
 export interface StreamContext {
-  readonly runtime: Runtime
+  readonly shard: Shard
   readonly hub: LiveHub
   readonly lifecycle: Lifecycle<StreamExchange>
   readonly clock: () => number
@@ -97,8 +97,8 @@ function firstMessage(context: StreamContext, session: StreamSession, bytes: Buf
 
 /** The key of the socket: from the upgrade's Authorization header, or the first message (a browser cannot set headers). */
 export function authenticated(context: StreamContext, session: StreamSession, authorization: string): boolean {
-  const key = authenticate(context.runtime.system, authorization)
-  const workspace = key === null ? undefined : context.runtime.system.workspaces.get(key.workspace)
+  const key = authenticate(context.shard.system, authorization)
+  const workspace = key === null ? undefined : context.shard.system.workspaces.get(key.workspace)
   if (key === null || workspace === undefined) return false
   session.caller = { key, workspace }
   session.send(`{"type":"authenticated","key":${JSON.stringify(key.id)},"workspace":${JSON.stringify(workspace.id)}}`)
@@ -145,7 +145,7 @@ function headerMapOf(headers: Readonly<Record<string, string>>): Map<string, str
  */
 function requestCaller(context: StreamContext, session: StreamSession): Caller {
   const key = session.caller!.key!
-  const workspace = context.runtime.system.workspaces.get(key.workspace) ?? session.caller!.workspace
+  const workspace = context.shard.system.workspaces.get(key.workspace) ?? session.caller!.workspace
   const last = session.requestCaller
   if (last !== null && last.key === key && last.workspace === workspace) return last
   return (session.requestCaller = { key, workspace })

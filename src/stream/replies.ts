@@ -31,7 +31,12 @@ export function responseText(id: string, status: number, body: string, headers: 
 
 /** `{"type":"error","id"?,"error":{…}}`: a message that could not be served (the socket stays open). */
 export function errorText(rejection: Rejection, id: unknown): string {
+  return errorEnvelopeText(errorBody(rejection), id)
+}
+
+/** The same from an error envelope already written (`{"error":{…}}`, a shard's reply). */
+export function errorEnvelopeText(envelope: string, id: unknown): string {
   const idText = typeof id === 'string' && id.length <= 64 ? `"id":${JSON.stringify(id)},` : ''
-  return `{"type":"error",${idText}${errorBody(rejection).slice(1)}`
+  return `{"type":"error",${idText}${envelope.slice(1)}`
 }
 

@@ -1,16 +1,11 @@
 /** @module subscribe and unsubscribe messages (docs/API.md, WebSocket API and live updates): scopes and visibility as over HTTP, the current value first, then updates. */
 
 import { validator } from '../api/schemas/validate.js'
-import { reject, type ErrorDetail } from '../errors.js'
-import { findAccount } from '../ledger/accounts.js'
-import { accept } from '../ledger/outcome.js'
-import type { Account } from '../ledger/state.js'
-import { findWindow } from '../ledger/window-effects.js'
-import type { ReconciliationWindow } from '../ledger/windows-state.js'
-import { accountTopic, balanceMessage, windowMessage, windowTopic } from './hub.js'
+import { reject } from '../errors.js'
+import type { Subscribed } from '../shard/topics.js'
 import { topicsMessage as topicsMessageSchema } from './message-schemas.js'
 import type { StreamContext } from './messages.js'
-import { errorText } from './replies.js'
+import { errorEnvelopeText, errorText } from './replies.js'
 import type { StreamSession } from './session.js'
 
 /** The schema the OpenAPI document publishes (message-schemas.ts) is the one subscriptions are validated with. */
@@ -48,59 +43,43 @@ function ackText(type: 'subscribed' | 'unsubscribed', id: string | undefined, wi
 }
 
 /**
- * Resolved and watched in the actor's turn, so no command falls between the value read and the watch;
- * answered once the log is durable up to that value (no dirty read), before any later update (the log
- * releases completions in seq order). Nothing is watched when any id is unknown or invisible (404).
+ * Resolved and watched in the shard's turn, so no command falls between the value read and the watch;
+ * answered once the log is durable up to that value (no dirty read), before any later update (the shard
+ * hands out updates behind the answers released before them). Nothing is watched when any id is unknown or
+ * invisible (404).
  */
 export function subscribe(context: StreamContext, session: StreamSession, message: Record<string, unknown>): void {
   const topics = topicsOf(session, message)
   if (topics === null) return
   const key = session.caller!.key!
-  const initial: [string, string][] = []
-  const completion = context.runtime.actor(key.workspace).query((state) => {
-    const details: ErrorDetail[] = []
-    const windows: ReconciliationWindow[] = []
-    const accounts: Account[] = []
-    topics.windows.forEach((id, index) => {
-      const window = findWindow(state, id, key.accounts)
-      if (window === undefined) details.push({ path: `/reconciliations/${index}`, message: `no reconciliation ${id}` })
-      else windows.push(window)
-    })
-    topics.accounts.forEach((reference, index) => {
-      const account = findAccount(state, reference, key.accounts)
-      if (account === undefined) details.push({ path: `/accounts/${index}`, message: `no account ${reference}` })
-      else accounts.push(account)
-    })
-    if (details.length > 0) return reject('not_found', `Nothing to watch at ${details[0].path}.`, details)
-    if (session.closed) return reject('unavailable', 'The socket closed.')
-    const atMs = context.clock()
-    for (const window of windows) initial.push([windowTopic(window), windowMessage(state, window)])
-    for (const account of accounts) initial.push([accountTopic(account), balanceMessage(state, account, atMs)])
-    for (const [topic] of initial) {
+  const workspace = key.workspace
+  const operation = { op: 'subscribe', workspace, visibility: key.accounts, windows: topics.windows, accounts: topics.accounts, atMs: context.clock() } as const
+  void context.shard.send(operation).then((reply) => {
+    if (reply.status !== 200) return session.send(errorEnvelopeText(reply.body, topics.id))
+    const answer = JSON.parse(reply.body) as Subscribed
+    if (session.closed) return context.hub.dropped(workspace, answer.initial.map(([topic]) => topic))
+    for (const [topic] of answer.initial) {
       session.topics.add(topic)
-      context.hub.watch(key.workspace, topic, session)
+      context.hub.watch(workspace, topic, session)
     }
-    return accept(200, ackText('subscribed', topics.id, windows.map((window) => window.id), accounts.map((account) => account.id)))
-  })
-  completion.whenDurable((error) => {
-    const outcome = completion.outcome
-    if (error !== null) return session.send(errorText(reject('unavailable', 'The log could not be written.'), topics.id))
-    if (!outcome.ok) return session.send(errorText(outcome, topics.id))
-    session.started(outcome.body as string, initial)
+    session.started(ackText('subscribed', topics.id, answer.reconciliations, answer.accounts), answer.initial)
   })
 }
 
-/** Stops the named topics at once (an id or name it cannot resolve is no topic of this socket's anyway). */
+/** Stops the named topics (an id or name it cannot resolve is no topic of this socket's anyway), then acknowledges. */
 export function unsubscribe(context: StreamContext, session: StreamSession, message: Record<string, unknown>): void {
   const topics = topicsOf(session, message)
   if (topics === null) return
   const key = session.caller!.key!
-  const state = context.runtime.actor(key.workspace).state
-  const windowTopics = topics.windows.map((id) => `r:${id}`)
-  const accounts = topics.accounts.map((reference) => findAccount(state, reference, key.accounts)).filter((account) => account !== undefined)
-  for (const topic of [...windowTopics, ...accounts.map(accountTopic)]) {
-    session.stop(topic)
-    context.hub.unwatch(key.workspace, topic, session)
-  }
-  session.send(ackText('unsubscribed', topics.id, topics.windows, accounts.map((account) => account.id)))
+  const workspace = key.workspace
+  void context.shard.send({ op: 'unsubscribe', workspace, visibility: key.accounts, windows: topics.windows, accounts: topics.accounts }).then((reply) => {
+    if (reply.status !== 200) return session.send(errorEnvelopeText(reply.body, topics.id))
+    const { accounts } = JSON.parse(reply.body) as { accounts: string[] }
+    for (const topic of [...topics.windows.map((id) => `r:${id}`), ...accounts.map((id) => `a:${id}`)]) {
+      if (!session.topics.has(topic)) continue
+      session.stop(topic)
+      context.hub.unwatch(workspace, topic, session)
+    }
+    session.send(ackText('unsubscribed', topics.id, topics.windows, accounts))
+  })
 }

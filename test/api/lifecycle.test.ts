@@ -5,11 +5,12 @@ import path from 'node:path'
 import t from 'tap'
 import { Runtime } from '../../src/actor/runtime.ts'
 import { createKeyCommand, newKeySecret } from '../../src/api/admin-routes.ts'
-import { Submitted } from '../../src/actor/completion.ts'
 import { Lifecycle, stageNames, type ApiRequest, type Flow, type Headers, type RateBudgets, type Transport } from '../../src/api/lifecycle.ts'
 import { v2Surface } from '../../src/api/surfaces.ts'
 import { limitsDefault, scopes } from '../../src/ledger/system.ts'
 import { CommandLog } from '../../src/log/command-log.ts'
+import { LocalShard } from '../../src/shard/local-shard.ts'
+import type { Operation, Reply, Shard } from '../../src/shard/operation.ts'
 
 interface Answer { status: number; body: any; headers: Headers }
 
@@ -17,6 +18,7 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'trueup-lifecycle-unit-'))
 const log = new CommandLog({ path: path.join(dir, 'log'), groupCommitRecordsMax: 64, pendingRecordsMax: 1024 })
 const runtime = new Runtime(log, 1_000_000)
 runtime.replay(() => Date.now())
+const shard = new LocalShard(runtime, (error) => { throw error })
 t.teardown(async () => {
   await log.close()
   fs.rmSync(dir, { recursive: true, force: true })
@@ -32,7 +34,7 @@ const transport: Transport<(answer: Answer) => void> = {
   readBody: (_done, _bytesMax, deliver) => { pendingBodies.push(() => deliver(Buffer.from(bodies.shift()!))) },
 }
 const bodies: string[] = []
-const options = { ...v2Surface(runtime), clock: () => Date.now(), bodyBytesMax: 1 << 20, importBodyBytesMax: 1 << 24, onLogFailure: (error: Error) => { throw error } }
+const options = { ...v2Surface(shard), clock: () => Date.now(), bodyBytesMax: 1 << 20, importBodyBytesMax: 1 << 24 }
 
 function send(lifecycle: Lifecycle<(answer: Answer) => void>, request: Omit<ApiRequest, 'headers' | 'query'> & { headers?: Record<string, string> }): Promise<Answer> {
   const headers = new Map(Object.entries({ authorization: `Bearer ${secret}`, ...request.headers }))
@@ -92,24 +94,33 @@ t.test('a caller handed over by the transport (a WebSocket): auth takes it witho
   t.equal(refused.status, 401, 'the key revoked since the socket opened')
 })
 
-t.test('once the actor has the command, the flow lets go of the body and the command while the answer waits for the log', async (t) => {
-  const surface = v2Surface(runtime)
-  const seen: { flow?: Flow; held?: { body: unknown; built: unknown; requestBody: unknown }; release?: () => void } = {}
+t.test('once the shard has the operation, the flow lets go of the body and the command while the answer waits for the log', async (t) => {
+  const seen: { flow?: Flow; built?: unknown; operation?: Operation; release?: () => void } = {}
+  // A shard whose answers wait until the test lets them go, as they wait for the log's fsync.
+  const holding: Shard = {
+    get system() { return shard.system },
+    onUpdate: (listener) => shard.onUpdate(listener),
+    onSystemCommand: (listener) => shard.onSystemCommand(listener),
+    stats: () => shard.stats(),
+    send: (operation) => {
+      seen.operation = operation
+      return new Promise<Reply>((resolve) => { seen.release = () => void shard.send(operation).then(resolve) })
+    },
+  }
+  const surface = v2Surface(holding)
   const handler = {
     ...surface.handler,
     execute: (given: Flow, built: unknown) => {
-      const submitted = surface.handler.execute(given, built) as Submitted
       seen.flow = given
-      seen.held = { body: given.body, built: given.built, requestBody: given.request.body }
-      // The answer's wait for durability, held here: what the flow keeps meanwhile is what is checked.
-      const waiter = { afterDurable: (seq: number, callback: (error: Error | null) => void) => { seen.release = () => submitted.whenDurable(callback); void seq } }
-      return new Submitted(submitted.outcome, submitted.barrierSeq, waiter)
+      seen.built = built
+      return surface.handler.execute(given, built)
     },
   }
   const lifecycle = new Lifecycle({ ...options, handler, skip: [] }, transport)
   const answered = send(lifecycle, { method: 'POST', path: '/v2/accounts', body: { value: { name: 'assets:held' } } })
-  const { flow, held, release } = seen
-  t.ok(held !== undefined && held.body !== undefined && held.built !== undefined && held.requestBody !== undefined, 'the actor got the body and the command')
+  const { flow, built, operation, release } = seen
+  t.ok(built !== undefined && operation?.op === 'command', 'the shard got the command as an operation')
+  t.equal(operation?.op === 'command' ? operation.command.type : null, 'account.create')
   t.ok(release !== undefined, 'the answer waits for the log')
   t.equal(flow?.body, undefined, 'the validated body let go')
   t.equal(flow?.built, undefined, 'the command let go')

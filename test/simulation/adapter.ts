@@ -18,7 +18,7 @@ import { createWorkspaceState, type WorkspaceState } from '../../src/ledger/stat
 import { createSystemState, executeSystem, type SystemCommand, type SystemState } from '../../src/ledger/system.ts'
 import { executeWorkspace } from '../../src/ledger/workspace.ts'
 import { CommandLog } from '../../src/log/command-log.ts'
-import { LiveHub, windowMessage, windowTopic, type UpdateSink } from '../../src/stream/hub.ts'
+import { LiveWatches, windowMessage, windowTopic } from '../../src/shard/live-watch.ts'
 
 /** Where a crash strikes the next group commit: before LMDB gets the batch (lost) or before its fsync is known (kept, unacknowledged). */
 export type CrashKind = 'transaction' | 'flush'
@@ -43,15 +43,12 @@ function onTheWire(outcome: Outcome): Outcome {
   return outcome.ok && outcome.json !== undefined ? { ...outcome, body: JSON.parse(outcome.json) } : outcome
 }
 
-/** A subscriber that never falls behind: every update goes through the hub's publish. */
-const keepingUp: UpdateSink = { takes: () => false }
-
 /** One running "process": a log on a data dir, the runtime replayed from it, and a crash switch on its commits. */
 export class SimNode {
   readonly #log: CommandLog
   readonly #runtime: Runtime
-  /** The live-update hub of the WebSocket API, every window watched: by topic, the last message a subscriber got. */
-  readonly #hub: LiveHub
+  /** The shard's live updates of the WebSocket API, every window watched: by topic, the last message a subscriber got. */
+  readonly #watches: LiveWatches
   readonly #lastUpdate = new Map<string, string>()
   readonly #crash: { kind: CrashKind | null }
   readonly #snapshotCommandsInterval: number
@@ -64,7 +61,7 @@ export class SimNode {
     this.#crash = crash
     this.#snapshotCommandsInterval = interval
     this.replayedRecords = replayedRecords
-    this.#hub = new LiveHub(runtime, (topic, text) => void this.#lastUpdate.set(topic, text))
+    this.#watches = new LiveWatches(runtime, (topic, text) => void this.#lastUpdate.set(topic, text))
   }
 
   /** Subscribes to every window not watched yet: its current value first, as a subscription answers. */
@@ -74,7 +71,7 @@ export class SimNode {
         const topic = windowTopic(window)
         if (this.#lastUpdate.has(topic)) continue
         this.#lastUpdate.set(topic, windowMessage(actor.state, window))
-        this.#hub.watch(workspace, topic, keepingUp)
+        this.#watches.watch(workspace, topic)
       }
     }
   }

@@ -3,7 +3,7 @@
  * while the send buffer is over 1 MiB (latest wins, order kept), and 429 past 4,096 unanswered requests.
  */
 import t from 'tap'
-import type { Runtime } from '../../src/actor/runtime.ts'
+import type { Shard } from '../../src/shard/operation.ts'
 import type { ApiRequest, Lifecycle } from '../../src/api/lifecycle.ts'
 import type { KeyRecord, WorkspaceRecord } from '../../src/ledger/system.ts'
 import type { LiveHub } from '../../src/stream/hub.ts'
@@ -59,8 +59,8 @@ t.test(`over ${inFlightMax} unanswered requests on a socket: 429 for the excess`
   session.caller = { key, workspace }
   const running: StreamExchange[] = []
   const lifecycle = { run: (_request: unknown, exchange: StreamExchange) => { running.push(exchange) } } as unknown as Lifecycle<StreamExchange>
-  const runtime = { system: { workspaces: new Map([['w', workspace]]) } } as unknown as Runtime
-  const context: StreamContext = { runtime, hub: {} as LiveHub, lifecycle, clock: () => 0, bodyBytesMax: 1024 * 1024 }
+  const shard = { system: { workspaces: new Map([['w', workspace]]) } } as unknown as Shard
+  const context: StreamContext = { shard, hub: {} as LiveHub, lifecycle, clock: () => 0, bodyBytesMax: 1024 * 1024 }
   const send = (id: string) => handleMessage(context, session, Buffer.from(JSON.stringify({ type: 'request', id, method: 'GET', path: '/v2/accounts' })))
   for (let index = 0; index < inFlightMax; index++) send(`r${index}`)
   t.equal(running.length, inFlightMax, 'every one up to the bound runs')
@@ -83,8 +83,8 @@ t.test('each request hands the lifecycle the socket\'s key with the workspace re
   const requests: ApiRequest[] = []
   const lifecycle = { run: (request: ApiRequest) => { requests.push(request) } } as unknown as Lifecycle<StreamExchange>
   const workspaces = new Map([['w', opened]])
-  const runtime = { system: { workspaces } } as unknown as Runtime
-  const context: StreamContext = { runtime, hub: {} as LiveHub, lifecycle, clock: () => 0, bodyBytesMax: 1024 * 1024 }
+  const shard = { system: { workspaces } } as unknown as Shard
+  const context: StreamContext = { shard, hub: {} as LiveHub, lifecycle, clock: () => 0, bodyBytesMax: 1024 * 1024 }
   const send = (message: object) => handleMessage(context, session, Buffer.from(JSON.stringify({ type: 'request', method: 'get', path: '/v2/accounts', ...message })))
   send({ id: 'a' })
   send({ id: 'b', headers: { 'Content-Type': 'application/json', Authorization: 'Bearer other', 'X-Other': 'v' } })

@@ -1,9 +1,5 @@
 /** @module /v2/accounts routes: create, list, read, rename or re-tag, and balance at a time. */
 
-import { reject } from '../../errors.js'
-import { accountView, findAccount, listAccounts } from '../../ledger/accounts.js'
-import { balanceAt } from '../../ledger/balances.js'
-import { accept } from '../../ledger/outcome.js'
 import { v2Route, type V2Route } from '../route.js'
 import { cursorQuery, limitQuery, pageParams, timestampQuery } from '../query.js'
 import { accountCreate, accountUpdate } from '../schemas/ledger.js'
@@ -32,20 +28,17 @@ export const accountRoutes: V2Route[] = [
     query: [limitQuery, accountCursor],
     errors: ['request_invalid'],
     response: { status: 200, description: 'A page of accounts, in creation order', schema: accountPage },
-    handle: ({ query, key }) => {
+    handle: ({ query }) => {
       const page = pageParams(query, accountCursor)
       if (!page.ok) return page
-      return (state) => listAccounts(state, page.value, key.accounts)
+      return { read: { name: 'account.list', params: page.value } }
     },
   }),
   v2Route({
     method: 'GET', pattern: '/v2/accounts/:id', scope: 'accounts:read', summary: 'Read an account by id or URL-encoded name',
     errors: ['not_found'],
     response: { status: 200, description: 'The account', schema: account },
-    handle: ({ params, key }) => (state) => {
-      const account = findAccount(state, params.id, key.accounts)
-      return account === undefined ? reject('not_found', 'No such account.') : accept(200, accountView(account))
-    },
+    handle: ({ params }) => ({ read: { name: 'account.get', params: { account: params.id } } }),
   }),
   v2Route({
     method: 'PATCH', pattern: '/v2/accounts/:id', scope: 'accounts:write', summary: 'Rename, re-tag, change the currency or external_id of an account',
@@ -61,10 +54,10 @@ export const accountRoutes: V2Route[] = [
     query: [atQuery],
     errors: ['request_invalid', 'not_found'],
     response: { status: 200, description: 'The sum of every entry line on the account with effective_at ≤ at', schema: balance },
-    handle: ({ params, key, query, atMs }) => {
+    handle: ({ params, query, atMs }) => {
       const at = atQuery.parse(query)
       if (!at.ok) return at
-      return (state) => balanceAt(state, params.id, at.value ?? atMs, key.accounts)
+      return { read: { name: 'account.balance', params: { account: params.id, atMs: at.value ?? atMs } } }
     },
   }),
 ]

@@ -1,8 +1,6 @@
 /** @module /v2/entries routes: post a balanced entry, read one, list with filters. No PATCH or DELETE. */
 
 import { entryRulesVersion } from '../../ledger/commands.js'
-import { getEntry } from '../../ledger/entries.js'
-import { listEntries } from '../../ledger/entry-list.js'
 import { v2Route, type V2Route } from '../route.js'
 import { cursorQuery, limitQuery, textQuery, timestampQuery } from '../query.js'
 import { entryPost } from '../schemas/ledger.js'
@@ -42,14 +40,14 @@ export const entryRoutes: V2Route[] = [
     method: 'GET', pattern: '/v2/entries/:id', scope: 'entries:read', summary: 'Read one entry',
     errors: ['not_found'],
     response: { status: 200, description: 'The entry', schema: entry },
-    handle: ({ params, key }) => (state) => getEntry(state, params.id, key.accounts),
+    handle: ({ params }) => ({ read: { name: 'entry.get', params: { entry: params.id } } }),
   }),
   v2Route({
     method: 'GET', pattern: '/v2/entries', scope: 'entries:read', summary: 'List entries, ordered by effective_at then id',
     query: [limitQuery, listQuery.account, listQuery.reconciliation, listQuery.cursor, listQuery.from, listQuery.to],
     errors: ['request_invalid', 'account_unknown', 'not_found'],
     response: { status: 200, description: 'A page of entries', schema: entryPage },
-    handle: ({ key, query }) => {
+    handle: ({ query }) => {
       const limit = limitQuery.parse(query)
       if (!limit.ok) return limit
       const parsed = [listQuery.account.parse(query), listQuery.reconciliation.parse(query), listQuery.cursor.parse(query)] as const
@@ -59,7 +57,7 @@ export const entryRoutes: V2Route[] = [
       const to = listQuery.to.parse(query)
       if (!to.ok) return to
       const [account, reconciliation, cursor] = parsed.map((param) => (param.ok ? param.value : null))
-      return (state) => listEntries(state, { account, reconciliation, fromMs: from.value, toMs: to.value, limit: limit.value, cursor }, key.accounts)
+      return { read: { name: 'entry.list', params: { account, reconciliation, fromMs: from.value, toMs: to.value, limit: limit.value, cursor } } }
     },
   }),
 ]

@@ -2,7 +2,6 @@
 
 import type { Rejection } from '../../errors.js'
 import { entryRulesVersion, type EntryBatch, type EntryBatchItem } from '../../ledger/commands.js'
-import { firstRefusal, itemRejection } from '../../ledger/entry-batch.js'
 import { v2Route, type Built } from '../route.js'
 import { entryBatch, entryBatchOuter, entryBatchSizeMax, entryPost } from '../schemas/ledger.js'
 import { entryBatchAnswer } from '../schemas/responses.js'
@@ -34,10 +33,7 @@ export const entryBatchRoute = v2Route({
       if (atomic && 'refused' in item) {
         // An item refused for its shape answers unless one before it is refused by the ledger's rules.
         const command = { ...envelope, entries, rules: entryRulesVersion }
-        return (state) => {
-          const earlier = firstRefusal(state, command, index)
-          return 'ok' in earlier ? earlier : itemRejection(index, item.refused)
-        }
+        return { read: { name: 'entry.batch.refusal', params: { command, index, refused: item.refused } } }
       }
       entries.push(item)
     }

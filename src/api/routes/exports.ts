@@ -1,16 +1,12 @@
 /** @module Export routes (docs/API.md, Exports): a window's audit pack as JSON, CSV or PDF, and the entries as CSV, both streamed in pages. */
 
 import { Type } from 'typebox'
-import { reject } from '../../errors.js'
-import { EntriesCsvSource } from '../../exports/entries-csv.js'
+import { EntriesCsvSource, entriesPage } from '../../exports/entries-csv.js'
 import { CsvPackWriter } from '../../exports/pack-csv.js'
 import { JsonPackWriter } from '../../exports/pack-json.js'
 import { PdfPackWriter } from '../../exports/pack-pdf.js'
-import { PackSource, type PackWriter } from '../../exports/pack.js'
-import { listEntries } from '../../ledger/entry-list.js'
-import { accept } from '../../ledger/outcome.js'
+import { firstPackPage, PackSource, type PackWriter } from '../../exports/pack.js'
 import { pageLimitMax } from '../../ledger/pages.js'
-import { findWindow } from '../../ledger/window-effects.js'
 import { enumQuery, textQuery, timestampQuery } from '../query.js'
 import { v2Route, type V2Route } from '../route.js'
 import { auditPack } from '../schemas/responses.js'
@@ -48,15 +44,19 @@ export const exportRoutes: V2Route[] = [
         'application/pdf': Type.String({ contentMediaType: 'application/pdf', description: 'A printable report of the same' }),
       },
     },
-    handle: ({ key, params, query, actor, atMs }) => {
+    handle: ({ key, params, query, workspace, atMs }) => {
       const format = packFormatQuery.parse(query)
       if (!format.ok) return format
       const chosen = format.value ?? 'json'
-      return (state) => {
-        const window = findWindow(state, params.id, key.accounts)
-        if (window === undefined) return reject('not_found', 'No such reconciliation.')
-        const source = new PackSource(actor, window, writers[chosen](), atMs, key.accounts)
-        return accept(200, new StreamedAnswer(mediaTypes[chosen], [disposition(window.id, chosen)], source))
+      return {
+        streamed: async (shard) => {
+          const request = { shard, workspace: workspace.id, window: params.id, visibility: key.accounts, atMs }
+          const writer = writers[chosen]()
+          const { reply, page } = await firstPackPage(request, writer)
+          if (page === null) return reply
+          const window = (page.head!.window as { id: string }).id
+          return new StreamedAnswer(200, mediaTypes[chosen], [disposition(window, chosen)], new PackSource(request, writer, page))
+        },
       }
     },
   }),
@@ -65,7 +65,7 @@ export const exportRoutes: V2Route[] = [
     query: [entriesFormatQuery, entriesQuery.account, entriesQuery.from, entriesQuery.to],
     errors: ['request_invalid', 'account_unknown'],
     response: { status: 200, description: 'CSV (RFC 4180, UTF-8) as an attachment named entries.csv, in the order of GET /v2/entries', schema: Type.String(), mediaType: 'text/csv' },
-    handle: ({ key, query, actor }) => {
+    handle: ({ key, query, workspace }) => {
       const format = entriesFormatQuery.parse(query)
       if (!format.ok) return format
       const account = entriesQuery.account.parse(query)
@@ -75,15 +75,15 @@ export const exportRoutes: V2Route[] = [
       const to = entriesQuery.to.parse(query)
       if (!to.ok) return to
       const list = { account: account.value, reconciliation: null, fromMs: from.value, toMs: to.value, limit: pageLimitMax, cursor: null }
-      return (state) => {
-        // The first page answers the query's own errors (an unknown account) before anything is streamed.
-        const first = listEntries(state, list, key.accounts)
-        if (!first.ok) return first
-        const source = new EntriesCsvSource(actor, list, key.accounts, first.body as EntriesPage)
-        return accept(200, new StreamedAnswer(mediaTypes.csv, [disposition('entries', 'csv')], source))
+      return {
+        streamed: async (shard) => {
+          const request = { shard, workspace: workspace.id, query: list, visibility: key.accounts }
+          // The first page answers the query's own errors (an unknown account) before anything is streamed.
+          const { reply, page } = await entriesPage(request, null)
+          if (page === null) return reply
+          return new StreamedAnswer(200, mediaTypes.csv, [disposition('entries', 'csv')], new EntriesCsvSource(request, page))
+        },
       }
     },
   }),
 ]
-
-type EntriesPage = ConstructorParameters<typeof EntriesCsvSource>[3]

@@ -2,9 +2,7 @@
 
 import { Type } from 'typebox'
 import { matchBatchItemsMax, type MatchBatch, type MatchCreate, type MatchItem } from '../../ledger/commands.js'
-import { whatIfBatch, whatIfMatch } from '../../ledger/match-batch.js'
-import { dateToleranceDaysMax, maxGroupMax, maxGroupMin, proposalDefaults, proposalsAnswer } from '../../ledger/proposals.js'
-import { listWindowEntries } from '../../ledger/window-entries.js'
+import { dateToleranceDaysMax, maxGroupMax, maxGroupMin, proposalDefaults } from '../../ledger/proposals.js'
 import { v2Route, type V2Route } from '../route.js'
 import { cursorQuery, enumQuery, integerQuery, limitQuery } from '../query.js'
 import { matchBatch, matchCreate } from '../schemas/ledger.js'
@@ -49,7 +47,7 @@ export const matchingRoutes: V2Route[] = [
     handle: ({ envelope, body, params }) => {
       const command: MatchCreate = { ...envelope, type: 'match.create', window: params.id, ...itemOf(body) }
       // A dry run is a read (isRead): the lifecycle took no Idempotency-Key for it, and it keeps nothing.
-      return body.dry_run === true ? (state) => whatIfMatch(state, command) : command
+      return body.dry_run === true ? { read: { name: 'match.what-if', params: { command } } } : command
     },
   }),
   v2Route({
@@ -63,7 +61,7 @@ export const matchingRoutes: V2Route[] = [
     handle: ({ envelope, body, params }) => {
       const matches = body.matches.map(itemOf)
       const command: MatchBatch = { ...envelope, type: 'match.batch', window: params.id, matches }
-      return body.dry_run === true ? (state) => whatIfBatch(state, command) : command
+      return body.dry_run === true ? { read: { name: 'match.batch.what-if', params: { command } } } : command
     },
   }),
   v2Route({
@@ -71,13 +69,13 @@ export const matchingRoutes: V2Route[] = [
     query: [toleranceQuery, maxGroupQuery, limitQuery, cursor],
     errors: ['request_invalid', 'not_found'],
     response: { status: 200, description: 'A page of proposals, best score first (then the earliest line)', schema: proposalPage },
-    handle: ({ key, params, query }) => {
+    handle: ({ params, query }) => {
       const parsed = [toleranceQuery.parse(query), maxGroupQuery.parse(query), limitQuery.parse(query)] as const
       for (const each of parsed) if (!each.ok) return each
       const after = cursor.parse(query)
       if (!after.ok) return after
       const [dateToleranceDays, maxGroup, limit] = parsed.map((each) => (each as { value: number }).value)
-      return { slices: (state) => proposalsAnswer(state, params.id, { dateToleranceDays, maxGroup, limit, cursor: after.value }, key.accounts) }
+      return { read: { name: 'proposals', params: { window: params.id, dateToleranceDays, maxGroup, limit, cursor: after.value } } }
     },
   }),
   v2Route({
@@ -85,14 +83,14 @@ export const matchingRoutes: V2Route[] = [
     query: [limitQuery, statusQuery, cursor],
     errors: ['request_invalid', 'not_found'],
     response: { status: 200, description: 'A page of entries, by effective_at then id', schema: windowEntryPage },
-    handle: ({ key, params, query }) => {
+    handle: ({ params, query }) => {
       const limit = limitQuery.parse(query)
       if (!limit.ok) return limit
       const status = statusQuery.parse(query)
       if (!status.ok) return status
       const after = cursor.parse(query)
       if (!after.ok) return after
-      return (state) => listWindowEntries(state, params.id, { status: status.value, limit: limit.value, cursor: after.value }, key.accounts)
+      return { read: { name: 'window.entries', params: { window: params.id, status: status.value, limit: limit.value, cursor: after.value } } }
     },
   }),
 ]

@@ -3,10 +3,8 @@
 import type { Static } from 'typebox'
 import { reject, type Rejection } from '../../errors.js'
 import type { CommandEnvelope, StatementLineInput } from '../../ledger/commands.js'
-import { listMatches } from '../../ledger/matches.js'
 import { zeroAmountRejection } from '../../ledger/money.js'
 import { canonicalTimeZone } from '../../ledger/time-zone-name.js'
-import { getWindow, listLines, listWindows, windowHistory } from '../../ledger/windows.js'
 import type { Statement } from '../../statements/types.js'
 import { v2Route, type Built, type BuiltLater, type V2Route } from '../route.js'
 import { cursorQuery, enumQuery, limitQuery, pageParams, textQuery } from '../query.js'
@@ -69,7 +67,7 @@ export const reconciliationRoutes: V2Route[] = [
     query: [limitQuery, stateQuery, accountQuery, cursor],
     errors: ['request_invalid', 'account_unknown'],
     response: { status: 200, description: 'A page of windows, in creation order', schema: windowPage },
-    handle: ({ key, query }) => {
+    handle: ({ query }) => {
       const limit = limitQuery.parse(query)
       if (!limit.ok) return limit
       const state = stateQuery.parse(query)
@@ -78,14 +76,14 @@ export const reconciliationRoutes: V2Route[] = [
       if (!account.ok) return account
       const after = cursor.parse(query)
       if (!after.ok) return after
-      return (workspace) => listWindows(workspace, { state: state.value, account: account.value, limit: limit.value, cursor: after.value }, key.accounts)
+      return { read: { name: 'window.list', params: { state: state.value, account: account.value, limit: limit.value, cursor: after.value } } }
     },
   }),
   v2Route({
     method: 'GET', pattern: '/v2/reconciliations/:id', scope: 'recon:read', summary: 'Read a window with live figures',
     errors: ['not_found'],
     response: windowAnswer,
-    handle: ({ key, params }) => (state) => getWindow(state, params.id, key.accounts),
+    handle: ({ params }) => ({ read: { name: 'window.get', params: { window: params.id } } }),
   }),
   v2Route({
     method: 'PATCH', pattern: '/v2/reconciliations/:id', scope: 'recon:write', summary: 'Close or abandon a window',
@@ -123,14 +121,14 @@ export const reconciliationRoutes: V2Route[] = [
     query: [limitQuery, statusQuery, cursor],
     errors: ['request_invalid', 'not_found'],
     response: { status: 200, description: 'A page of statement lines, in import order', schema: linePage },
-    handle: ({ key, params, query }) => {
+    handle: ({ params, query }) => {
       const limit = limitQuery.parse(query)
       if (!limit.ok) return limit
       const status = statusQuery.parse(query)
       if (!status.ok) return status
       const after = cursor.parse(query)
       if (!after.ok) return after
-      return (state) => listLines(state, params.id, { status: status.value, limit: limit.value, cursor: after.value }, key.accounts)
+      return { read: { name: 'window.lines', params: { window: params.id, status: status.value, limit: limit.value, cursor: after.value } } }
     },
   }),
   v2Route({
@@ -138,10 +136,10 @@ export const reconciliationRoutes: V2Route[] = [
     query: [limitQuery, cursor],
     errors: ['request_invalid', 'not_found'],
     response: { status: 200, description: 'A page of matches, in creation order', schema: matchPage },
-    handle: ({ key, params, query }) => {
+    handle: ({ params, query }) => {
       const page = pageParams(query, cursor)
       if (!page.ok) return page
-      return (state) => listMatches(state, params.id, page.value, key.accounts)
+      return { read: { name: 'window.matches', params: { window: params.id, ...page.value } } }
     },
   }),
   v2Route({
@@ -155,10 +153,10 @@ export const reconciliationRoutes: V2Route[] = [
     query: [limitQuery, cursor],
     errors: ['request_invalid', 'not_found'],
     response: { status: 200, description: 'A page of the window\'s events, oldest first', schema: history },
-    handle: ({ key, params, query }) => {
+    handle: ({ params, query }) => {
       const page = pageParams(query, cursor)
       if (!page.ok) return page
-      return (state) => windowHistory(state, params.id, page.value, key.accounts)
+      return { read: { name: 'window.history', params: { window: params.id, ...page.value } } }
     },
   }),
 ]

@@ -1,9 +1,7 @@
 /** @module /v2/webhooks routes: subscribe, list, read, unsubscribe, and the delivery attempts of a subscription. */
 
 import { reject } from '../../errors.js'
-import { accept } from '../../ledger/outcome.js'
-import { invalidCursor } from '../../ledger/pages.js'
-import { findWebhook, getWebhook, listWebhooks, webhookUrlProblem } from '../../ledger/webhooks.js'
+import { webhookUrlProblem } from '../../ledger/webhooks.js'
 import { newWebhookSecret } from '../../webhooks/signature.js'
 import { v2Route, type V2Route } from '../route.js'
 import { cursorQuery, limitQuery, pageParams } from '../query.js'
@@ -36,14 +34,14 @@ export const webhookRoutes: V2Route[] = [
     handle: ({ query }) => {
       const page = pageParams(query, cursor)
       if (!page.ok) return page
-      return (state) => listWebhooks(state, page.value.limit, page.value.cursor)
+      return { read: { name: 'webhook.list', params: page.value } }
     },
   }),
   v2Route({
     method: 'GET', pattern: '/v2/webhooks/:id', scope: 'hooks:read', summary: 'Read a subscription (without its secret)',
     errors: ['not_found'],
     response: { status: 200, description: 'The subscription', schema: webhook },
-    handle: ({ params }) => (state) => getWebhook(state, params.id),
+    handle: ({ params }) => ({ read: { name: 'webhook.get', params: { webhook: params.id } } }),
   }),
   v2Route({
     method: 'DELETE', pattern: '/v2/webhooks/:id', scope: 'hooks:write', summary: 'Unsubscribe: nothing more is delivered, queued events are dropped',
@@ -56,14 +54,10 @@ export const webhookRoutes: V2Route[] = [
     query: [limitQuery, cursor],
     errors: ['request_invalid', 'not_found'],
     response: { status: 200, description: 'A page of deliveries, in event order (the order they are delivered in)', schema: webhookDeliveryPage },
-    handle: ({ actor, params, query }) => {
+    handle: ({ params, query }) => {
       const page = pageParams(query, cursor)
       if (!page.ok) return page
-      return (state) => {
-        if (findWebhook(state, params.id) === undefined) return reject('not_found', 'No such webhook subscription.')
-        const deliveries = actor.deliveries(params.id, page.value.limit, page.value.cursor)
-        return deliveries === null ? invalidCursor() : accept(200, deliveries)
-      }
+      return { deliveries: { webhook: params.id, ...page.value } }
     },
   }),
 ]

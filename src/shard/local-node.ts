@@ -1,0 +1,163 @@
+/**
+ * @module The one composition root of what holds the workspaces in this process, for the service and the
+ * embedded Ledger alike: the data dir's log, the runtime replayed from it, the in-process shard in front of
+ * them, and their housekeeping (periodic snapshots, log retention, webhook delivery). The ways in get the
+ * shard and nothing else.
+ */
+
+import path from 'node:path'
+import { LogRetention } from '../actor/log-retention.js'
+import { Runtime, type ReplayReport } from '../actor/runtime.js'
+import type { Config } from '../config.js'
+import { limitsDefault, type SystemCommand } from '../ledger/system.js'
+import { CommandLog, type CommitFaults } from '../log/command-log.js'
+import { WebhookDeliverer, type AttemptResult } from '../webhooks/deliverer.js'
+import { LocalShard } from './local-shard.js'
+
+/** How often snapshots are checked for (and retention runs): each check writes those due. */
+export const snapshotCheckIntervalMs = 5_000
+
+export interface LocalNodeHooks {
+  readonly clock: () => number
+  /** The log failed: memory is ahead of it; the process must stop and recover from the log. */
+  readonly onLogFailure: (error: Error) => void
+  /** Start-up, snapshot and retention warnings; default stderr. */
+  readonly warn?: (line: string) => void
+  /** Each group commit: its records and its fsync time (metrics). */
+  readonly onCommit?: (records: number, durationMs: number) => void
+  /** Test seams that make the log's commit step fail (test/log/disk-faults.test.ts). */
+  readonly logFaults?: CommitFaults
+  /** Webhook delivery's outcomes (metrics) and warnings. */
+  readonly onWebhookAttempt?: (result: AttemptResult) => void
+  readonly onWebhookGiveUp?: () => void
+  readonly webhookWarn?: (message: string, error: unknown) => void
+}
+
+const warnToStderr = (line: string) => { process.stderr.write(`${line}\n`) }
+
+export class LocalNode {
+  readonly log: CommandLog
+  readonly runtime: Runtime
+  readonly shard: LocalShard
+  readonly replay: ReplayReport
+  readonly #config: Config
+  readonly #hooks: LocalNodeHooks
+  #retention: LogRetention | null = null
+  #snapshots: NodeJS.Timeout | null = null
+  #webhooks: WebhookDeliverer | null = null
+
+  private constructor(config: Config, hooks: LocalNodeHooks, log: CommandLog, runtime: Runtime, replay: ReplayReport) {
+    this.#config = config
+    this.#hooks = hooks
+    this.log = log
+    this.runtime = runtime
+    this.replay = replay
+    this.shard = new LocalShard(runtime, hooks.onLogFailure)
+  }
+
+  /** Opens DATA_DIR/log and replays it (snapshots first); a damaged log (StoreDamaged) throws with the log closed again. */
+  static async open(config: Config, hooks: LocalNodeHooks): Promise<LocalNode> {
+    const log = new CommandLog({
+      path: path.join(config.dataDir, 'log'), groupCommitRecordsMax: config.groupCommitRecordsMax, pendingRecordsMax: config.pendingRecordsMax,
+      onCommit: hooks.onCommit, faults: hooks.logFaults,
+    })
+    const runtime = new Runtime(log, config.snapshotCommandsInterval, hooks.warn)
+    try {
+      return new LocalNode(config, hooks, log, runtime, runtime.replay(hooks.clock))
+    } catch (error) {
+      // Close the LMDB env so the data dir is left as found.
+      await log.close()
+      throw error
+    }
+  }
+
+  /** On an empty data dir, the first workspace (UTC, default limits); false when the data dir had one. */
+  createFirstWorkspace(id: string, tag: string): boolean {
+    if (this.runtime.system.workspaces.size > 0) return false
+    this.submitSystem({ type: 'workspace.create', at_ms: this.#hooks.clock(), id, time_zone: 'UTC', limits: limitsDefault, tag })
+    return true
+  }
+
+  /** A system command applied at start (the first workspace, the first key); throws if refused. */
+  submitSystem(command: SystemCommand): void {
+    const submitted = this.runtime.submitSystem(command)
+    if (!submitted.outcome.ok) throw new Error(`cannot apply ${command.type}: ${submitted.outcome.message}`)
+  }
+
+  /** Resolves once everything appended so far is durable. */
+  durable(): Promise<void> {
+    const log = this.log
+    return new Promise<void>((resolve, reject) => log.afterDurable(log.lastSeq, (error) => (error === null ? resolve() : reject(error))))
+  }
+
+  /**
+   * Housekeeping on: the periodic snapshot check with log retention, and webhook delivery (what the outbox
+   * holds from before a restart or a kill -9, then what new commits add once durable).
+   */
+  start(): void {
+    const config = this.#config
+    const runtime = this.runtime
+    const retention = new LogRetention(runtime, {
+      // Neither setting: the default, two snapshot intervals' worth of records (resolveConfig says the same).
+      commandsKept: config.logRetentionCommands ?? (config.logRetentionBytes === null ? 2 * config.snapshotCommandsInterval : null),
+      bytesKept: config.logRetentionBytes, batchRecordsMax: config.logRetentionBatchRecordsMax,
+      warn: this.#hooks.warn ?? warnToStderr,
+    })
+    this.#retention = retention
+    this.#snapshots = setInterval(() => {
+      runtime.snapshotDue(false)
+      void retention.step()
+    }, snapshotCheckIntervalMs)
+    this.#snapshots.unref()
+    this.#webhooks = this.#startWebhooks()
+  }
+
+  #startWebhooks(): WebhookDeliverer {
+    const config = this.#config
+    const hooks = this.#hooks
+    const runtime = this.runtime
+    const deliverer = new WebhookDeliverer({
+      log: this.log,
+      lookup: (id) => {
+        for (const actor of runtime.actors.values()) {
+          const subscription = actor.state.webhooks.subscriptions.get(id)
+          if (subscription !== undefined) return subscription
+        }
+        return undefined
+      },
+      clock: hooks.clock, random: Math.random,
+      timeoutMs: config.webhookTimeoutMs, backoffBaseMs: config.webhookBackoffBaseMs, backoffCapMs: config.webhookBackoffCapMs,
+      retryWindowMs: config.webhookRetryWindowMs, concurrencyMax: config.webhookConcurrencyMax,
+      onAttempt: (result) => hooks.onWebhookAttempt?.(result), onGiveUp: () => hooks.onWebhookGiveUp?.(),
+      warn: hooks.webhookWarn ?? ((message, error) => warnToStderr(`${message}: ${error instanceof Error ? error.message : String(error)}`)),
+    })
+    deliverer.start()
+    return deliverer
+  }
+
+  get retention(): LogRetention {
+    return this.#retention!
+  }
+
+  get webhooks(): WebhookDeliverer {
+    return this.#webhooks!
+  }
+
+  /** No more snapshot checks nor retention batches (the first step of a stop; the answers in flight still flow). */
+  async stopHousekeeping(): Promise<void> {
+    if (this.#snapshots !== null) clearInterval(this.#snapshots)
+    this.#snapshots = null
+    await this.#retention?.stop()
+  }
+
+  /** Webhook attempts in flight aborted (their events stay in the outbox), the log flushed, snapshots written, the log closed. */
+  async close(): Promise<{ readonly snapshotsWrittenCount: number; readonly durableSeq: number }> {
+    await this.stopHousekeeping()
+    await this.#webhooks?.stop()
+    await this.log.idle()
+    const snapshotsWrittenCount = this.runtime.snapshotDue(true)
+    const durableSeq = this.log.durableSeq
+    await this.log.close()
+    return { snapshotsWrittenCount, durableSeq }
+  }
+}
