@@ -11,6 +11,7 @@ import type { KeyRecord, WorkspaceRecord } from '../ledger/system.js'
 import { nothingStored, type Headers, type Reply } from '../shard/operation.js'
 import { isJsonBody, parseBody, type ParsedBody } from './body.js'
 import { fingerprint, isIdempotencyKey } from './idempotency.js'
+import { queryValuesOf } from './query.js'
 import type { LabeledRoute, LifecycleRoute } from './route.js'
 import { allowOf, Router } from './router.js'
 import { pullFrom, StreamedAnswer, type Pull } from './streamed-answer.js'
@@ -18,7 +19,7 @@ import { pullFrom, StreamedAnswer, type Pull } from './streamed-answer.js'
 export type { Headers } from '../shard/operation.js'
 
 /** The stages, in the order they run; docs/API.md, Conventions fixes the order in which their errors answer. */
-export const stageNames = ['route', 'auth', 'method', 'scope', 'budget', 'body', 'recheck', 'idempotency', 'rate', 'size', 'parse', 'schema', 'command', 'actor', 'reply'] as const
+export const stageNames = ['route', 'auth', 'method', 'scope', 'budget', 'body', 'recheck', 'idempotency', 'rate', 'size', 'parse', 'query', 'schema', 'command', 'actor', 'reply'] as const
 export type StageName = (typeof stageNames)[number]
 
 /** Who calls, once authenticated: a workspace's API key, or the admin (key and workspace null). */
@@ -122,6 +123,8 @@ export class Flow {
   readonly target: unknown
   route: LifecycleRoute | null = null
   params: Readonly<Record<string, string>> = {}
+  /** The values of the route's declared query parameters, once the `query` stage read them. */
+  query: Readonly<Record<string, unknown>> = {}
   /** A known path that no route serves with this method: the methods it serves (the `method` stage answers 405). */
   allowed: readonly string[] | null = null
   caller: Caller | null
@@ -515,6 +518,18 @@ function parseStage(flow: Flow): Step {
   return parsed === null || parsed.ok ? undefined : parsed
 }
 
+/**
+ * The query string against the route's declared parameters (query.ts, queryValuesOf): the first bad one
+ * answers 400, else the handler gets their values. After JSON and before the rest of the schema step
+ * (docs/API.md, Conventions): the Idempotency-Key's syntax, then the body's schema.
+ */
+function queryStage(flow: Flow): Step {
+  const values = queryValuesOf(flow.route!.query ?? [], flow.request.query)
+  if (!values.ok) return values
+  flow.query = values.value
+  return undefined
+}
+
 function schemaStage(flow: Flow): Step {
   if (flow.idempotencyKeyInvalid) {
     return reject('request_invalid', 'Idempotency-Key must be 1 to 255 printable ASCII characters.', [{ path: '/headers/idempotency-key', message: 'must be 1 to 255 printable ASCII characters' }])
@@ -585,6 +600,7 @@ const stages: readonly Stage[] = [
   { name: 'rate', run: rateStage },
   { name: 'size', run: sizeStage },
   { name: 'parse', run: parseStage },
+  { name: 'query', run: queryStage },
   { name: 'schema', run: schemaStage },
   { name: 'command', run: commandStage },
   { name: 'actor', run: actorStage },
