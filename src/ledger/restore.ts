@@ -110,11 +110,13 @@ export function restoreWorkspace(facts: WorkspaceFacts, sealHasher: SealHasher |
   }
   for (const record of facts.idempotency) storeIdempotency(state, record)
   for (const stored of facts.windows) {
-    // Snapshots written before the sealed close lack seal and postCloseEntryCount: filled below.
-    const legacy = stored as Partial<Pick<ReconciliationWindow, 'seal' | 'postCloseEntryCount'>>
+    // Snapshots written before the sealed close lack seal and postCloseEntryCount: filled below. Those written
+    // before the window balances lack them: no statement balances; book balances live (docs/API.md, "Balances").
+    const legacy = stored as Partial<Pick<ReconciliationWindow, 'seal' | 'postCloseEntryCount' | 'openingBalance' | 'closingBalance' | 'frozenBook' | 'bookOpeningAtOpen'>>
     const window: ReconciliationWindow = {
       ...stored, statementFingerprint: stored.statementFingerprint ?? null, lines: stored.lines.map(restoredLine), matchedEntries: new Map(stored.matchedEntries),
       seal: legacy.seal ?? null, postCloseEntryCount: legacy.postCloseEntryCount ?? -1,
+      openingBalance: legacy.openingBalance ?? null, closingBalance: legacy.closingBalance ?? null, frozenBook: legacy.frozenBook ?? null, bookOpeningAtOpen: legacy.bookOpeningAtOpen ?? null,
     }
     assert.equal(window.seq, state.windows.windows.length + 1, 'window seqs are dense from 1')
     state.windows.windows.push(window)

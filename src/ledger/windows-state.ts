@@ -64,6 +64,9 @@ export interface ReconciliationWindow {
   /** The day after to, at 00:00 in timeZone (exclusive). */
   readonly endMs: number
   readonly claimedMovement: number
+  /** The statement's balances (docs/API.md, Reconciliation windows, "Balances"); null when not given (and in windows opened before they existed). */
+  readonly openingBalance: number | null
+  readonly closingBalance: number | null
   readonly tolerance: number
   readonly statementRef: string | null
   /** For a window a statement file opened: its content's hash, so the same statement imported again is known (docs/API.md, Bank statement formats); else null. */
@@ -83,6 +86,10 @@ export interface ReconciliationWindow {
   /** Set at close or abandon: the figures as they stood, never recomputed after. */
   frozenDerived: number | null
   frozenResidual: number | null
+  /** The books' balances at the period's edges, set at close or abandon like frozenDerived (window-balances.ts). */
+  frozenBook: { readonly opening: number | null; readonly closing: number | null } | null
+  /** The books' balance at the period's start when the window was opened: what a statement imported again answers (statement-import.ts). */
+  readonly bookOpeningAtOpen: number | null
   closedAtMs: number | null
   closedBy: string | null
   closeReason: string | null

@@ -17,6 +17,7 @@ import { sealOf } from './seal.js'
 import type { Visibility } from './visibility.js'
 import { derivedOf, findWindow, isTerminal, residualFrom, residualOf } from './window-effects.js'
 import { historyView } from './history-view.js'
+import { balancesView, bookBalanceBefore, bookBalancesOf, statementBalancesRejection } from './window-balances.js'
 import { windowJson, type WindowView } from './window-json.js'
 import { type HistoryEvent, type ReconciliationWindow, type StatementLine, type WindowStateName } from './windows-state.js'
 
@@ -44,6 +45,8 @@ export interface WindowSpec {
   readonly startMs: number
   readonly endMs: number
   readonly claimedMovement: number
+  readonly openingBalance: number | null
+  readonly closingBalance: number | null
   readonly tolerance: number
   readonly statementRef: string | null
   readonly statementFingerprint: string | null
@@ -55,7 +58,8 @@ export function openWindow(state: WorkspaceState, command: WindowOpen): Outcome 
   if (!('accounts' in plan)) return plan
   const window = insertWindow(state, command, {
     label: command.label, accounts: plan.accounts, from: command.from, to: command.to, timeZone: command.time_zone, startMs: plan.startMs, endMs: plan.endMs,
-    claimedMovement: command.claimed_movement, tolerance: command.tolerance, statementRef: command.statement_ref, statementFingerprint: null,
+    claimedMovement: command.claimed_movement, openingBalance: command.opening_balance ?? null, closingBalance: command.closing_balance ?? null,
+    tolerance: command.tolerance, statementRef: command.statement_ref, statementFingerprint: null,
   })
   return 'ok' in window ? window : accept(201, windowView(state, window))
 }
@@ -74,6 +78,8 @@ export function insertWindow(state: WorkspaceState, command: { readonly at_ms: n
     startMs: spec.startMs,
     endMs: spec.endMs,
     claimedMovement: spec.claimedMovement,
+    openingBalance: spec.openingBalance,
+    closingBalance: spec.closingBalance,
     tolerance: spec.tolerance,
     statementRef: spec.statementRef,
     statementFingerprint: spec.statementFingerprint,
@@ -89,6 +95,8 @@ export function insertWindow(state: WorkspaceState, command: { readonly at_ms: n
     matchedEntries: new Map(),
     frozenDerived: null,
     frozenResidual: null,
+    frozenBook: null,
+    bookOpeningAtOpen: bookBalanceBefore(state, spec.accounts.map((account) => account.seq), spec.startMs),
     closedAtMs: null,
     closedBy: null,
     closeReason: null,
@@ -121,6 +129,9 @@ export function checkPeriod(from: string, to: string, atMs: number, timeZone: st
 
 /** Every check of an open, in the order of docs/API.md's error table, before anything changes. */
 function planOpen(state: WorkspaceState, command: WindowOpen): OpenPlan | Rejection {
+  // A contradiction within the request itself: before the operation's own rules.
+  const balances = statementBalancesRejection(command.claimed_movement, command.opening_balance ?? null, command.closing_balance ?? null)
+  if (balances !== null) return balances
   const bounds = checkPeriod(command.from, command.to, command.at_ms, command.time_zone)
   if ('ok' in bounds) return bounds
   const accounts = resolveAccounts(state, command)
@@ -309,6 +320,7 @@ function freeze(state: WorkspaceState, window: ReconciliationWindow): void {
   const residual = residualOf(state, window)
   window.frozenDerived = derived
   window.frozenResidual = residual
+  window.frozenBook = bookBalancesOf(state, window)
   removeLiveWindow(state.windows, window)
 }
 
@@ -343,6 +355,7 @@ export function windowView(state: WorkspaceState, window: ReconciliationWindow):
     claimed_movement: window.claimedMovement,
     derived_movement: derived,
     residual,
+    ...balancesView(window, bookBalancesOf(state, window)),
     matched_count: window.activeMatchCount,
     tolerance: window.tolerance,
     statement_ref: window.statementRef,

@@ -44,6 +44,8 @@ export const balance = Type.Object({
   at: timestamp,
 })
 
+const nullableAmount = (description: string) => Type.Union([Type.Integer({ minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER, description }), Type.Null()])
+
 export const windowStates = ['open', 'balanced', 'closed', 'abandoned'] as const
 const windowState = Type.Union(windowStates.map((state) => Type.Literal(state)))
 
@@ -56,6 +58,12 @@ export const reconciliationWindow = Type.Object({
   claimed_movement: amount,
   derived_movement: amount,
   residual: amount,
+  opening_balance: nullableAmount('The statement\'s opening balance; null when not given (docs/API.md, "Balances")'),
+  closing_balance: nullableAmount('The statement\'s closing balance; null when not given'),
+  book_opening_balance: nullableAmount('The books\' balance of the window\'s accounts at the period\'s start (null only past the safe range)'),
+  book_closing_balance: nullableAmount('The books\' balance of the window\'s accounts at the period\'s end (null only past the safe range)'),
+  opening_difference: nullableAmount('opening_balance − book_opening_balance; null without the statement\'s figure'),
+  closing_difference: nullableAmount('closing_balance − book_closing_balance; null without the statement\'s figure'),
   matched_count: Type.Integer({ minimum: 0, description: 'Active matches' }),
   tolerance: Type.Integer({ minimum: 0 }),
   statement_ref: nullableText,
