@@ -20,6 +20,7 @@ import type { Visibility } from './visibility.js'
 import { windowJson } from './window-json.js'
 import { residualOf } from './window-effects.js'
 import { balancesView } from './window-balances.js'
+import { continuityView, previousAtOpen } from './window-continuity.js'
 import type { WindowView } from './window-json.js'
 import type { ReconciliationWindow } from './windows-state.js'
 import { appendLines, checkPeriod, insertWindow, overlapRejection, pushHistory, windowLinesMax, windowView, type WindowSpec } from './windows.js'
@@ -82,7 +83,7 @@ function asImported(state: WorkspaceState, window: ReconciliationWindow, stateme
     id: window.id, label: window.label, accounts: window.accountSeqs.map((seq) => state.accounts[seq - 1].name),
     currency: state.accounts[window.accountSeqs[0] - 1].currency, window: { from: window.from, to: window.to },
     claimed_movement: window.claimedMovement, derived_movement: derived, residual: opened.residual,
-    ...balancesView(window, bookAtOpen(window, derived)), matched_count: 0,
+    ...balancesView(window, bookAtOpen(window, derived)), ...continuityView(window, previousAtOpen(state, window)), matched_count: 0,
     tolerance: window.tolerance, statement_ref: window.statementRef, state: opened.state, opened_at: formatTimestamp(window.openedAtMs),
     lines_count: statement.lines.length, unmatched_lines_count: statement.lines.length,
     closed_at: null, closed_by: null, close_reason: null, abandoned_at: null, abandon_reason: null,

@@ -90,6 +90,8 @@ export interface ReconciliationWindow {
   frozenBook: { readonly opening: number | null; readonly closing: number | null } | null
   /** The books' balance at the period's start when the window was opened: what a statement imported again answers (statement-import.ts). */
   readonly bookOpeningAtOpen: number | null
+  /** The seq of its previous window when it was opened (0: none; null: not known, restored from an older snapshot): what a statement imported again answers. */
+  readonly previousSeqAtOpen: number | null
   closedAtMs: number | null
   closedBy: string | null
   closeReason: string | null
@@ -118,6 +120,8 @@ export interface WindowsState {
    * this is not the live index.
    */
   readonly closedWindowsByAccount: Map<number, ClosedWindows>
+  /** account seq → seqs of every window covering it, any state, in creation order (window-continuity.ts): continuity and the reconciliation status. */
+  readonly windowsByAccount: Map<number, number[]>
 }
 
 /** One account's closed windows by period start, and the latest end among them (a posting at or after it meets none). */
@@ -127,5 +131,5 @@ export interface ClosedWindows {
 }
 
 export function createWindowsState(): WindowsState {
-  return { windows: [], matches: [], liveWindowsByAccount: new Map(), closedWindowsByAccount: new Map() }
+  return { windows: [], matches: [], liveWindowsByAccount: new Map(), closedWindowsByAccount: new Map(), windowsByAccount: new Map() }
 }

@@ -17,6 +17,7 @@ import { sealOf } from './seal.js'
 import type { Visibility } from './visibility.js'
 import { derivedOf, findWindow, isTerminal, residualFrom, residualOf } from './window-effects.js'
 import { historyView } from './history-view.js'
+import { addAccountWindows, continuityView, previousOf } from './window-continuity.js'
 import { balancesView, bookBalanceBefore, bookBalancesOf, statementBalancesRejection } from './window-balances.js'
 import { windowJson, type WindowView } from './window-json.js'
 import { type HistoryEvent, type ReconciliationWindow, type StatementLine, type WindowStateName } from './windows-state.js'
@@ -67,11 +68,12 @@ export function openWindow(state: WorkspaceState, command: WindowOpen): Outcome 
 /** Adds the window (opened, in the live index, its history begun) or refuses when its figures leave the safe range; checks done. */
 export function insertWindow(state: WorkspaceState, command: { readonly at_ms: number; readonly key_id: string }, spec: WindowSpec): ReconciliationWindow | Rejection {
   const seq = state.windows.windows.length + 1
+  const accountSeqs = spec.accounts.map((account) => account.seq)
   const window: ReconciliationWindow = {
     id: makeId('rec_', state.tag, seq),
     seq,
     label: spec.label,
-    accountSeqs: spec.accounts.map((account) => account.seq),
+    accountSeqs,
     from: spec.from,
     to: spec.to,
     timeZone: spec.timeZone,
@@ -96,7 +98,8 @@ export function insertWindow(state: WorkspaceState, command: { readonly at_ms: n
     frozenDerived: null,
     frozenResidual: null,
     frozenBook: null,
-    bookOpeningAtOpen: bookBalanceBefore(state, spec.accounts.map((account) => account.seq), spec.startMs),
+    bookOpeningAtOpen: bookBalanceBefore(state, accountSeqs, spec.startMs),
+    previousSeqAtOpen: previousOf(state, { seq, accountSeqs, from: spec.from })?.seq ?? 0,
     closedAtMs: null,
     closedBy: null,
     closeReason: null,
@@ -111,6 +114,7 @@ export function insertWindow(state: WorkspaceState, command: { readonly at_ms: n
   if (derived === null || residual === null) return reject('amount_out_of_range', 'The derived movement or residual of this window would leave the safe integer range.')
   state.windows.windows.push(window)
   addLiveWindow(state.windows, window)
+  addAccountWindows(state.windows, window)
   pushHistory(window, command, 'opened', residual, { claimed_movement: window.claimedMovement, derived_movement: derived })
   return window
 }
@@ -356,6 +360,7 @@ export function windowView(state: WorkspaceState, window: ReconciliationWindow):
     derived_movement: derived,
     residual,
     ...balancesView(window, bookBalancesOf(state, window)),
+    ...continuityView(window, previousOf(state, window)),
     matched_count: window.activeMatchCount,
     tolerance: window.tolerance,
     statement_ref: window.statementRef,

@@ -1,12 +1,13 @@
 /**
  * The window balances over HTTP (docs/API.md, Reconciliation windows, "Balances"): POST /v2/reconciliations
  * with the statement's opening and closing balance, the 400 when they contradict the claimed movement
- * (and nothing stored), and a statement file's balances on the windows it opens.
+ * (and nothing stored), and a statement file's balances on the windows it opens; continuity ("Continuity"):
+ * GET /v2/accounts/:id/reconciliation-status, its scope and visibility.
  */
 import t from 'tap'
-import { assertError, createAccount, detailPaths, postEntryOk } from '../support/api.ts'
+import { adminCreateKey, assertError, createAccount, detailPaths, postEntryOk } from '../support/api.ts'
 import { manualClock } from '../support/clock.ts'
-import { getWindowOk, windowBody } from '../support/recon.ts'
+import { getWindowOk, patchWindow, windowBody } from '../support/recon.ts'
 import { call, startTestService } from '../support/service.ts'
 import { fixture } from '../statements/fixtures.ts'
 
@@ -45,4 +46,34 @@ t.test('a statement file\'s windows carry the file\'s balances', async (t) => {
   const imported = await call(baseUrl, 'POST', '/v2/statements', { key, raw: fixture('bai2', 'jpy-crlf.bai'), headers: { 'content-type': 'application/octet-stream' } })
   t.equal(imported.status, 201, imported.text)
   t.match(imported.body.data[0], { opening_balance: 1_000_000, closing_balance: 838_000, claimed_movement: -162_000, book_opening_balance: 0, opening_difference: 1_000_000 })
+})
+
+t.test('GET /v2/accounts/:id/reconciliation-status: reconciled through, open windows, gaps, breaks', async (t) => {
+  await createAccount(baseUrl, key, 'assets:savings')
+  const openOn = async (from: string, to: string, opening: number, closing: number) => {
+    const reply = await call(baseUrl, 'POST', '/v2/reconciliations', { key, body: { ...windowBody({ accounts: ['assets:savings'], from, to, claimed_movement: closing - opening }), opening_balance: opening, closing_balance: closing, tolerance: 1_000_000 } })
+    t.equal(reply.status, 201, reply.text)
+    return reply.body
+  }
+  const january = await openOn('2026-01-01', '2026-01-31', 0, 10)
+  const february = await openOn('2026-02-01', '2026-02-28', 10, 20)
+  const april = await openOn('2026-04-01', '2026-04-30', 25, 30)
+  for (const window of [january, february, april]) t.equal((await patchWindow(baseUrl, key, window.id, { state: 'closed', reason: 'test' })).status, 200)
+  const may = await openOn('2026-05-01', '2026-05-31', 30, 30)
+  const read = await getWindowOk(baseUrl, key, april.id)
+  t.match(read, { previous: february.id, gap_days: 31, opening_matches_previous: false })
+  const status = await call(baseUrl, 'GET', '/v2/accounts/assets%3Asavings/reconciliation-status', { key })
+  t.equal(status.status, 200, status.text)
+  t.same(status.body, {
+    account: (await call(baseUrl, 'GET', '/v2/accounts/assets%3Asavings', { key })).body.id,
+    reconciled_through: '2026-02-28',
+    open_windows: [{ id: may.id, from: '2026-05-01', to: '2026-05-31', state: 'open' }],
+    gaps: [{ from: '2026-03-01', to: '2026-03-31' }],
+    breaks: [april.id],
+  })
+  assertError(t, await call(baseUrl, 'GET', '/v2/accounts/assets%3Anone/reconciliation-status', { key }), 404, 'not_found', 'an unknown account')
+  const reader = await adminCreateKey(service, 'default', ['accounts:read'])
+  assertError(t, await call(baseUrl, 'GET', '/v2/accounts/assets%3Asavings/reconciliation-status', { key: reader.secret }), 403, 'scope_missing', 'recon:read is needed')
+  const restricted = await adminCreateKey(service, 'default', ['recon:read'], ['income:*'])
+  assertError(t, await call(baseUrl, 'GET', '/v2/accounts/assets%3Asavings/reconciliation-status', { key: restricted.secret }), 404, 'not_found', 'an account the key cannot see')
 })

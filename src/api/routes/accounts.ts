@@ -3,11 +3,12 @@
 import { reject } from '../../errors.js'
 import { accountView, findAccount, listAccounts } from '../../ledger/accounts.js'
 import { balanceAt } from '../../ledger/balances.js'
+import { reconciliationStatus } from '../../ledger/reconciliation-status.js'
 import { accept } from '../../ledger/outcome.js'
 import { v2Route, type V2Route } from '../route.js'
 import { cursorQuery, limitQuery, pageParams, timestampQuery } from '../query.js'
 import { accountCreate, accountUpdate } from '../schemas/ledger.js'
-import { account, accountPage, balance } from '../schemas/responses.js'
+import { account, accountPage, balance, reconciliationStatus as reconciliationStatusSchema } from '../schemas/responses.js'
 import { validator } from '../schemas/validate.js'
 
 const accountCreateBody = validator(accountCreate)
@@ -66,5 +67,11 @@ export const accountRoutes: V2Route[] = [
       if (!at.ok) return at
       return (state) => balanceAt(state, params.id, at.value ?? atMs, key.accounts)
     },
+  }),
+  v2Route({
+    method: 'GET', pattern: '/v2/accounts/:id/reconciliation-status', scope: 'recon:read', summary: 'How far the account\'s windows reconcile it: open windows, gaps, breaks',
+    errors: ['not_found'],
+    response: { status: 200, description: 'The account\'s reconciliation status (docs/API.md, Reconciliation windows, "Continuity")', schema: reconciliationStatusSchema },
+    handle: ({ params, key }) => (state) => reconciliationStatus(state, params.id, key.accounts),
   }),
 ]
