@@ -7,7 +7,9 @@
 import fc from 'fast-check'
 import t from 'tap'
 import { statementInputsOf } from '../../src/api/statement-file.ts'
+import { changesOf } from '../../src/ledger/changes.ts'
 import { answerText } from '../../src/ledger/outcome.ts'
+import { executeWorkspace } from '../../src/ledger/workspace.ts'
 import { reconciliationStatus } from '../../src/ledger/reconciliation-status.ts'
 import { readStatements } from '../../src/statements/read.ts'
 import { fixture } from '../statements/fixtures.ts'
@@ -160,4 +162,27 @@ t.test('statements of one file follow on; imported again, the file answers the c
   t.match(ok(getWindow(ctx.state, october3to5.id, null)), { previous: again.id, opening_matches_previous: false }, 'now the later window of the same end is the previous one')
   const replayed = run(ctx, command())
   t.equal(replayed.ok && answerText(replayed), first.ok && answerText(first), 'the import again: its first answer, byte for byte')
+})
+
+t.test('live updates: a window opened or abandoned is reported with the windows whose previous it becomes or was', async (t) => {
+  const ctx = machine(['assets:bank', 'assets:cash', 'income:x'], Date.parse('2026-11-26T12:00:00.000Z'))
+  const open = (from: string, to: string, accounts = ['assets:bank']) => ({ type: 'window.open' as const, label: 'w', accounts, from, to, claimed_movement: 0, statement_ref: null, tolerance: 0, time_zone: 'UTC' })
+  const january = ok(run(ctx, open('2026-01-01', '2026-01-31')))
+  const march = ok(run(ctx, open('2026-03-01', '2026-03-31')))
+  ok(run(ctx, open('2026-04-01', '2026-04-30', ['assets:bank', 'assets:cash'])))
+  const changed = (command: any) => {
+    const full = { at_ms: ctx.atMs, key_id: 'key_test', visibility: null, ...command }
+    const outcome = executeWorkspace(ctx.state, full)
+    if (!outcome.ok) throw new Error(outcome.code)
+    return { body: outcome.body as any, ids: changesOf(ctx.state, full, outcome).windows.map((window) => window.id) }
+  }
+  t.match(ok(getWindow(ctx.state, march.id, null)), { previous: january.id, gap_days: 28 })
+  const february = changed(open('2026-02-01', '2026-02-28'))
+  t.same(february.ids, [march.id, february.body.id], 'March now follows February (the window of two accounts does not)')
+  t.match(ok(getWindow(ctx.state, march.id, null)), { previous: february.body.id, gap_days: 0 })
+  t.same(changed({ type: 'window.transition', window: february.body.id, state: 'abandoned', reason: 'x' }).ids, [march.id, february.body.id], 'abandoned: March follows January again')
+  t.match(ok(getWindow(ctx.state, march.id, null)), { previous: january.id })
+  const december = changed(open('2025-12-01', '2025-12-31'))
+  t.same(december.ids, [january.id, december.body.id], 'a window before January: January\'s previous, nobody else\'s')
+  t.same(changed(open('2026-05-01', '2026-05-31', ['assets:cash'])).ids.length, 1, 'another account: only the new window')
 })
