@@ -6,9 +6,11 @@
 import t from 'tap'
 import { statementInputsOf } from '../../src/api/statement-file.ts'
 import { answerText } from '../../src/ledger/outcome.ts'
+import { factsOf, restoreWorkspace } from '../../src/ledger/restore.ts'
 import { getWindow } from '../../src/ledger/windows.ts'
 import { readStatements } from '../../src/statements/read.ts'
 import { fixture } from '../statements/fixtures.ts'
+import { copiedFacts } from '../support/facts-copy.ts'
 import { machine, ok, posting, refused, run, type Machine } from '../support/workspace-machine.ts'
 
 const nowMs = Date.parse('2026-11-26T12:00:00.000Z')
@@ -117,4 +119,23 @@ t.test('a statement imported again answers the first import\'s balances byte for
   ok(run(ctx, posting([['assets:bank', 3], ['income:other', -3]], '2026-01-01T00:00:00Z')))
   const again = run(ctx, command())
   t.equal(again.ok && answerText(again), first.ok && answerText(first))
+})
+
+t.test('restored from its facts (a snapshot), a window answers the same; from an older snapshot, without statement balances and with live book balances (frozen: 40)', async (t) => {
+  const ctx = bankMachine('GB1', 'GBP')
+  ok(run(ctx, posting([['assets:bank', 40], ['income:other', -40]], '2026-10-15T12:00:00Z')))
+  const october = ok(run(ctx, { ...openCommand({ opening_balance: 0, closing_balance: 50 }), from: '2026-10-01', to: '2026-10-31', claimed_movement: 50, tolerance: 10 }))
+  ok(run(ctx, { type: 'window.transition', window: october.id, state: 'closed', reason: 'fee' }))
+  const november = ok(run(ctx, openCommand({ opening_balance: 50, closing_balance: 350 })))
+  ok(run(ctx, posting([['assets:bank', 7], ['income:other', -7]], '2026-10-20T12:00:00Z')))
+  const restored = restoreWorkspace(copiedFacts(factsOf(ctx.state)))
+  for (const id of [october.id, november.id]) {
+    const [live, again] = [getWindow(ctx.state, id, null), getWindow(restored, id, null)]
+    t.equal(again.ok && answerText(again), live.ok && answerText(live), `${id}: the same answer`)
+  }
+  t.match(ok(getWindow(restored, october.id, null)), { book_opening_balance: 0, book_closing_balance: 40, closing_difference: 10 }, 'frozen at the close, before the later posting of 7')
+  t.match(ok(getWindow(restored, november.id, null)), { previous: october.id, gap_days: 0, opening_matches_previous: true, book_opening_balance: 47 })
+  const older = copiedFacts(factsOf(ctx.state))
+  for (const window of older.windows) for (const field of ['openingBalance', 'closingBalance', 'frozenBook', 'bookOpeningAtOpen', 'previousSeqAtOpen']) delete (window as Record<string, unknown>)[field]
+  t.match(ok(getWindow(restoreWorkspace(older), october.id, null)), { opening_balance: null, closing_balance: null, book_opening_balance: 0, book_closing_balance: 47, opening_difference: null })
 })
