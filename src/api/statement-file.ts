@@ -106,6 +106,8 @@ export function statementInputsOf(statements: readonly Statement[], label: strin
       from: statement.period.from,
       to: statement.period.to,
       claimed_movement: statement.closing.amount - statement.opening.amount,
+      opening_balance: statement.opening.amount,
+      closing_balance: statement.closing.amount,
       fingerprint: createHash('sha256').update(JSON.stringify(content)).digest('base64url'),
       lines,
     }

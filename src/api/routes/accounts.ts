@@ -3,7 +3,7 @@
 import { v2Route, type V2Route } from '../route.js'
 import { cursorQuery, limitQuery, timestampQuery } from '../query.js'
 import { accountCreate, accountUpdate } from '../schemas/ledger.js'
-import { account, accountPage, balance } from '../schemas/responses.js'
+import { account, accountPage, balance, reconciliationStatus as reconciliationStatusSchema } from '../schemas/responses.js'
 import { validator } from '../schemas/validate.js'
 
 const accountCreateBody = validator(accountCreate)
@@ -51,5 +51,11 @@ export const accountRoutes: V2Route[] = [
     errors: ['request_invalid', 'not_found'],
     response: { status: 200, description: 'The sum of every entry line on the account with effective_at ≤ at', schema: balance },
     handle: ({ params, query, atMs }) => ({ read: { name: 'account.balance', params: { account: params.id, atMs: query.at ?? atMs } } }),
+  }),
+  v2Route({
+    method: 'GET', pattern: '/v2/accounts/:id/reconciliation-status', scope: 'recon:read', summary: 'How far the account\'s windows reconcile it: open windows, gaps, breaks',
+    errors: ['not_found'],
+    response: { status: 200, description: 'The account\'s reconciliation status (docs/API.md, Reconciliation windows, "Continuity")', schema: reconciliationStatusSchema },
+    handle: ({ params }) => ({ read: { name: 'account.reconciliation-status', params: { account: params.id } } }),
   }),
 ]

@@ -58,7 +58,7 @@ export const reconciliationRoutes: V2Route[] = [
     handle: ({ envelope, body, workspace }) => {
       return {
         ...envelope, type: 'window.open', label: body.label, accounts: body.accounts, from: body.window.from, to: body.window.to,
-        claimed_movement: body.claimed_movement, statement_ref: body.statement_ref ?? null, tolerance: body.tolerance ?? 0, time_zone: canonicalTimeZone(workspace.timeZone) ?? workspace.timeZone,
+        claimed_movement: body.claimed_movement, opening_balance: body.opening_balance ?? null, closing_balance: body.closing_balance ?? null, statement_ref: body.statement_ref ?? null, tolerance: body.tolerance ?? 0, time_zone: canonicalTimeZone(workspace.timeZone) ?? workspace.timeZone,
       }
     },
   }),
