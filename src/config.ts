@@ -23,7 +23,7 @@ export interface Config {
   readonly snapshotCommandsInterval: number
   /**
    * Workspaces are placed on this many shards by a stable hash of their id; with more than one, each shard is a
-   * worker thread with its own log under DATA_DIR/shards/<n> (docs/API.md, Operating it). A data dir keeps the number it was written with.
+   * worker thread with its own log under DATA_DIR/shards/<n> (docs/API.md, Shards). A data dir keeps the number it was written with.
    */
   readonly shards: number
   /**

@@ -1,5 +1,5 @@
 /**
- * @module How a data dir is laid out for a number of shards (docs/API.md, Operating it): SHARDS=1 keeps the single
+ * @module How a data dir is laid out for a number of shards (docs/API.md, Shards): SHARDS=1 keeps the single
  * log (DATA_DIR/log); more shards keep the registry of workspaces and keys in DATA_DIR/registry/log and each
  * shard's log in DATA_DIR/shards/<n>/log, with DATA_DIR/shards.json naming how many. A data dir written for
  * another number of shards is refused with a message that says which, before anything is written.
