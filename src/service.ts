@@ -8,6 +8,7 @@ import { Runtime, type ReplayReport } from './actor/runtime.js'
 import type { Config } from './config.js'
 import type { DestinationStream } from 'pino'
 import { createKeyCommand, newKeySecret, randomText } from './api/admin-routes.js'
+import { newSealKeyFields } from './exports/seal-signature.js'
 import { Metrics } from './edge/metrics.js'
 import type { DrainReport } from './edge/drain.js'
 import type { StreamEndpoint } from './edge/stream.js'
@@ -71,7 +72,7 @@ function keepAdminToken(config: Config, admin: { readonly token: string; readonl
 function firstStart(runtime: Runtime, clock: () => number, print: (line: string) => void): string | null {
   if (runtime.system.workspaces.size > 0) return null
   const atMs = clock()
-  const created = runtime.submitSystem({ type: 'workspace.create', at_ms: atMs, id: 'default', time_zone: 'UTC', limits: limitsDefault, tag: randomText(40) })
+  const created = runtime.submitSystem({ type: 'workspace.create', at_ms: atMs, id: 'default', time_zone: 'UTC', limits: limitsDefault, tag: randomText(40), ...newSealKeyFields() })
   if (!created.outcome.ok) throw new Error(`cannot create the default workspace: ${created.outcome.message}`)
   const secret = newKeySecret()
   const key = runtime.submitSystem(createKeyCommand(atMs, 'default', scopes, null, 'default', secret))
@@ -210,6 +211,8 @@ async function startClaimed(config: Config, hooks: ServiceHooks, claimed: Claim)
   try {
     keepAdminToken(config, admin, hooks.print)
     firstApiKey = firstStart(runtime, hooks.clock, hooks.print)
+    // Workspaces made before seal keys existed get theirs, and their closed windows a signature (docs/API.md, "The seal").
+    runtime.giveSealKeys(hooks.clock())
     await new Promise<void>((resolve, reject) => log.afterDurable(log.lastSeq, (error) => (error === null ? resolve() : reject(error))))
   } catch (error) {
     await server.close(0)

@@ -9,6 +9,7 @@ import type { Static } from 'typebox'
 import { Runtime } from '../actor/runtime.js'
 import { resolveConfig, type Config, type ConfigInput } from '../config.js'
 import { randomText } from '../api/admin-routes.js'
+import { newSealKeyFields } from '../exports/seal-signature.js'
 import { Lifecycle, type Transport } from '../api/lifecycle.js'
 import type { V2Route } from '../api/route.js'
 import type { accountCreate, accountUpdate, entryPost, matchCreate, statementLine, windowOpen, workspaceCreate, workspaceUpdate } from '../api/schemas/ledger.js'
@@ -152,9 +153,11 @@ export class Ledger {
       const runtime = new Runtime(log, config.snapshotCommandsInterval)
       runtime.replay(clock)
       if (runtime.system.workspaces.size === 0) {
-        const created = runtime.submitSystem({ type: 'workspace.create', at_ms: clock(), id: workspace, time_zone: 'UTC', limits: limitsDefault, tag: randomText(40) })
+        const created = runtime.submitSystem({ type: 'workspace.create', at_ms: clock(), id: workspace, time_zone: 'UTC', limits: limitsDefault, tag: randomText(40), ...newSealKeyFields() })
         assert.ok(created.outcome.ok, `cannot create workspace ${workspace}`)
       }
+      // Workspaces made before seal keys existed get theirs, and their closed windows a signature (docs/API.md, "The seal").
+      runtime.giveSealKeys(clock())
       const ledger = new Ledger(runtime, workspace, clock, config, lock)
       await ledger.#durable(log.lastSeq)
       return ledger

@@ -10,6 +10,7 @@
 
 import PDFDocument from 'pdfkit'
 import { currencyExponent } from '../ledger/currency.js'
+import type { SealView } from '../ledger/window-json.js'
 import { decimalAmountText } from './amount-text.js'
 import type { PackHead, PackLine, PackWriter, SectionName } from './pack.js'
 
@@ -86,10 +87,20 @@ export class PdfPackWriter implements PackWriter {
     for (const [name, value] of rows) {
       doc.font('Helvetica-Bold').text(`${name}: `, { continued: true }).font('Helvetica').text(printable(value))
     }
-    doc.font('Helvetica-Bold').text('Seal (SHA-256): ', { continued: true }).font('Courier').text(printable(window.seal ?? 'none (the window is not closed)'))
+    this.#seal(window.seal as SealView | null)
     const amounts = this.#exponent === undefined ? 'Amounts in minor units (the accounts have no currency).' : `Amounts in ${String(currency)}, ${this.#exponent} decimals.`
     doc.font('Helvetica').fontSize(7).text(`${amounts} The seal is recomputed from the JSON export as docs/API.md, "The seal", describes.`)
     this.#y = doc.y + rowHeight
+  }
+
+  /** The seal: its SHA-256, and its signature with the key that made it (docs/API.md, "The seal"). */
+  #seal(seal: SealView | null): void {
+    const doc = this.#doc
+    doc.font('Helvetica-Bold').text('Seal (SHA-256): ', { continued: true }).font('Courier').text(seal?.sha256 ?? 'none (the window is not closed)')
+    if (seal === null) return
+    // Each on a line of its own: 88 base64 characters fit one Courier line, so no signature is wrapped.
+    doc.font('Helvetica-Bold').text('Signature (Ed25519 over the 32 bytes of the SHA-256, base64):').font('Courier').text(seal.signature ?? 'none')
+    doc.font('Helvetica-Bold').text('Workspace public key (raw 32 bytes, base64):').font('Courier').text(seal.public_key ?? 'none')
   }
 
   section(name: SectionName): void {

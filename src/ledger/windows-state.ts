@@ -91,6 +91,8 @@ export interface ReconciliationWindow {
   readonly history: HistoryEvent[]
   /** Set at close: the lowercase hex SHA-256 of the canonical frozen content (seal.ts); null before and for abandoned windows. */
   seal: string | null
+  /** The workspace key's Ed25519 signature of the seal, base64: at close, or on upgrade (seal.key); null while the workspace has no key. */
+  sealSignature: string | null
   /** Entries posted into the period after the close (they change no frozen figure): counted as they land. */
   postCloseEntryCount: number
 }

@@ -68,7 +68,11 @@ export const reconciliationWindow = Type.Object({
   close_reason: nullableText,
   abandoned_at: nullableTimestamp,
   abandon_reason: nullableText,
-  seal: Type.Union([Type.String({ pattern: '^[0-9a-f]{64}$', description: 'Closed windows: the lowercase hex SHA-256 of the canonical frozen content (docs/API.md, "The seal")' }), Type.Null()]),
+  seal: Type.Union([Type.Object({
+    sha256: Type.String({ pattern: '^[0-9a-f]{64}$', description: 'The lowercase hex SHA-256 of the canonical frozen content (docs/API.md, "The seal")' }),
+    signature: Type.String({ description: 'Ed25519 signature of the 32 bytes of sha256 by the workspace key, base64' }),
+    public_key: Type.String({ description: 'The workspace key that signed it: base64 of its raw 32 bytes (also GET /v2/workspace seal_public_key)' }),
+  }, { description: 'Closed windows: the seal (docs/API.md, "The seal")' }), Type.Null()]),
   post_close_drift: Type.Union([Type.Integer({ description: 'Closed windows: the period\'s derived movement now minus the frozen one (null when that leaves the safe range)' }), Type.Null()]),
   post_close_entries: Type.Union([Type.Integer({ minimum: 0, description: 'Closed windows: how many entries were posted into the period after the close' }), Type.Null()]),
 })
@@ -186,7 +190,7 @@ export const workspace = Type.Object({
   currency: Type.String({ description: 'ISO 4217: the currency of accounts created without one' }),
   limits: Type.Object({ writes_per_minute: Type.Integer({ minimum: 1 }), reads_per_minute: Type.Integer({ minimum: 1 }) }),
   settings: Type.Object({}, { additionalProperties: true, description: 'The workspace\'s settings: none yet, an empty object' }),
-  seal_public_key: Type.Union([Type.String(), Type.Null()], { description: 'The public key that signs seals; null: seals are SHA-256 hashes no key signs' }),
+  seal_public_key: Type.String({ description: 'The Ed25519 public key that signs the workspace\'s seals: base64 of its raw 32 bytes (docs/API.md, "The seal")' }),
   created_at: timestamp,
 })
 
