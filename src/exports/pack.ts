@@ -15,6 +15,7 @@ import type { WorkspaceState } from '../ledger/state.js'
 import { windowView } from '../ledger/windows.js'
 import type { Visibility } from '../ledger/visibility.js'
 import type { ReconciliationWindow } from '../ledger/windows-state.js'
+import { closedByOf, lineEntries, type LineEntry } from '../ledger/window-entries.js'
 import type { Chunk } from '../api/streamed-answer.js'
 
 /** Items per page: one actor turn each; small enough that a page never holds up other requests long. */
@@ -38,6 +39,8 @@ export interface PackHead {
   readonly accounts: readonly PackAccount[]
   /** Σ matched_amount of active matches: claimed − derived − residual. */
   readonly matched: number
+  /** Who closed the window: the key's id and name (null unless closed). */
+  readonly closed_by: { readonly id: string; readonly name: string | null } | null
 }
 
 export type SectionName = 'lines' | 'matches' | 'history'
@@ -47,6 +50,8 @@ export const sectionNames: readonly SectionName[] = ['lines', 'matches', 'histor
 export interface PackLine {
   readonly line: Record<string, unknown>
   readonly match: Record<string, unknown> | null
+  /** The entries of that match the key can read, each with its amount on the window's accounts. */
+  readonly entries: readonly LineEntry[]
 }
 
 /** What a format does with the pack; `take` gives what was written since the last take. */
@@ -71,7 +76,10 @@ function packHead(state: WorkspaceState, window: ReconciliationWindow, atMs: num
     return account.currency === undefined ? { id: account.id, name: account.name } : { id: account.id, name: account.name, currency: account.currency }
   })
   const matched = (view.claimed_movement as number) - (view.derived_movement as number) - (view.residual as number)
-  return { format: 'trueup.reconciliation-export', version: 1, seal_version: sealVersion, exported_at: formatTimestamp(atMs), window: view, time_zone: window.timeZone, accounts, matched }
+  return {
+    format: 'trueup.reconciliation-export', version: 1, seal_version: sealVersion, exported_at: formatTimestamp(atMs), window: view, time_zone: window.timeZone, accounts, matched,
+    closed_by: closedByOf(window),
+  }
 }
 
 /**
@@ -140,7 +148,7 @@ export class PackSource implements ChunkSource {
     if (name === 'lines') {
       const line = window.lines[index]
       const match = line.matchSeq === 0 ? null : (matchView(state, matches[line.matchSeq - 1], this.#visibility) as Record<string, unknown>)
-      return this.#writer.line({ line: sealedLine(state, line), match })
+      return this.#writer.line({ line: sealedLine(state, line), match, entries: lineEntries(state, window, line, this.#visibility) })
     }
     if (name === 'matches') return this.#writer.match(matchView(state, matches[window.matchSeqs[index] - 1], this.#visibility) as Record<string, unknown>)
     this.#writer.historyEvent(historyView(window.history[index]) as Record<string, unknown>)

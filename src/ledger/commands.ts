@@ -159,6 +159,8 @@ export interface WindowTransition extends CommandEnvelope {
   readonly window: string
   readonly state: string
   readonly reason: string | null
+  /** The acting key's name, stamped at the edge: the audit pack says who closed (absent in records logged before: null). */
+  readonly key_name?: string | null
 }
 
 /** The event types a subscription can name (docs/API.md, Webhooks; reconciliation.drifted: docs/API.md, Exports). */

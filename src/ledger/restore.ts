@@ -114,10 +114,10 @@ export function restoreWorkspace(facts: WorkspaceFacts, sealHasher: SealHasher |
   for (const record of facts.idempotency) storeIdempotency(state, record)
   for (const stored of facts.windows) {
     // Snapshots written before the sealed close lack seal and postCloseEntryCount: filled below; before signed seals, the signature.
-    const legacy = stored as Partial<Pick<ReconciliationWindow, 'seal' | 'postCloseEntryCount' | 'sealSignature'>>
+    const legacy = stored as Partial<Pick<ReconciliationWindow, 'seal' | 'postCloseEntryCount' | 'sealSignature' | 'closedByName'>>
     const window: ReconciliationWindow = {
       ...stored, statementFingerprint: stored.statementFingerprint ?? null, lines: stored.lines.map(restoredLine), matchedEntries: new Map(stored.matchedEntries),
-      seal: legacy.seal ?? null, sealSignature: legacy.sealSignature ?? null, postCloseEntryCount: legacy.postCloseEntryCount ?? -1,
+      seal: legacy.seal ?? null, sealSignature: legacy.sealSignature ?? null, closedByName: legacy.closedByName ?? null, postCloseEntryCount: legacy.postCloseEntryCount ?? -1,
     }
     assert.equal(window.seq, state.windows.windows.length + 1, 'window seqs are dense from 1')
     state.windows.windows.push(window)

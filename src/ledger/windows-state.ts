@@ -85,6 +85,8 @@ export interface ReconciliationWindow {
   frozenResidual: number | null
   closedAtMs: number | null
   closedBy: string | null
+  /** The closing key's name when it closed (its window.transition record); null: no name, or closed before names were recorded. */
+  closedByName: string | null
   closeReason: string | null
   abandonedAtMs: number | null
   abandonReason: string | null

@@ -91,6 +91,7 @@ export function insertWindow(state: WorkspaceState, command: { readonly at_ms: n
     frozenResidual: null,
     closedAtMs: null,
     closedBy: null,
+    closedByName: null,
     closeReason: null,
     abandonedAtMs: null,
     abandonReason: null,
@@ -282,6 +283,7 @@ function closeWindow(state: WorkspaceState, window: ReconciliationWindow, comman
   window.state = 'closed'
   window.closedAtMs = command.at_ms
   window.closedBy = command.key_id
+  window.closedByName = command.key_name ?? null
   window.closeReason = reason
   const writeOff = from === 'open' && reason !== null ? { write_off: { amount: residual, reason } } : {}
   pushHistory(window, command, 'closed', residual, { from, reason, ...writeOff })

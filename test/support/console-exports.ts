@@ -39,9 +39,11 @@ export async function checkExports(page: Page, test: TestService, stored: any, t
 
   const csv = fs.readFileSync(await downloadThroughPage(page, 'CSV', t))
   const rows = parse(csv, { bom: true, columns: true }) as Record<string, string>[]
-  t.same(Object.keys(rows[0]), ['line', 'date', 'amount', 'currency', 'reference', 'description', 'match', 'strategy', 'match_reason'], 'the CSV\'s columns')
+  t.same(Object.keys(rows[0]), ['line', 'date', 'amount', 'amount_decimal', 'currency', 'reference', 'description', 'match', 'strategy', 'match_reason', 'entries'], 'the CSV\'s columns')
+  t.same(rows.map((row) => row.amount_decimal), ['1250.00', '480.00', '-312.40', '200.00', '-7.50'], 'amounts in EUR\'s decimals too')
   const strategy = ['amount_and_date', 'amount_and_date', 'amount_and_date', 'amount_and_date', 'write_off']
-  t.same(rows.map((row) => Object.values(row)), [
+  const columns = ['line', 'date', 'amount', 'currency', 'reference', 'description', 'match', 'strategy', 'match_reason']
+  t.same(rows.map((row) => columns.map((column) => row[column])), [
     ['l1', '2026-10-05', '125000', 'EUR', 'INV-1041', 'Invoice INV-1041'],
     ['l2', '2026-10-13', '48000', 'EUR', 'INV-1042', 'Invoice INV-1042'],
     ['l3', '2026-10-20', '-31240', 'EUR', 'PO-77', 'Office supplies PO-77'],

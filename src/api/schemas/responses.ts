@@ -253,10 +253,21 @@ export const auditPack = Type.Object({
   time_zone: Type.String({ description: 'The IANA zone of the window\'s period' }),
   accounts: Type.Array(Type.Object({ id: Type.String({ description: 'acc_…' }), name: Type.String(), currency: Type.Optional(Type.String()) }), { description: 'In the window\'s order' }),
   matched: Type.Integer({ description: 'Σ matched_amount of active matches (claimed − derived − residual)' }),
+  closed_by: Type.Union([Type.Object({
+    id: Type.String({ description: 'key_… of the key that closed the window' }),
+    name: Type.Union([Type.String(), Type.Null()], { description: 'Its name when it closed; null: it has none, or the window was closed before names were recorded' }),
+  }), Type.Null()], { description: 'Who closed the window; null unless closed' }),
   lines: Type.Array(Type.Object({
     id: Type.String(), amount, date, reference: nullableText, description: nullableText,
     match: Type.Union([Type.String({ description: 'mat_… of the active match covering it' }), Type.Null()]),
-  }), { description: 'Every statement line, with exactly the fields the seal covers' }),
+    entries: Type.Array(Type.Object({
+      id: Type.String({ description: 'ent_…' }),
+      effective_at: timestamp,
+      effective_date: date,
+      amount: Type.Union([Type.Integer({ description: 'The sum of its lines on the window\'s accounts, in minor units' }), Type.Null()]),
+      description: nullableText,
+    }), { description: 'The entries of that match the key can read, in the match\'s order; empty when unmatched' }),
+  }), { description: 'Every statement line: the fields the seal covers, and the entries matched to it' }),
   matches: Type.Array(match, { description: 'Every match, active and reversed, as GET …/matches lists them' }),
   history: Type.Array(historyEvent, { description: 'Every event, as GET …/history lists them' }),
 })
