@@ -159,7 +159,7 @@ export const windowEntry = Type.Object({
 
 /** An audit-trail event; besides these fields each type carries its own details (match, reason, entry, …). */
 export const historyEvent = Type.Object({
-  type: Type.String({ description: 'opened, lines_added, matched, unmatched, entry_posted, balanced, open, closed, abandoned' }),
+  type: Type.String({ description: 'opened, lines_added, matched, unmatched, entry_posted, balanced, open, closed, abandoned, seal.signed (key_id system: a seal signed on upgrade)' }),
   at: timestamp,
   key_id: Type.String(),
   state: windowState,
