@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto'
 import { currencyDefault, limitsDefault, type Limits, type Scope } from '../ledger/system.js'
 import { canonicalTimeZone } from '../ledger/time-zone-name.js'
+import { newSealKeyFields } from '../exports/seal-signature.js'
 import { hashSecret } from './auth.js'
 import { adminRoute, type AdminRoute } from './route.js'
 import { keyCreate, workspaceCreate, workspaceUpdate } from './schemas/ledger.js'
@@ -37,7 +38,7 @@ export const adminRoutes: readonly AdminRoute[] = [
     method: 'POST', pattern: '/admin/workspaces', body: { validate: workspaceCreateBody }, summary: 'Create a workspace',
     errors: ['request_invalid', 'workspace_exists'], response: { status: 201, description: 'The workspace', schema: workspace },
     handle: ({ body, atMs }) => ({
-      type: 'workspace.create', at_ms: atMs, id: body.id, time_zone: canonicalTimeZone(body.timezone) ?? body.timezone, tag: randomText(40), currency: body.currency ?? currencyDefault,
+      type: 'workspace.create', at_ms: atMs, id: body.id, time_zone: canonicalTimeZone(body.timezone) ?? body.timezone, tag: randomText(40), currency: body.currency ?? currencyDefault, ...newSealKeyFields(),
       limits: body.limits === undefined ? limitsDefault : { writes_per_minute: body.limits.writes_per_minute, reads_per_minute: body.limits.reads_per_minute },
     }),
   }),

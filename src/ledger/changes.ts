@@ -49,6 +49,8 @@ export function changesOf(state: WorkspaceState, command: WorkspaceCommand, outc
     case 'account.create':
     case 'webhook.create':
     case 'webhook.delete': return none
+    // The closed windows it signed (their seal and history changed).
+    case 'seal.key': return { windows: (outcome.body as { signed: string[] }).signed.map((id) => findWindow(state, id, null)!), accountSeqs: [] }
     default: return unknownCommand(command)
   }
 }

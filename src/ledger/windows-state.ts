@@ -94,12 +94,16 @@ export interface ReconciliationWindow {
   readonly previousSeqAtOpen: number | null
   closedAtMs: number | null
   closedBy: string | null
+  /** The closing key's name when it closed (its window.transition record); null: no name, or closed before names were recorded. */
+  closedByName: string | null
   closeReason: string | null
   abandonedAtMs: number | null
   abandonReason: string | null
   readonly history: HistoryEvent[]
   /** Set at close: the lowercase hex SHA-256 of the canonical frozen content (seal.ts); null before and for abandoned windows. */
   seal: string | null
+  /** The workspace key's Ed25519 signature of the seal, base64: at close, or on upgrade (seal.key); null while the workspace has no key. */
+  sealSignature: string | null
   /** Entries posted into the period after the close (they change no frozen figure): counted as they land. */
   postCloseEntryCount: number
 }

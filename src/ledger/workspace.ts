@@ -12,6 +12,7 @@ import { createMatch, reverseMatch } from './matches.js'
 import { answerText, type Outcome } from './outcome.js'
 import type { WorkspaceState } from './state.js'
 import { importStatements, importStatementsInSlices } from './statement-import.js'
+import { giveSealKey } from './seal-key.js'
 import { createWebhook, deleteWebhook } from './webhooks.js'
 import { addStatementLines, openWindow, transitionWindow } from './windows.js'
 
@@ -73,6 +74,7 @@ function dispatch(state: WorkspaceState, command: WorkspaceCommand): Outcome {
     case 'window.transition': return transitionWindow(state, command)
     case 'webhook.create': return createWebhook(state, command)
     case 'webhook.delete': return deleteWebhook(state, command)
+    case 'seal.key': return giveSealKey(state, command)
     default: return unknownCommand(command)
   }
 }

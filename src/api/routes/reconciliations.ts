@@ -80,10 +80,10 @@ export const reconciliationRoutes: V2Route[] = [
     body: { validate: windowTransitionBody },
     errors: ['request_invalid', 'not_found', 'recon_state_invalid'],
     response: { status: 200, description: 'The window, closed or abandoned', schema: reconciliationWindow },
-    handle: ({ envelope, body, params }) => {
+    handle: ({ envelope, body, params, key }) => {
       // A missing abandon reason is a schema failure (docs/API.md, Conventions), so it answers before the window's state rules.
       if (body.state === 'abandoned' && (body.reason ?? '') === '') return reject('request_invalid', 'Abandoning a window needs a reason.', [{ path: '/reason', message: 'required when state is abandoned' }])
-      return { ...envelope, type: 'window.transition', window: params.id, state: body.state, reason: body.reason ?? null }
+      return { ...envelope, type: 'window.transition', window: params.id, state: body.state, reason: body.reason ?? null, key_name: key.name }
     },
   }),
   v2Route({
