@@ -551,7 +551,9 @@ function replyStage(flow: Flow, lifecycle: Lifecycle<unknown>): Step {
     // An answer with its JSON text written (a posting) is not streamed: its body is then a getter that would build the view for nothing.
     if (outcome.json === undefined && outcome.body instanceof StreamedAnswer) return lifecycle.stream(flow, outcome.status, outcome.body)
     // A request carried out before, known by its content (a statement imported again): its result, marked as a replay.
-    lifecycle.answer(flow, outcome.status, outcome.status === 204 ? '' : answerText(outcome), outcome.replayed === true ? ['Replayed', 'true'] : null)
+    // A posting into a closed period that is not locked answers its warning (docs/API.md, Period locks).
+    const extra: readonly [string, string] | null = outcome.replayed === true ? ['Replayed', 'true'] : outcome.warning === undefined ? null : ['Trueup-Warning', outcome.warning]
+    lifecycle.answer(flow, outcome.status, outcome.status === 204 ? '' : answerText(outcome), extra)
   })
   return halted
 }

@@ -278,7 +278,7 @@ export class Ledger {
   }
 
   /** From balanced; from open only within tolerance and with a reason (or an active write-off). */
-  closeWindow(window: string, input: { readonly reason?: string } = {}, options?: CallOptions): Promise<ReconciliationWindow> {
+  closeWindow(window: string, input: { readonly reason?: string; readonly lock_period?: boolean } = {}, options?: CallOptions): Promise<ReconciliationWindow> {
     return this.#call('PATCH', '/v2/reconciliations/:id', { params: { id: window }, body: { state: 'closed', ...input } }, options) as Promise<ReconciliationWindow>
   }
 

@@ -50,6 +50,8 @@ export interface EntryPost extends CommandEnvelope {
   readonly metadata: Readonly<Record<string, string>> | null
   /** entryRulesVersion when built; absent in records logged before version 2 (read as 1). */
   readonly rules?: number
+  /** True when the workspace locked every closed period (its setting lock_closed_periods) as the edge built it; absent: false. */
+  readonly lock_closed?: boolean
 }
 
 /** One entry of a batch: an entry.post's own fields (the batch carries the envelope and the rules version). */
@@ -65,6 +67,8 @@ export interface EntryBatch extends CommandEnvelope {
   readonly atomic: boolean
   readonly entries: readonly (EntryBatchItem | { readonly refused: Rejection })[]
   readonly rules: number
+  /** As entry.post's. */
+  readonly lock_closed?: boolean
 }
 
 export interface WindowOpen extends CommandEnvelope {
@@ -159,6 +163,8 @@ export interface WindowTransition extends CommandEnvelope {
   readonly window: string
   readonly state: string
   readonly reason: string | null
+  /** A close that locks the period for the window's accounts (docs/API.md, Period locks); absent in records logged before locks: false. */
+  readonly lock_period?: boolean
 }
 
 /** The event types a subscription can name (docs/API.md, Webhooks; reconciliation.drifted: docs/API.md, Exports). */

@@ -11,7 +11,7 @@ import { storeIdempotency } from './idempotency.js'
 import { addClosedWindow } from './closed-windows.js'
 import { sealOf } from './seal.js'
 import { createWorkspaceState, EntryStore, type Account, type Entry, type IdempotencyRecord, type SealHasher, type WorkspaceState } from './state.js'
-import { currencyDefault, type KeyRecord, type SystemState, type WorkspaceRecord } from './system.js'
+import { currencyDefault, settingsDefault, type KeyRecord, type SystemState, type WorkspaceRecord } from './system.js'
 import { isTerminal } from './window-effects.js'
 import type { WebhookSubscription } from './webhooks-state.js'
 import { addLiveWindow } from './live-windows.js'
@@ -32,7 +32,9 @@ export interface AccountFacts {
 }
 
 /** A window with its matched entries as pairs (entry seq, match seq) instead of a Map; fields added later are optional. */
-export type WindowFacts = Omit<ReconciliationWindow, 'matchedEntries' | 'statementFingerprint' | 'lines'> & {
+export type WindowFacts = Omit<ReconciliationWindow, 'matchedEntries' | 'statementFingerprint' | 'lines' | 'periodLocked'> & {
+  /** Absent in snapshots written before period locks: unlocked. */
+  readonly periodLocked?: boolean
   readonly matchedEntries: [number, number][]
   /** Absent in snapshots written before statement imports: not imported. */
   readonly statementFingerprint?: string | null
@@ -114,7 +116,7 @@ export function restoreWorkspace(facts: WorkspaceFacts, sealHasher: SealHasher |
     const legacy = stored as Partial<Pick<ReconciliationWindow, 'seal' | 'postCloseEntryCount'>>
     const window: ReconciliationWindow = {
       ...stored, statementFingerprint: stored.statementFingerprint ?? null, lines: stored.lines.map(restoredLine), matchedEntries: new Map(stored.matchedEntries),
-      seal: legacy.seal ?? null, postCloseEntryCount: legacy.postCloseEntryCount ?? -1,
+      seal: legacy.seal ?? null, postCloseEntryCount: legacy.postCloseEntryCount ?? -1, periodLocked: stored.periodLocked ?? false,
     }
     assert.equal(window.seq, state.windows.windows.length + 1, 'window seqs are dense from 1')
     state.windows.windows.push(window)
@@ -163,7 +165,10 @@ export function restoreSystem(system: SystemState, facts: SystemFacts): void {
     // Snapshots written before limitsChangedAtMs existed lack it; only a live change reads it, and that sets it.
     // Snapshots written before currencies existed lack the workspace's: it was the default then.
     const stored = workspace as Partial<WorkspaceRecord>
-    system.workspaces.set(workspace.id, { ...workspace, limitsChangedAtMs: stored.limitsChangedAtMs ?? workspace.createdAtMs, currency: stored.currency ?? currencyDefault })
+    // Snapshots written before settings existed lack them: the defaults, which every workspace had then.
+    system.workspaces.set(workspace.id, {
+      ...workspace, limitsChangedAtMs: stored.limitsChangedAtMs ?? workspace.createdAtMs, currency: stored.currency ?? currencyDefault, settings: stored.settings ?? settingsDefault,
+    })
     system.tags.add(workspace.tag)
   }
   for (const stored of facts.keys) {

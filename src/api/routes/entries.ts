@@ -1,6 +1,6 @@
 /** @module /v2/entries routes: post a balanced entry, read one, list with filters. No PATCH or DELETE. */
 
-import { entryRulesVersion } from '../../ledger/commands.js'
+import { entryRulesVersion, type EntryPost } from '../../ledger/commands.js'
 import { getEntry } from '../../ledger/entries.js'
 import { listEntries } from '../../ledger/entry-list.js'
 import { v2Route, type V2Route } from '../route.js'
@@ -8,7 +8,7 @@ import { cursorQuery, limitQuery, textQuery, timestampQuery } from '../query.js'
 import { entryPost } from '../schemas/ledger.js'
 import { entry, entryPage } from '../schemas/responses.js'
 import { validator } from '../schemas/validate.js'
-import { entryFieldsOf } from './entry-fields.js'
+import { entryFieldsOf, withLockClosed } from './entry-fields.js'
 
 const entryPostBody = validator(entryPost)
 
@@ -24,9 +24,9 @@ export const entryRoutes: V2Route[] = [
   v2Route({
     method: 'POST', pattern: '/v2/entries', scope: 'entries:write', summary: 'Post a balanced entry',
     body: { validate: entryPostBody },
-    errors: ['request_invalid', 'account_unknown', 'entry_unbalanced', 'amount_out_of_range'],
+    errors: ['request_invalid', 'account_unknown', 'entry_unbalanced', 'amount_out_of_range', 'period_locked'],
     response: { status: 201, description: 'The entry', schema: entry },
-    handle: ({ envelope, body }) => {
+    handle: ({ envelope, body, workspace }) => {
       const fields = entryFieldsOf(body)
       if ('ok' in fields) return fields
       // Every field written out: `{ ...envelope, type, …fields }` took V8's slow path (about 10 µs a posting, and a slower object after).
@@ -34,8 +34,10 @@ export const entryRoutes: V2Route[] = [
       const { lines, effective_at_ms, description, metadata } = fields
       const type = 'entry.post'
       const rules = entryRulesVersion
-      if (idempotency === undefined) return { at_ms, key_id, visibility, type, lines, effective_at_ms, description, rules, metadata }
-      return { at_ms, key_id, visibility, idempotency, type, lines, effective_at_ms, description, rules, metadata }
+      const command: EntryPost = idempotency === undefined
+        ? { at_ms, key_id, visibility, type, lines, effective_at_ms, description, rules, metadata }
+        : { at_ms, key_id, visibility, idempotency, type, lines, effective_at_ms, description, rules, metadata }
+      return withLockClosed(command, workspace)
     },
   }),
   v2Route({

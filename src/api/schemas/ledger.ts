@@ -107,6 +107,7 @@ export const matchBatch = fields({ matches: Type.Array(matchItem, { minItems: 1,
 export const windowTransition = fields({
   state: Type.String({ maxLength: 32 }),
   reason: Type.Optional(Type.Union([text({ maxLength: 500 }), Type.Null()])),
+  lock_period: Type.Optional(Type.Boolean({ description: 'With state closed: lock the period for the window\'s accounts (docs/API.md, Period locks)' })),
 })
 
 const limitPerMinute = Type.Integer({ minimum: 1, maximum: 100_000_000 })
@@ -123,6 +124,9 @@ export const workspaceUpdate = fields({
   timezone: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
   currency: Type.Optional(currencyCode),
   limits: Type.Optional(fields({ writes_per_minute: Type.Optional(limitPerMinute), reads_per_minute: Type.Optional(limitPerMinute) })),
+  settings: Type.Optional(fields({
+    lock_closed_periods: Type.Optional(Type.Boolean({ description: 'Lock every closed window\'s period: no entry line on its accounts effective in it (docs/API.md, Period locks)' })),
+  })),
 })
 
 export const keyCreate = fields({

@@ -185,7 +185,9 @@ export const workspace = Type.Object({
   timezone: Type.String({ description: 'IANA time zone' }),
   currency: Type.String({ description: 'ISO 4217: the currency of accounts created without one' }),
   limits: Type.Object({ writes_per_minute: Type.Integer({ minimum: 1 }), reads_per_minute: Type.Integer({ minimum: 1 }) }),
-  settings: Type.Object({}, { additionalProperties: true, description: 'The workspace\'s settings: none yet, an empty object' }),
+  settings: Type.Object({
+    lock_closed_periods: Type.Boolean({ description: 'Every closed window\'s period is locked (docs/API.md, Period locks)' }),
+  }, { additionalProperties: true, description: 'The workspace\'s settings' }),
   seal_public_key: Type.Union([Type.String(), Type.Null()], { description: 'The public key that signs seals; null: seals are SHA-256 hashes no key signs' }),
   created_at: timestamp,
 })
