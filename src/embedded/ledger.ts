@@ -217,6 +217,11 @@ export class Ledger {
     return this.#call('POST', '/v2/entries', { body: input }, options) as Promise<Entry>
   }
 
+  /** A new entry with every line of `id` negated (docs/API.md, Reversals). */
+  reverseEntry(id: string, input: { readonly effective_at?: string; readonly description?: string | null } = {}, options?: CallOptions): Promise<Entry> {
+    return this.#call('POST', '/v2/entries/:id/reverse', { params: { id }, body: input }, options) as Promise<Entry>
+  }
+
   getEntry(id: string, options?: CallOptions): Promise<Entry> {
     return this.#call('GET', '/v2/entries/:id', { params: { id } }, options) as Promise<Entry>
   }

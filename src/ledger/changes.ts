@@ -28,7 +28,8 @@ const none: Changes = { windows: [], accountSeqs: [] }
  */
 export function changesOf(state: WorkspaceState, command: WorkspaceCommand, outcome: Accepted): Changes {
   switch (command.type) {
-    case 'entry.post': return postingChanges(state, [state.entries[state.entries.length - 1]])
+    case 'entry.post':
+    case 'entry.reverse': return postingChanges(state, [state.entries[state.entries.length - 1]])
     case 'entry.batch': {
       const posted = (outcome.body as BatchResult).posted
       return posted === 0 ? none : postingChanges(state, state.entries.slice(state.entries.length - posted))

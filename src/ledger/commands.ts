@@ -71,6 +71,22 @@ export interface EntryBatch extends CommandEnvelope {
   readonly lock_closed?: boolean
 }
 
+/**
+ * Reverses an entry (docs/API.md, Reversals): a new entry with every line of `entry` negated, linked both ways
+ * (`reverses`, `reversed_by`); an entry is reversed at most once.
+ */
+export interface EntryReverse extends CommandEnvelope {
+  readonly type: 'entry.reverse'
+  /** The id of the entry reversed (ent_…). */
+  readonly entry: string
+  /** null: the command's time. */
+  readonly effective_at_ms: number | null
+  /** null: `Reversal of <entry id>`. */
+  readonly description: string | null
+  /** As entry.post's. */
+  readonly lock_closed?: boolean
+}
+
 export interface WindowOpen extends CommandEnvelope {
   readonly type: 'window.open'
   readonly label: string
@@ -191,6 +207,7 @@ export type WorkspaceCommand =
   | AccountUpdate
   | EntryPost
   | EntryBatch
+  | EntryReverse
   | WindowOpen
   | WindowLinesAdd
   | StatementsImport
@@ -207,7 +224,7 @@ export type WorkspaceCommand =
  * checked by them as soon as it exists.
  */
 const commandTypeTable: { readonly [T in WorkspaceCommand['type']]: true } = {
-  'account.create': true, 'account.update': true, 'entry.post': true, 'entry.batch': true, 'window.open': true, 'window.lines.add': true,
+  'account.create': true, 'account.update': true, 'entry.post': true, 'entry.batch': true, 'entry.reverse': true, 'window.open': true, 'window.lines.add': true,
   'statements.import': true, 'match.create': true, 'match.batch': true, 'match.reverse': true, 'window.transition': true,
   'webhook.create': true, 'webhook.delete': true,
 }

@@ -222,6 +222,18 @@ export function entryView(state: WorkspaceState, entry: Entry): object {
     posted_at: formatTimestamp(entry.postedAtMs),
     description: entry.description,
     metadata: entry.metadata,
+    ...reversalLinks(state, entry),
+  }
+}
+
+/** `reverses` and `reversed_by` (docs/API.md, Reversals), each only when there is one: entries without keep their shape. */
+function reversalLinks(state: WorkspaceState, entry: Entry): { reverses?: string; reversed_by?: string } {
+  if (state.reverses.size === 0) return {}
+  const reverses = state.reverses.get(entry.seq)
+  const reversedBy = state.reversedBy.get(entry.seq)
+  return {
+    ...(reverses === undefined ? {} : { reverses: state.entries[reverses - 1].id }),
+    ...(reversedBy === undefined ? {} : { reversed_by: state.entries[reversedBy - 1].id }),
   }
 }
 

@@ -25,6 +25,7 @@ export function eventsOf(state: WorkspaceState, command: WorkspaceCommand, outco
   const body = outcome.body as { id: string; reconciliation?: string; state?: string }
   switch (command.type) {
     case 'entry.post':
+    case 'entry.reverse':
       return entryEvents(state, state.entries[state.entries.length - 1], outcome.body, timestamp)
     case 'entry.batch': {
       const events: LedgerEvent[] = []

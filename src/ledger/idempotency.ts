@@ -60,7 +60,8 @@ export function answerAccountSeqs(state: WorkspaceState, command: WorkspaceComma
       const account = findAccount(state, (outcome.body as { id: string }).id, null)
       return account === undefined ? [] : [account.seq]
     }
-    case 'entry.post': return state.entries[state.entries.length - 1].accountSeqs()
+    case 'entry.post':
+    case 'entry.reverse': return state.entries[state.entries.length - 1].accountSeqs()
     case 'entry.batch': return accountSeqsOfLast(state, postedCountOf(outcome.body))
     case 'window.open': return findWindow(state, (outcome.body as { id: string }).id, null)?.accountSeqs ?? []
     case 'statements.import': return (outcome.body as { data: { id: string }[] }).data.flatMap((window) => findWindow(state, window.id, null)?.accountSeqs ?? [])

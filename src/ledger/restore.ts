@@ -15,6 +15,7 @@ import { currencyDefault, settingsDefault, type KeyRecord, type SystemState, typ
 import { isTerminal } from './window-effects.js'
 import type { WebhookSubscription } from './webhooks-state.js'
 import { addLiveWindow } from './live-windows.js'
+import { linkReversal } from './entry-reversal.js'
 import { fillMatchFigures } from './matches.js'
 import type { Match, ReconciliationWindow, StatementLine } from './windows-state.js'
 
@@ -64,6 +65,8 @@ export interface WorkspaceFacts {
   readonly matches: readonly Match[]
   /** Absent in snapshots written before webhooks existed: no subscriptions then. */
   readonly webhooks?: { readonly lastSeq: number; readonly subscriptions: readonly WebhookSubscription[] }
+  /** Pairs (entry seq, seq of the entry that reversed it); absent in snapshots written before reversals, and when there are none. */
+  readonly reversals?: readonly (readonly [number, number])[]
 }
 
 /** The facts of a state as it stands; they share its objects, so they are encoded before the state moves on. */
@@ -82,6 +85,7 @@ export function factsOf(state: WorkspaceState): WorkspaceFacts {
     windows: state.windows.windows.map((window) => ({ ...window, matchedEntries: [...window.matchedEntries] })),
     matches: state.windows.matches,
     webhooks: { lastSeq: state.webhooks.lastSeq, subscriptions: [...state.webhooks.subscriptions.values()] },
+    ...(state.reversedBy.size === 0 ? {} : { reversals: [...state.reversedBy] }),
   }
 }
 
@@ -127,6 +131,7 @@ export function restoreWorkspace(facts: WorkspaceFacts, sealHasher: SealHasher |
   // Snapshots written before matches kept their figures after creation get them from the window history.
   fillMatchFigures(state.windows)
   fillSeals(state)
+  for (const [original, reversal] of facts.reversals ?? []) linkReversal(state, original, reversal)
   if (facts.webhooks !== undefined) {
     state.webhooks.lastSeq = facts.webhooks.lastSeq
     for (const subscription of facts.webhooks.subscriptions) state.webhooks.subscriptions.set(subscription.id, subscription)

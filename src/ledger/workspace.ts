@@ -5,6 +5,7 @@ import { createAccount, updateAccount } from './accounts.js'
 import { unknownCommand, type WorkspaceCommand } from './commands.js'
 import { postEntry } from './entries.js'
 import { postEntryBatch } from './entry-batch.js'
+import { reverseEntry } from './entry-reversal.js'
 import { eventsOf } from './events.js'
 import { answerAccountSeqs, expireIdempotency, storeIdempotency } from './idempotency.js'
 import { createMatchBatch } from './match-batch.js'
@@ -64,6 +65,7 @@ function dispatch(state: WorkspaceState, command: WorkspaceCommand): Outcome {
     case 'account.update': return updateAccount(state, command)
     case 'entry.post': return postEntry(state, command)
     case 'entry.batch': return postEntryBatch(state, command)
+    case 'entry.reverse': return reverseEntry(state, command)
     case 'window.open': return openWindow(state, command)
     case 'window.lines.add': return addStatementLines(state, command)
     case 'statements.import': return importStatements(state, command)

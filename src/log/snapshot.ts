@@ -57,6 +57,8 @@ interface SnapshotFacts {
   readonly matches: readonly Match[]
   /** Absent in snapshots written before webhooks existed: no subscriptions then. */
   readonly webhooks?: { readonly lastSeq: number; readonly subscriptions: readonly WebhookSubscription[] }
+  /** Absent in snapshots written before reversals existed, and when there are none (WorkspaceFacts.reversals). */
+  readonly reversals?: readonly (readonly [number, number])[]
 }
 
 /** Version 1: one value, the entries as objects. */
@@ -188,6 +190,8 @@ function headOf(seq: number, facts: WorkspaceFacts, perChunk: number, chunks: nu
     matches: facts.matches,
     webhooks: { lastSeq: facts.webhooks?.lastSeq ?? 0, subscriptions: facts.webhooks?.subscriptions ?? [] },
     entries: { count: facts.entries.length, perChunk, chunks },
+    // Only when there are any: the head of a workspace without reversals is written as before.
+    ...(facts.reversals === undefined ? {} : { reversals: facts.reversals }),
   }
 }
 
@@ -364,8 +368,8 @@ function fromBody(db: Database<Buffer, string>, body: SnapshotBodyV1 | SnapshotH
   const accountsCount = body.accounts.length
   // readEntries checks seqs and accounts as it builds the entries; a version 1 body holds them ready-made.
   const entries = body.v === 1 ? checkedEntriesV1((body as SnapshotBodyV1).entries, body.tag, accountsCount) : readEntries(db, body as SnapshotHead)
-  const { workspaceId, tag, accounts, idempotency, windows, matches, webhooks } = body
-  return restoreWorkspace({ workspaceId, tag, accounts, entries, idempotency, windows, matches, webhooks }, sealHasher)
+  const { workspaceId, tag, accounts, idempotency, windows, matches, webhooks, reversals } = body
+  return restoreWorkspace({ workspaceId, tag, accounts, entries, idempotency, windows, matches, webhooks, reversals }, sealHasher)
 }
 
 export interface LoadedSnapshots {

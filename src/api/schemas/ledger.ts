@@ -51,6 +51,12 @@ export const entryPost = fields({
   metadata: Type.Optional(Type.Union([metadata, Type.Null()])),
 })
 
+/** docs/API.md, Reversals: the reversing entry's date and description; both optional (the body may be `{}`). */
+export const entryReverse = fields({
+  effective_at: Type.Optional(Type.String({ maxLength: 64, description: 'RFC 3339; absent: now' })),
+  description: Type.Optional(Type.Union([text({ maxLength: 1000 }), Type.Null()], { description: 'absent or null: "Reversal of <entry id>"' })),
+})
+
 /** docs/API.md, Bulk postings: up to 8,190 entries (TigerBeetle's batch size). */
 export const entryBatchSizeMax = 8190
 

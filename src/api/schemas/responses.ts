@@ -34,6 +34,8 @@ export const entry = Type.Object({
   posted_at: timestamp,
   description: nullableText,
   metadata: Type.Union([Type.Record(Type.String(), Type.String()), Type.Null()]),
+  reverses: Type.Optional(Type.String({ description: 'A reversal: the id of the entry it reverses (docs/API.md, Reversals); absent otherwise' })),
+  reversed_by: Type.Optional(Type.String({ description: 'A reversed entry: the id of the reversal; absent otherwise' })),
 })
 
 export const balance = Type.Object({
