@@ -35,8 +35,9 @@ export function changesOf(state: WorkspaceState, command: WorkspaceCommand, outc
       return posted === 0 ? none : postingChanges(state, state.entries.slice(state.entries.length - posted))
     }
     case 'window.open': return windowChanges(state, (outcome.body as { id: string }).id)
+    // A write-off's adjustment posted an entry too: its accounts and windows, besides the match's window.
+    case 'match.create': return command.adjustment === undefined ? windowChanges(state, command.window) : adjustmentChanges(state, command.window)
     case 'window.lines.add':
-    case 'match.create':
     case 'match.batch':
     case 'match.reverse':
     case 'window.transition': return windowChanges(state, command.window)
@@ -66,6 +67,12 @@ function accountChanges(state: WorkspaceState, command: AccountUpdate, id: strin
 function windowChanges(state: WorkspaceState, id: string): Changes {
   const window = findWindow(state, id, null)
   return window === undefined ? none : { windows: [window], accountSeqs: [] }
+}
+
+function adjustmentChanges(state: WorkspaceState, id: string): Changes {
+  const posting = postingChanges(state, [state.entries[state.entries.length - 1]])
+  const window = windowChanges(state, id).windows
+  return { windows: [...new Set([...posting.windows, ...window])], accountSeqs: posting.accountSeqs }
 }
 
 function postingChanges(state: WorkspaceState, entries: readonly Entry[]): Changes {

@@ -154,6 +154,13 @@ export interface MatchCreate extends CommandEnvelope {
   readonly reason: string | null
   /** 0..31 (absent: 0, as in records logged before it existed): how many days apart a 1:1 amount_and_date line and entry may be. */
   readonly date_tolerance_days?: number
+  /**
+   * A write-off of one line that also posts the entry the books lacked (docs/API.md, Adjustments): the line's amount on
+   * the window's account, the opposite on `account`, matched to the line. Absent: a plain match.
+   */
+  readonly adjustment?: { readonly account: string; readonly description: string | null }
+  /** As entry.post's (the adjustment's entry). */
+  readonly lock_closed?: boolean
 }
 
 /** One match of a batch: a match body without its window (the batch names it once). */

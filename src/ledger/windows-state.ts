@@ -40,6 +40,8 @@ export interface Match {
   readonly stateAfterCreate: WindowStateName
   reversedAtMs: number | null
   reversedBy: string | null
+  /** A write-off with an adjustment (match-adjustment.ts): the seq of the entry it posted; absent on every other match. */
+  readonly adjustmentEntrySeq?: number
 }
 
 export interface HistoryEvent {

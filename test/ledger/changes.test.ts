@@ -81,7 +81,13 @@ const scenarios: { readonly [T in WorkspaceCommand['type']]: readonly Scenario<T
     name: 'a statement opens a new window', windows: [],
     command: () => ({ type: 'statements.import', time_zone: 'UTC', statements: [{ account: 'CASH-1', currency: 'EUR', statement_ref: 'S1', label: 'S1', from: '2026-12-01', to: '2026-12-03', claimed_movement: 5, fingerprint: 'f1', lines: [line(5, '2026-12-02')] }] }),
   }],
-  'match.create': [{ name: 'a match', windows: ['nov'], command: (w) => ({ type: 'match.create', window: w.windows.nov, statement_lines: ['l1'], entries: [w.novEntry], strategy: 'amount_and_date', reason: null }) }],
+  'match.create': [
+    { name: 'a match', windows: ['nov'], command: (w) => ({ type: 'match.create', window: w.windows.nov, statement_lines: ['l1'], entries: [w.novEntry], strategy: 'amount_and_date', reason: null }) },
+    {
+      name: 'a write-off with an adjustment (its entry moves both accounts)', windows: ['nov'],
+      command: (w) => ({ type: 'match.create', window: w.windows.nov, statement_lines: ['l2'], entries: [], strategy: 'write_off', reason: 'fee', adjustment: { account: 'assets:cash', description: null } }),
+    },
+  ],
   'match.batch': [{
     name: 'a batch of matches', windows: ['nov'],
     command: (w) => ({ type: 'match.batch', window: w.windows.nov, matches: [

@@ -107,7 +107,13 @@ const matchFields = {
 const dryRun = Type.Optional(Type.Boolean({ description: 'Run every check and answer the figures the call would leave; store and log nothing' }))
 
 export const matchItem = fields(matchFields)
-export const matchCreate = fields({ ...matchFields, dry_run: dryRun })
+/** docs/API.md, Adjustments: a write-off of one line that posts the entry the books lacked. */
+const adjustment = Type.Optional(fields({
+  account: accountName,
+  description: Type.Optional(Type.Union([text({ maxLength: 1000 }), Type.Null()], { description: 'The entry\'s description; absent or null: the write-off\'s reason' })),
+}, { description: 'With strategy write_off and one statement line: post the line\'s amount on the window\'s account against this account, and match the line to that entry' }))
+
+export const matchCreate = fields({ ...matchFields, adjustment, dry_run: dryRun })
 export const matchBatch = fields({ matches: Type.Array(matchItem, { minItems: 1, maxItems: 1000 }), dry_run: dryRun })
 
 export const windowTransition = fields({

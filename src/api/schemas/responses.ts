@@ -115,6 +115,7 @@ export const match = Type.Object({
   state: windowState,
   created_at: timestamp,
   reversed_at: nullableTimestamp,
+  adjustment_entry: Type.Optional(Type.String({ description: 'A write-off with an adjustment: the entry it posted (ent_…), also in entries (docs/API.md, Adjustments); absent otherwise' })),
 })
 
 /** What a match would leave (a dry run): its matched_amount, and the window's residual and state after it. */
