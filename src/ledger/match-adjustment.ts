@@ -13,6 +13,7 @@ import type { MatchCreate } from './commands.js'
 import { applyEntry, checkEntry, type CheckedEntry } from './entries.js'
 import { insertMatch, matchShapeRejection, matchView, planMatch } from './matches.js'
 import { accept, type Outcome } from './outcome.js'
+import { postCloseWarning } from './period-locks.js'
 import type { WorkspaceState } from './state.js'
 import { findWindow, isTerminal } from './window-effects.js'
 import type { ReconciliationWindow, StatementLine } from './windows-state.js'
@@ -35,10 +36,12 @@ export function createAdjustedWriteOff(state: WorkspaceState, command: MatchCrea
   const line = lineOnly.lines[0]
   const checked = checkAdjustmentEntry(state, window, line, command, adjustment)
   if ('ok' in checked) return checked
+  const warning = postCloseWarning(state, checked.perAccount.keys(), checked.effectiveAtMs, command.visibility)
   const entry = applyEntry(state, checked, command)
   // Line and entry net to 0 on the window's accounts: the posting moved the residual, the match does not.
   const plan = { lines: [line], entries: [entry], matchedAmount: 0, matchedTotal: window.matchedTotal }
-  return accept(200, matchView(state, insertMatch(state, window, command, plan, entry.seq), command.visibility))
+  const answer = accept(200, matchView(state, insertMatch(state, window, command, plan, entry.seq), command.visibility))
+  return warning === undefined ? answer : { ...answer, warning }
 }
 
 /** An adjustment goes with a write-off of exactly one line: its entry is that line's amount. */

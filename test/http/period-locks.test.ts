@@ -56,6 +56,9 @@ t.test('unlocked, a posting into the closed period answers 201 with Trueup-Warni
   t.equal(late.headers.get('trueup-warning'), `post-close ${unlocked.id}`)
   const window = await call(baseUrl, 'GET', `/v2/reconciliations/${unlocked.id}`, { key })
   t.equal(window.body.post_close_entries, 1, 'counted as drift')
+  const batch = await call(baseUrl, 'POST', '/v2/entries/batch', { key, body: { entries: [{ lines: pair('assets:cash', 'income:sales', 5), effective_at: '2026-02-10T12:00:00Z' }] } })
+  t.equal(batch.status, 201)
+  t.equal(batch.headers.get('trueup-warning'), `post-close ${unlocked.id}`, 'a batch warns too')
 })
 
 t.test('over the WebSocket: the same refusal, the warning among the headers', async (t) => {

@@ -67,6 +67,20 @@ t.test('a batch item into a locked period: the atomic batch is refused, per item
   const each: any = ok(run(ctx, { type: 'entry.batch', atomic: false, entries: items, rules: 2 }))
   t.equal(each.posted, 1, 'per item: the first is posted')
   t.match(each.items[1], { ok: false, code: 'period_locked' }, 'per item: the second refused with period_locked')
+  const unlocked = closedMarch(false)
+  t.equal(warningOf(run(unlocked, { type: 'entry.batch', atomic: true, entries: items, rules: 2 })), `post-close ${windowId(1)}`, 'unlocked: the batch warns of its item in March')
+  t.equal(warningOf(run(unlocked, { type: 'entry.batch', atomic: true, entries: items.slice(0, 1), rules: 2 })), undefined, 'a batch after the period does not')
+})
+
+t.test('a write-off\'s adjustment into a closed period that is not locked warns; locked, it is refused', async (t) => {
+  for (const lock of [false, true]) {
+    const ctx = closedMarch(lock)
+    ok(run(ctx, { type: 'window.open', label: 'cash', accounts: ['assets:cash'], from: '2026-03-01', to: '2026-03-31', claimed_movement: 0, statement_ref: null, tolerance: 0, time_zone: 'Europe/Berlin' }))
+    ok(run(ctx, { type: 'window.lines.add', window: windowId(2), lines: [{ amount: -4, date: '2026-03-20', reference: null, description: 'fee' }] }))
+    const command: CommandBody = { type: 'match.create', window: windowId(2), statement_lines: ['l1'], entries: [], strategy: 'write_off', reason: 'fee', adjustment: { account: 'assets:bank', description: null } }
+    if (lock) refused(t, ctx, command, 'period_locked', 'the adjustment account\'s March is locked')
+    else t.equal(warningOf(run(ctx, command)), `post-close ${windowId(1)}`, 'the adjustment account\'s March is closed')
+  }
 })
 
 t.test('overlapping closed windows: a period reopened and closed with a lock', async (t) => {
