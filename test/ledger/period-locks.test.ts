@@ -29,6 +29,9 @@ const warningOf = (outcome: Outcome): string | undefined => (outcome.ok ? outcom
 
 t.test('a window closed with lock_period refuses postings into its period on its accounts', async (t) => {
   const ctx = closedMarch(true)
+  const closed = ctx.state.windows.windows[0].history.at(-1)
+  t.match(closed, { type: 'closed', detail: { lock_period: true } }, 'the close says it locked the period')
+  t.equal(closedMarch(undefined).state.windows.windows[0].history.at(-1)?.detail.lock_period, undefined, 'an unlocked close says nothing of it')
   const rejection = refused(t, ctx, intoMarch(), 'period_locked', 'the last second of March in Berlin')
   t.match(rejection.message, windowId(1), 'the message names the window')
   t.match(JSON.stringify(rejection.details), windowId(1), 'the details name the window')
