@@ -190,6 +190,9 @@ export interface WorkspaceState {
   idempotencyOrderHead: number
   readonly windows: WindowsState
   readonly webhooks: WebhooksState
+  /** Reversals (entry-reversal.ts): entry seq → seq of the entry that reversed it, and back. */
+  readonly reversedBy: Map<number, number>
+  readonly reverses: Map<number, number>
   /** Seals closed windows (seal.ts); null only in bare ledger tests, whose closed windows then carry no seal. */
   readonly sealHasher: SealHasher | null
   /** Signs seals with sealKey (seal.ts); null in bare ledger tests. */
@@ -237,6 +240,8 @@ export function createWorkspaceState(
     idempotencyOrderHead: 0,
     windows: createWindowsState(),
     webhooks: createWebhooksState(),
+    reversedBy: new Map(),
+    reverses: new Map(),
     sealHasher,
     sealSigner,
     sealKey,

@@ -59,6 +59,8 @@ interface SnapshotFacts {
   readonly webhooks?: { readonly lastSeq: number; readonly subscriptions: readonly WebhookSubscription[] }
   /** Absent in snapshots written before seal keys existed: none then (an upgrade gives one through the log). */
   readonly sealKey?: SealKeyPair | null
+  /** Absent in snapshots written before reversals existed, and when there are none (WorkspaceFacts.reversals). */
+  readonly reversals?: readonly (readonly [number, number])[]
 }
 
 /** Version 1: one value, the entries as objects. */
@@ -191,6 +193,8 @@ function headOf(seq: number, facts: WorkspaceFacts, perChunk: number, chunks: nu
     webhooks: { lastSeq: facts.webhooks?.lastSeq ?? 0, subscriptions: facts.webhooks?.subscriptions ?? [] },
     entries: { count: facts.entries.length, perChunk, chunks },
     sealKey: facts.sealKey ?? null,
+    // Only when there are any: the head of a workspace without reversals is written as before.
+    ...(facts.reversals === undefined ? {} : { reversals: facts.reversals }),
   }
 }
 
@@ -367,8 +371,8 @@ function fromBody(db: Database<Buffer, string>, body: SnapshotBodyV1 | SnapshotH
   const accountsCount = body.accounts.length
   // readEntries checks seqs and accounts as it builds the entries; a version 1 body holds them ready-made.
   const entries = body.v === 1 ? checkedEntriesV1((body as SnapshotBodyV1).entries, body.tag, accountsCount) : readEntries(db, body as SnapshotHead)
-  const { workspaceId, tag, accounts, idempotency, windows, matches, webhooks, sealKey } = body
-  return restoreWorkspace({ workspaceId, tag, accounts, entries, idempotency, windows, matches, webhooks, sealKey }, sealHasher, sealSigner)
+  const { workspaceId, tag, accounts, idempotency, windows, matches, webhooks, sealKey, reversals } = body
+  return restoreWorkspace({ workspaceId, tag, accounts, entries, idempotency, windows, matches, webhooks, sealKey, reversals }, sealHasher, sealSigner)
 }
 
 export interface LoadedSnapshots {
