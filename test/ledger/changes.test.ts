@@ -78,7 +78,7 @@ const scenarios: { readonly [T in WorkspaceCommand['type']]: readonly Scenario<T
   }],
   'entry.reverse': [
     { name: 'a reversal into the live window', windows: ['nov'], command: (w) => ({ type: 'entry.reverse', entry: w.novEntry, effective_at_ms: Date.parse('2026-11-13T00:00:00Z'), description: null }) },
-    { name: 'a reversal into the closed period (drift)', windows: ['oct'], command: (w) => ({ type: 'entry.reverse', entry: w.novEntry, effective_at_ms: Date.parse('2026-10-13T00:00:00Z'), description: null }) },
+    { name: 'a reversal into the closed period (drift)', windows: ['oct', 'nov'], command: (w) => ({ type: 'entry.reverse', entry: w.novEntry, effective_at_ms: Date.parse('2026-10-13T00:00:00Z'), description: null }) },
   ],
   'window.open': [{ name: 'a new window', windows: [], command: () => ({ type: 'window.open', label: 'Cash', accounts: ['assets:cash'], from: '2026-11-01', to: '2026-11-30', claimed_movement: 0, statement_ref: null, tolerance: 0, time_zone: 'UTC' }) }],
   'window.lines.add': [{ name: 'lines', windows: ['nov'], command: (w) => ({ type: 'window.lines.add', window: w.windows.nov, lines: [line(7)] }) }],
