@@ -3,7 +3,8 @@
 import { findAccount } from './accounts.js'
 import { unknownCommand, type WorkspaceCommand } from './commands.js'
 import { postedCountOf } from './entry-batch.js'
-import type { Accepted } from './outcome.js'
+import { reject } from '../errors.js'
+import type { Accepted, Outcome } from './outcome.js'
 import type { IdempotencyRecord, WorkspaceState } from './state.js'
 import { isVisible, type Visibility } from './visibility.js'
 import { findWindow } from './window-effects.js'
@@ -50,6 +51,21 @@ export function idempotencyFor(state: WorkspaceState, key: string, keyId: string
   const own = findIdempotency(state, privateKey(key, keyId), nowMs)
   if (own !== undefined) return { record: own }
   return { storeKey: shared === undefined ? key : privateKey(key, keyId) }
+}
+
+/**
+ * A live command's Idempotency-Key (command.idempotency.key, as the caller sent it), looked up in the step that
+ * applies the command, so lookup and store are one step: the stored answer (replayed, nothing logged), a conflict,
+ * or the command with its answer's store key for this caller (idempotencyFor).
+ */
+export function resolveKey(state: WorkspaceState, command: WorkspaceCommand): WorkspaceCommand | Outcome {
+  const idempotency = command.idempotency
+  if (idempotency === undefined) return command
+  const found = idempotencyFor(state, idempotency.key, command.key_id, command.visibility, command.at_ms)
+  const record = found.record
+  if (record === undefined) return found.storeKey === idempotency.key ? command : { ...command, idempotency: { key: found.storeKey, fingerprint: idempotency.fingerprint } }
+  if (record.fingerprint !== idempotency.fingerprint) return reject('idempotency_conflict')
+  return { ok: true, status: record.status, body: null, json: record.body, replayed: true, keyReplayed: true }
 }
 
 /** The accounts an accepted answer shows (by seq), or null when it shows a secret instead (a webhook). */

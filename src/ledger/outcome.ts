@@ -19,6 +19,8 @@ export interface Accepted {
    * stored result, nothing changed, and the actor logs nothing; the answer carries `Replayed: true`.
    */
   readonly replayed?: true
+  /** With replayed: the answer stored under the request's Idempotency-Key (its rate tokens go back), json its text. */
+  readonly keyReplayed?: true
 }
 
 export type Outcome = Accepted | Rejection

@@ -6,9 +6,7 @@
 
 import assert from 'node:assert/strict'
 import { Runtime } from '../../src/actor/runtime.ts'
-import { reject } from '../../src/errors.ts'
 import type { MatchBatch, WorkspaceCommand } from '../../src/ledger/commands.ts'
-import { findIdempotency } from '../../src/ledger/idempotency.ts'
 import { whatIfBatch } from '../../src/ledger/match-batch.ts'
 import type { Outcome } from '../../src/ledger/outcome.ts'
 import { proposalsAnswer, runToEnd, type ProposalQuery } from '../../src/ledger/proposals.ts'
@@ -108,19 +106,13 @@ export class SimNode {
   }
 
   /**
-   * A workspace command through the edge's idempotency stage and the actor: a stored answer for the key
-   * with the same fingerprint is replayed, another fingerprint is a conflict, else the actor applies it.
+   * A workspace command as the shard applies it: its Idempotency-Key looked up in the same step (a stored
+   * answer with the same fingerprint is replayed, another fingerprint is a conflict), else applied.
    */
   submit(workspace: string, command: WorkspaceCommand): Reply {
-    const actor = this.#runtime.actor(workspace)
-    if (command.idempotency !== undefined) {
-      const record = findIdempotency(actor.state, command.idempotency.key, command.at_ms)
-      if (record !== undefined) {
-        if (record.fingerprint !== command.idempotency.fingerprint) return { outcome: reject('idempotency_conflict'), replayed: false }
-        return { outcome: { ok: true, status: record.status, body: JSON.parse(record.body) }, replayed: true }
-      }
-    }
-    return { outcome: onTheWire(actor.submit(command).outcome), replayed: false }
+    const outcome = this.#runtime.actor(workspace).submit(command, command.idempotency !== undefined).outcome
+    if (outcome.ok && outcome.keyReplayed === true) return { outcome: { ok: true, status: outcome.status, body: outcome.json === '' ? null : JSON.parse(outcome.json!) }, replayed: true }
+    return { outcome: onTheWire(outcome), replayed: false }
   }
 
   /** A match batch's dry run, as the route runs it: a read through the actor. */
