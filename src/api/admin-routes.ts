@@ -6,7 +6,7 @@ import { canonicalTimeZone } from '../ledger/time-zone-name.js'
 import { hashSecret } from './auth.js'
 import { adminRoute, type AdminRoute } from './route.js'
 import { keyCreate, workspaceCreate, workspaceUpdate } from './schemas/ledger.js'
-import { cursorQuery, limitQuery, pageParams, textQuery } from './query.js'
+import { cursorQuery, limitQuery, textQuery } from './query.js'
 import { apiKeyPage, createdApiKey, workspace, workspacePage } from './schemas/responses.js'
 import { validator } from './schemas/validate.js'
 
@@ -52,11 +52,7 @@ export const adminRoutes: readonly AdminRoute[] = [
   adminRoute({
     method: 'GET', pattern: '/admin/workspaces', summary: 'List the workspaces, in creation order',
     query: [limitQuery, cursor], errors: ['request_invalid'], response: { status: 200, description: 'A page of workspaces', schema: workspacePage },
-    handle: ({ query }) => {
-      const page = pageParams(query, cursor)
-      if (!page.ok) return page
-      return { readsSystem: { name: 'workspace.list', params: page.value } }
-    },
+    handle: ({ query }) => ({ readsSystem: { name: 'workspace.list', params: { limit: query.limit, cursor: query.cursor } } }),
   }),
   adminRoute({
     method: 'GET', pattern: '/admin/workspaces/:id', summary: 'Read a workspace',
@@ -66,13 +62,7 @@ export const adminRoutes: readonly AdminRoute[] = [
   adminRoute({
     method: 'GET', pattern: '/admin/keys', summary: 'List API keys (revoked ones too), in creation order: never a secret or its hash',
     query: [workspaceFilter, limitQuery, cursor], errors: ['request_invalid', 'not_found'], response: { status: 200, description: 'A page of keys', schema: apiKeyPage },
-    handle: ({ query }) => {
-      const workspace = workspaceFilter.parse(query)
-      if (!workspace.ok) return workspace
-      const page = pageParams(query, cursor)
-      if (!page.ok) return page
-      return { readsSystem: { name: 'key.list', params: { workspace: workspace.value, ...page.value } } }
-    },
+    handle: ({ query }) => ({ readsSystem: { name: 'key.list', params: { workspace: query.workspace, limit: query.limit, cursor: query.cursor } } }),
   }),
   adminRoute({
     method: 'POST', pattern: '/admin/keys', body: { validate: keyCreateBody }, summary: 'Create an API key (its secret is shown once)',

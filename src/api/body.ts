@@ -3,7 +3,6 @@
 import type { Rejection } from '../errors.js'
 import { bodyFormatOf } from './body-format.js'
 import { parseJson } from './json.js'
-import { queryEncodingProblem } from './query.js'
 import type { LifecycleRoute } from './route.js'
 import { namesStatementFile, statementFileOf } from './statement-file.js'
 
@@ -22,11 +21,8 @@ export function isJsonBody(route: LifecycleRoute, contentType: string, bytes: Bu
   return bodyFormatOf(contentType, bytes) === 'json'
 }
 
-/** The body's value to validate (a statement file unread: the `parse` stage reads it); the route must take a body. */
+/** The body's value to validate (a statement file unread: the `parse` stage reads it); the route must take a body. The query's values are read after, by the `query` stage. */
 export function parseBody(route: LifecycleRoute, bytes: Buffer, contentType: string, query: string): ParsedBody {
   if (isJsonBody(route, contentType, bytes, query)) return parseJson(bytes)
-  const problem = queryEncodingProblem(query)
-  if (problem !== null) return problem
-  const params = new URLSearchParams(query)
-  return isStatementFileBody(route, contentType, query) ? statementFileOf(bytes, contentType, params) : route.body!.parse!(bytes, contentType, params)
+  return isStatementFileBody(route, contentType, query) ? statementFileOf(bytes, contentType) : route.body!.parse!(bytes, contentType, new URLSearchParams(query))
 }

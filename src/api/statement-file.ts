@@ -8,33 +8,43 @@
 import { createHash } from 'node:crypto'
 import { reject, type Rejection } from '../errors.js'
 import type { StatementInput, StatementLineInput } from '../ledger/commands.js'
-import { formatOfContentType } from '../statements/detect.js'
+import { formatOfContentType, isStatementFormat } from '../statements/detect.js'
 import { formatTitles, statementFormatNames, statementFormats } from '../statements/formats.js'
 import type { Statement, StatementFormat } from '../statements/types.js'
-import { enumQuery, textQuery } from './query.js'
+import { enumQuery, textQuery, type QueryParam } from './query.js'
 import type { ParseFormat } from './route.js'
 import { hasControlCharacter, textProblem } from './schemas/text.js'
 import { readInWorker } from './statement-worker-pool.js'
 
 export const formatQuery = enumQuery('format', statementFormatNames, 'The file format; overrides Content-Type and the content')
-export const labelQuery = textQuery('label', 'The label of every window the file opens; default `<statement_ref> <account identifier>`', 200)
+const labelText = textQuery('label', 'The label of every window the file opens; default `<statement_ref> <account identifier>`', 200)
+/** A label is free text like a window's, shown in lists and exports: the same rule (schemas/text.ts). */
+export const labelQuery: QueryParam<string | null, 'label'> = {
+  ...labelText,
+  parse: (query) => {
+    const label = labelText.parse(query)
+    if (!label.ok || label.value === null || !hasControlCharacter(label.value)) return label
+    return reject('request_invalid', `Query parameter label: ${textProblem}.`, [{ path: '/label', message: textProblem }])
+  },
+}
+
+/** The `?format=` of a route's query values (null: from Content-Type, else the content). */
+export function declaredFormatOf(values: Readonly<Record<string, unknown>>): StatementFormat | null {
+  const format = values[formatQuery.name]
+  return typeof format === 'string' && isStatementFormat(format) ? format : null
+}
 
 /**
  * A statement file as the body parser hands it to the `parse` stage, unread. A class, so no JSON value
  * (a WebSocket message's body) can pass for one.
  */
 export class StatementFile {
-  constructor(
-    readonly bytes: Uint8Array,
-    readonly contentType: string | null,
-    readonly format: StatementFormat | null,
-    readonly label: string | null,
-  ) {}
+  constructor(readonly bytes: Uint8Array, readonly contentType: string | null) {}
 }
 
 /** A statement file as its route's handler receives it: read by the `parse` stage, every statement balanced. */
 export class StatementsRead {
-  constructor(readonly statements: readonly Statement[], readonly label: string | null) {}
+  constructor(readonly statements: readonly Statement[]) {}
 }
 
 /** The Content-Types that name a statement format (each format's own, statements/formats.ts): a statement file wherever one is read. */
@@ -55,23 +65,17 @@ export function namesStatementFile(contentType: string, query: URLSearchParams):
   return query.has('format') || formatOfContentType(contentType) !== null
 }
 
-/** The body parser of a statement file: the query's own rules first (400 at /format, /label); the `parse` stage reads it next. */
-export function statementFileOf(bytes: Buffer, contentType: string, query: URLSearchParams): { ok: true; value: StatementFile } | Rejection {
-  const format = formatQuery.parse(query)
-  if (!format.ok) return format
-  const label = labelQuery.parse(query)
-  if (!label.ok) return label
-  // A label is free text like a window's, shown in lists and exports: the same rule (schemas/text.ts).
-  if (label.value !== null && hasControlCharacter(label.value)) return reject('request_invalid', `Query parameter label: ${textProblem}.`, [{ path: '/label', message: textProblem }])
-  return { ok: true, value: new StatementFile(bytes, contentType, format.value, label.value) }
+/** The body parser of a statement file: the file, unread (the `parse` stage reads it once the query's ?format= is known good). */
+export function statementFileOf(bytes: Buffer, contentType: string): { ok: true; value: StatementFile } {
+  return { ok: true, value: new StatementFile(bytes, contentType) }
 }
 
 /**
  * The statements of a file, balanced (statement_invalid, statement_unbalanced otherwise), read in the worker
  * thread whatever its size (statement-worker-pool.ts says why).
  */
-export function readStatementFile(file: StatementFile): Promise<{ ok: true; value: StatementsRead } | Rejection> {
-  return readInWorker(file.bytes, file.contentType, file.format).then((result) => (result.ok ? { ok: true, value: new StatementsRead(result.statements, file.label) } : result))
+export function readStatementFile(file: StatementFile, format: StatementFormat | null): Promise<{ ok: true; value: StatementsRead } | Rejection> {
+  return readInWorker(file.bytes, file.contentType, format).then((result) => (result.ok ? { ok: true, value: new StatementsRead(result.statements) } : result))
 }
 
 /** Statements turned into inputs per turn of the event loop: each is hashed, a few tens of microseconds. */
@@ -107,6 +111,8 @@ export function statementInputsOf(statements: readonly Statement[], label: strin
       from: statement.period.from,
       to: statement.period.to,
       claimed_movement: statement.closing.amount - statement.opening.amount,
+      opening_balance: statement.opening.amount,
+      closing_balance: statement.closing.amount,
       fingerprint: createHash('sha256').update(JSON.stringify(content)).digest('base64url'),
       lines,
     }

@@ -74,6 +74,9 @@ export interface WindowOpen extends CommandEnvelope {
   readonly from: string
   readonly to: string
   readonly claimed_movement: number
+  /** The statement's balances, both optional (absent in records logged before they existed: null). */
+  readonly opening_balance?: number | null
+  readonly closing_balance?: number | null
   readonly statement_ref: string | null
   readonly tolerance: number
   /** The workspace timezone when the window was opened; the window keeps it. */
@@ -110,6 +113,9 @@ export interface StatementInput {
   readonly from: string
   readonly to: string
   readonly claimed_movement: number
+  /** The file's opening and closing balance (absent in records logged before they existed: null). */
+  readonly opening_balance?: number | null
+  readonly closing_balance?: number | null
   /** A hash of the statement's content (not its label): the same statement imported again is known by it. */
   readonly fingerprint: string
   readonly lines: readonly StatementLineInput[]

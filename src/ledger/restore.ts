@@ -15,6 +15,7 @@ import { currencyDefault, type KeyRecord, type SystemState, type WorkspaceRecord
 import { isTerminal } from './window-effects.js'
 import type { WebhookSubscription } from './webhooks-state.js'
 import { addLiveWindow } from './live-windows.js'
+import { addAccountWindows } from './window-continuity.js'
 import { fillMatchFigures } from './matches.js'
 import type { Match, ReconciliationWindow, StatementLine } from './windows-state.js'
 
@@ -110,16 +111,20 @@ export function restoreWorkspace(facts: WorkspaceFacts, sealHasher: SealHasher |
   }
   for (const record of facts.idempotency) storeIdempotency(state, record)
   for (const stored of facts.windows) {
-    // Snapshots written before the sealed close lack seal and postCloseEntryCount: filled below.
-    const legacy = stored as Partial<Pick<ReconciliationWindow, 'seal' | 'postCloseEntryCount'>>
+    // Snapshots written before the sealed close lack seal and postCloseEntryCount: filled below. Those written
+    // before the window balances lack them: no statement balances; book balances live (docs/API.md, "Balances").
+    const legacy = stored as Partial<Pick<ReconciliationWindow, 'seal' | 'postCloseEntryCount' | 'openingBalance' | 'closingBalance' | 'frozenBook' | 'bookOpeningAtOpen' | 'previousSeqAtOpen'>>
     const window: ReconciliationWindow = {
       ...stored, statementFingerprint: stored.statementFingerprint ?? null, lines: stored.lines.map(restoredLine), matchedEntries: new Map(stored.matchedEntries),
       seal: legacy.seal ?? null, postCloseEntryCount: legacy.postCloseEntryCount ?? -1,
+      openingBalance: legacy.openingBalance ?? null, closingBalance: legacy.closingBalance ?? null, frozenBook: legacy.frozenBook ?? null, bookOpeningAtOpen: legacy.bookOpeningAtOpen ?? null,
+      previousSeqAtOpen: legacy.previousSeqAtOpen ?? null,
     }
     assert.equal(window.seq, state.windows.windows.length + 1, 'window seqs are dense from 1')
     state.windows.windows.push(window)
     if (!isTerminal(window.state)) addLiveWindow(state.windows, window)
     if (window.state === 'closed') addClosedWindow(state.windows, window)
+    addAccountWindows(state.windows, window)
   }
   for (const match of facts.matches) state.windows.matches.push(match)
   // Snapshots written before matches kept their figures after creation get them from the window history.

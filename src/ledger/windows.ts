@@ -17,6 +17,8 @@ import { sealOf } from './seal.js'
 import type { Visibility } from './visibility.js'
 import { derivedOf, findWindow, isTerminal, residualFrom, residualOf } from './window-effects.js'
 import { historyView } from './history-view.js'
+import { addAccountWindows, continuityView, previousOf } from './window-continuity.js'
+import { balancesView, bookBalanceBefore, bookBalancesOf, statementBalancesRejection } from './window-balances.js'
 import { windowJson, type WindowView } from './window-json.js'
 import { type HistoryEvent, type ReconciliationWindow, type StatementLine, type WindowStateName } from './windows-state.js'
 
@@ -44,6 +46,8 @@ export interface WindowSpec {
   readonly startMs: number
   readonly endMs: number
   readonly claimedMovement: number
+  readonly openingBalance: number | null
+  readonly closingBalance: number | null
   readonly tolerance: number
   readonly statementRef: string | null
   readonly statementFingerprint: string | null
@@ -55,7 +59,8 @@ export function openWindow(state: WorkspaceState, command: WindowOpen): Outcome 
   if (!('accounts' in plan)) return plan
   const window = insertWindow(state, command, {
     label: command.label, accounts: plan.accounts, from: command.from, to: command.to, timeZone: command.time_zone, startMs: plan.startMs, endMs: plan.endMs,
-    claimedMovement: command.claimed_movement, tolerance: command.tolerance, statementRef: command.statement_ref, statementFingerprint: null,
+    claimedMovement: command.claimed_movement, openingBalance: command.opening_balance ?? null, closingBalance: command.closing_balance ?? null,
+    tolerance: command.tolerance, statementRef: command.statement_ref, statementFingerprint: null,
   })
   return 'ok' in window ? window : accept(201, windowView(state, window))
 }
@@ -63,17 +68,20 @@ export function openWindow(state: WorkspaceState, command: WindowOpen): Outcome 
 /** Adds the window (opened, in the live index, its history begun) or refuses when its figures leave the safe range; checks done. */
 export function insertWindow(state: WorkspaceState, command: { readonly at_ms: number; readonly key_id: string }, spec: WindowSpec): ReconciliationWindow | Rejection {
   const seq = state.windows.windows.length + 1
+  const accountSeqs = spec.accounts.map((account) => account.seq)
   const window: ReconciliationWindow = {
     id: makeId('rec_', state.tag, seq),
     seq,
     label: spec.label,
-    accountSeqs: spec.accounts.map((account) => account.seq),
+    accountSeqs,
     from: spec.from,
     to: spec.to,
     timeZone: spec.timeZone,
     startMs: spec.startMs,
     endMs: spec.endMs,
     claimedMovement: spec.claimedMovement,
+    openingBalance: spec.openingBalance,
+    closingBalance: spec.closingBalance,
     tolerance: spec.tolerance,
     statementRef: spec.statementRef,
     statementFingerprint: spec.statementFingerprint,
@@ -89,6 +97,9 @@ export function insertWindow(state: WorkspaceState, command: { readonly at_ms: n
     matchedEntries: new Map(),
     frozenDerived: null,
     frozenResidual: null,
+    frozenBook: null,
+    bookOpeningAtOpen: bookBalanceBefore(state, accountSeqs, spec.startMs),
+    previousSeqAtOpen: previousOf(state, { seq, accountSeqs, from: spec.from })?.seq ?? 0,
     closedAtMs: null,
     closedBy: null,
     closeReason: null,
@@ -103,6 +114,7 @@ export function insertWindow(state: WorkspaceState, command: { readonly at_ms: n
   if (derived === null || residual === null) return reject('amount_out_of_range', 'The derived movement or residual of this window would leave the safe integer range.')
   state.windows.windows.push(window)
   addLiveWindow(state.windows, window)
+  addAccountWindows(state.windows, window)
   pushHistory(window, command, 'opened', residual, { claimed_movement: window.claimedMovement, derived_movement: derived })
   return window
 }
@@ -121,6 +133,9 @@ export function checkPeriod(from: string, to: string, atMs: number, timeZone: st
 
 /** Every check of an open, in the order of docs/API.md's error table, before anything changes. */
 function planOpen(state: WorkspaceState, command: WindowOpen): OpenPlan | Rejection {
+  // A contradiction within the request itself: before the operation's own rules.
+  const balances = statementBalancesRejection(command.claimed_movement, command.opening_balance ?? null, command.closing_balance ?? null)
+  if (balances !== null) return balances
   const bounds = checkPeriod(command.from, command.to, command.at_ms, command.time_zone)
   if ('ok' in bounds) return bounds
   const accounts = resolveAccounts(state, command)
@@ -309,6 +324,7 @@ function freeze(state: WorkspaceState, window: ReconciliationWindow): void {
   const residual = residualOf(state, window)
   window.frozenDerived = derived
   window.frozenResidual = residual
+  window.frozenBook = bookBalancesOf(state, window)
   removeLiveWindow(state.windows, window)
 }
 
@@ -343,6 +359,8 @@ export function windowView(state: WorkspaceState, window: ReconciliationWindow):
     claimed_movement: window.claimedMovement,
     derived_movement: derived,
     residual,
+    ...balancesView(window, bookBalancesOf(state, window)),
+    ...continuityView(window, previousOf(state, window)),
     matched_count: window.activeMatchCount,
     tolerance: window.tolerance,
     statement_ref: window.statementRef,

@@ -72,12 +72,11 @@ t.test('the handler receives the statements, read before it is called', async (t
   t.equal(answer.status, 404, 'no account has the identifier: the operation\'s own rule answers')
   t.equal(answer.body.error.code, 'account_unknown')
   t.equal(built.length, 1)
-  const body = built[0].body as { statements?: readonly Statement[]; label?: unknown }
+  const body = built[0].body as { statements?: readonly Statement[] }
   t.equal(built[0].filesRead, readBefore + 1, 'read (in the worker) by the time the handler runs')
   t.ok(Array.isArray(body.statements), 'statements, not an unread file')
   t.equal(body.statements?.[0]?.account, 'DE-LIFECYCLE-1')
   t.equal(body.statements?.[0]?.entries.length, 1)
-  t.equal(body.label, null)
   t.equal((body as { bytes?: unknown }).bytes, undefined, 'no bytes handed on')
 })
 
@@ -97,6 +96,9 @@ t.test('a file that cannot be read or does not balance answers at the parse stag
   t.equal(garbage.status, 400)
   t.equal(garbage.body.error.code, 'statement_invalid')
   t.same(garbage.body.error.details, [{ path: 'line 1', message: 'format not recognised' }])
+  const named = await send({ method: 'POST', path: '/v2/statements', query: 'format=bai2', body: balanced, headers: mt940 })
+  t.equal(named.body.error.code, 'statement_invalid', 'read as ?format= names it, over Content-Type')
+  t.match(named.body.error.message, /BAI2/)
   const off = await send({ method: 'POST', path: '/v2/statements', body: unbalanced, headers: mt940 })
   t.equal(off.status, 422)
   t.equal(off.body.error.code, 'statement_unbalanced')
@@ -108,6 +110,9 @@ t.test('the order of errors: the query\'s rules, then a malformed Idempotency-Ke
   const format = await send({ method: 'POST', path: '/v2/statements', query: 'format=camt054', body: Buffer.from('hello') })
   t.equal(format.status, 400)
   t.equal(format.body.error.details[0].path, '/format')
+  const label = await send({ method: 'POST', path: '/v2/statements', query: 'label=a%07b', body: Buffer.from('hello') })
+  t.equal(label.status, 400)
+  t.equal(label.body.error.details[0].path, '/label')
   const key = await send({ method: 'POST', path: '/v2/statements', body: Buffer.from('hello'), headers: { 'idempotency-key': 'bad\u0001key' } })
   t.equal(key.status, 400)
   t.equal(key.body.error.code, 'request_invalid')

@@ -63,8 +63,9 @@ const scenarios: { readonly [T in WorkspaceCommand['type']]: readonly Scenario<T
   ],
   'entry.post': [
     { name: 'a posting into the live window', windows: ['nov'], command: () => sale('assets:bank', '2026-11-12T00:00:00Z') },
-    { name: 'a posting into the closed period (drift)', windows: ['oct'], command: () => sale('assets:bank', '2026-10-12T00:00:00Z') },
-    { name: 'a posting into the abandoned period', windows: [], command: () => sale('assets:bank', '2026-09-12T00:00:00Z') },
+    // The live November window's book balances move with any posting before its end.
+    { name: 'a posting into the closed period (drift)', windows: ['oct', 'nov'], command: () => sale('assets:bank', '2026-10-12T00:00:00Z') },
+    { name: 'a posting into the abandoned period', windows: ['nov'], command: () => sale('assets:bank', '2026-09-12T00:00:00Z') },
     { name: 'a posting outside every window', windows: [], command: () => sale('assets:cash', '2026-11-12T00:00:00Z') },
   ],
   'entry.batch': [{

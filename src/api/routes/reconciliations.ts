@@ -6,7 +6,7 @@ import type { CommandEnvelope, StatementLineInput } from '../../ledger/commands.
 import { zeroAmountRejection } from '../../ledger/money.js'
 import { canonicalTimeZone } from '../../ledger/time-zone-name.js'
 import { v2Route, type Built, type V2Route } from '../route.js'
-import { cursorQuery, enumQuery, limitQuery, pageParams, textQuery } from '../query.js'
+import { cursorQuery, enumQuery, limitQuery, textQuery } from '../query.js'
 import { linesAdd, windowOpen, windowTransition } from '../schemas/ledger.js'
 import { history, linesAdded, linePage, match, matchPage, reconciliationWindow, windowPage, windowStates } from '../schemas/responses.js'
 import { validator, type Validator } from '../schemas/validate.js'
@@ -53,7 +53,7 @@ export const reconciliationRoutes: V2Route[] = [
     handle: ({ envelope, body, workspace }) => {
       return {
         ...envelope, type: 'window.open', label: body.label, accounts: body.accounts, from: body.window.from, to: body.window.to,
-        claimed_movement: body.claimed_movement, statement_ref: body.statement_ref ?? null, tolerance: body.tolerance ?? 0, time_zone: canonicalTimeZone(workspace.timeZone) ?? workspace.timeZone,
+        claimed_movement: body.claimed_movement, opening_balance: body.opening_balance ?? null, closing_balance: body.closing_balance ?? null, statement_ref: body.statement_ref ?? null, tolerance: body.tolerance ?? 0, time_zone: canonicalTimeZone(workspace.timeZone) ?? workspace.timeZone,
       }
     },
   }),
@@ -62,17 +62,7 @@ export const reconciliationRoutes: V2Route[] = [
     query: [limitQuery, stateQuery, accountQuery, cursor],
     errors: ['request_invalid', 'account_unknown'],
     response: { status: 200, description: 'A page of windows, in creation order', schema: windowPage },
-    handle: ({ query }) => {
-      const limit = limitQuery.parse(query)
-      if (!limit.ok) return limit
-      const state = stateQuery.parse(query)
-      if (!state.ok) return state
-      const account = accountQuery.parse(query)
-      if (!account.ok) return account
-      const after = cursor.parse(query)
-      if (!after.ok) return after
-      return { read: { name: 'window.list', params: { state: state.value, account: account.value, limit: limit.value, cursor: after.value } } }
-    },
+    handle: ({ query }) => ({ read: { name: 'window.list', params: { state: query.state, account: query.account, limit: query.limit, cursor: query.cursor } } }),
   }),
   v2Route({
     method: 'GET', pattern: '/v2/reconciliations/:id', scope: 'recon:read', summary: 'Read a window with live figures',
@@ -115,26 +105,14 @@ export const reconciliationRoutes: V2Route[] = [
     query: [limitQuery, statusQuery, cursor],
     errors: ['request_invalid', 'not_found'],
     response: { status: 200, description: 'A page of statement lines, in import order', schema: linePage },
-    handle: ({ params, query }) => {
-      const limit = limitQuery.parse(query)
-      if (!limit.ok) return limit
-      const status = statusQuery.parse(query)
-      if (!status.ok) return status
-      const after = cursor.parse(query)
-      if (!after.ok) return after
-      return { read: { name: 'window.lines', params: { window: params.id, status: status.value, limit: limit.value, cursor: after.value } } }
-    },
+    handle: ({ params, query }) => ({ read: { name: 'window.lines', params: { window: params.id, status: query.status, limit: query.limit, cursor: query.cursor } } }),
   }),
   v2Route({
     method: 'GET', pattern: '/v2/reconciliations/:id/matches', scope: 'recon:read', summary: 'List matches, active and reversed',
     query: [limitQuery, cursor],
     errors: ['request_invalid', 'not_found'],
     response: { status: 200, description: 'A page of matches, in creation order', schema: matchPage },
-    handle: ({ params, query }) => {
-      const page = pageParams(query, cursor)
-      if (!page.ok) return page
-      return { read: { name: 'window.matches', params: { window: params.id, ...page.value } } }
-    },
+    handle: ({ params, query }) => ({ read: { name: 'window.matches', params: { window: params.id, limit: query.limit, cursor: query.cursor } } }),
   }),
   v2Route({
     method: 'DELETE', pattern: '/v2/reconciliations/:id/matches/:match_id', scope: 'recon:write', summary: 'Reverse a match (unmatch)',
@@ -147,10 +125,6 @@ export const reconciliationRoutes: V2Route[] = [
     query: [limitQuery, cursor],
     errors: ['request_invalid', 'not_found'],
     response: { status: 200, description: 'A page of the window\'s events, oldest first', schema: history },
-    handle: ({ params, query }) => {
-      const page = pageParams(query, cursor)
-      if (!page.ok) return page
-      return { read: { name: 'window.history', params: { window: params.id, ...page.value } } }
-    },
+    handle: ({ params, query }) => ({ read: { name: 'window.history', params: { window: params.id, limit: query.limit, cursor: query.cursor } } }),
   }),
 ]

@@ -15,7 +15,7 @@ export const statementFileBody: Validator<StatementsRead> = Object.assign(
 )
 
 export const statementRoutes: V2Route[] = [
-  v2Route<StatementsRead>({
+  v2Route({
     method: 'POST', pattern: '/v2/statements', scope: 'recon:write', summary: 'Import a bank statement file: each statement opens a window with its lines',
     body: { validate: statementFileBody, limit: 'import', statementFile: 'every' },
     query: [formatQuery, labelQuery],
@@ -24,8 +24,8 @@ export const statementRoutes: V2Route[] = [
       'statement_unbalanced', 'currency_mismatch', 'amount_out_of_range',
     ],
     response: { status: 201, description: 'The windows opened, one per statement in file order (a statement imported before: its window, with Replayed: true when all were)', schema: statementImported },
-    handle: async ({ envelope, body, workspace }): Promise<Built> => {
-      return { ...envelope, type: 'statements.import', statements: await statementInputsLater(body.statements, body.label), time_zone: canonicalTimeZone(workspace.timeZone) ?? workspace.timeZone }
+    handle: async ({ envelope, body, query, workspace }): Promise<Built> => {
+      return { ...envelope, type: 'statements.import', statements: await statementInputsLater(body.statements, query.label), time_zone: canonicalTimeZone(workspace.timeZone) ?? workspace.timeZone }
     },
   }),
 ]

@@ -44,6 +44,8 @@ export const balance = Type.Object({
   at: timestamp,
 })
 
+const nullableAmount = (description: string) => Type.Union([Type.Integer({ minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER, description }), Type.Null()])
+
 export const windowStates = ['open', 'balanced', 'closed', 'abandoned'] as const
 const windowState = Type.Union(windowStates.map((state) => Type.Literal(state)))
 
@@ -56,6 +58,15 @@ export const reconciliationWindow = Type.Object({
   claimed_movement: amount,
   derived_movement: amount,
   residual: amount,
+  opening_balance: nullableAmount('The statement\'s opening balance; null when not given (docs/API.md, "Balances")'),
+  closing_balance: nullableAmount('The statement\'s closing balance; null when not given'),
+  book_opening_balance: nullableAmount('The books\' balance of the window\'s accounts at the period\'s start (null only past the safe range)'),
+  book_closing_balance: nullableAmount('The books\' balance of the window\'s accounts at the period\'s end (null only past the safe range)'),
+  opening_difference: nullableAmount('opening_balance − book_opening_balance; null without the statement\'s figure'),
+  closing_difference: nullableAmount('closing_balance − book_closing_balance; null without the statement\'s figure'),
+  previous: Type.Union([Type.String({ description: 'rec_… of the latest earlier window of the same accounts not abandoned (docs/API.md, "Continuity")' }), Type.Null()]),
+  gap_days: Type.Union([Type.Integer({ description: 'Whole days between the previous window\'s to and this one\'s from that neither covers (0: it follows on)' }), Type.Null()]),
+  opening_matches_previous: Type.Union([Type.Boolean({ description: 'opening_balance = the previous window\'s closing_balance; null when either is unknown' }), Type.Null()]),
   matched_count: Type.Integer({ minimum: 0, description: 'Active matches' }),
   tolerance: Type.Integer({ minimum: 0 }),
   statement_ref: nullableText,
@@ -71,6 +82,15 @@ export const reconciliationWindow = Type.Object({
   seal: Type.Union([Type.String({ pattern: '^[0-9a-f]{64}$', description: 'Closed windows: the lowercase hex SHA-256 of the canonical frozen content (docs/API.md, "The seal")' }), Type.Null()]),
   post_close_drift: Type.Union([Type.Integer({ description: 'Closed windows: the period\'s derived movement now minus the frozen one (null when that leaves the safe range)' }), Type.Null()]),
   post_close_entries: Type.Union([Type.Integer({ minimum: 0, description: 'Closed windows: how many entries were posted into the period after the close' }), Type.Null()]),
+})
+
+/** GET /v2/accounts/:id/reconciliation-status (docs/API.md, Reconciliation windows, "Continuity"). */
+export const reconciliationStatus = Type.Object({
+  account: Type.String({ description: 'acc_…' }),
+  reconciled_through: Type.Union([date, Type.Null()], { description: 'The last day through which closed windows cover every day since the first window, with no open window or break starting by then' }),
+  open_windows: Type.Array(Type.Object({ id: Type.String({ description: 'rec_…' }), from: date, to: date, state: windowState }), { description: 'Windows open or balanced, by period' }),
+  gaps: Type.Array(Type.Object({ from: date, to: date }), { description: 'Runs of days between the first window and the last that no window covers' }),
+  breaks: Type.Array(Type.String({ description: 'rec_…' }), { description: 'Windows whose opening balance is not the previous window\'s closing balance, by period' }),
 })
 
 export const counterparty = Type.Object({ name: nullableText, account: nullableText })
@@ -281,7 +301,7 @@ export const entryBatchAnswer = Type.Object({ data: Type.Array(Type.Union([entry
 
 export const namedSchemas: readonly (readonly [string, TSchema])[] = [
   ['Account', account], ['AccountCreate', accountCreate], ['AccountUpdate', accountUpdate], ['AccountPage', accountPage],
-  ['Balance', balance],
+  ['Balance', balance], ['ReconciliationStatus', reconciliationStatus],
   ['EntryLine', entryLine], ['Entry', entry], ['EntryPost', entryPost], ['EntryPage', entryPage],
   ['Reconciliation', reconciliationWindow], ['ReconciliationOpen', windowOpen], ['ReconciliationTransition', windowTransition], ['ReconciliationPage', windowPage],
   ['StatementLineInput', statementLine], ['StatementLinesAdd', linesAdd], ['StatementLine', addedStatementLine], ['StatementLinesAdded', linesAdded],
