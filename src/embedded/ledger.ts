@@ -15,6 +15,7 @@ import { adminSurface, v2Surface } from '../api/surfaces.js'
 import { reject, statusOf, type ErrorCode, type ErrorDetail, type Rejection } from '../errors.js'
 import { scopes, type KeyRecord, type Scope } from '../ledger/system.js'
 import { LocalNode } from '../shard/local-node.js'
+import type { StatementFormat } from '../statements/formats.js'
 import { checkDataDirContents, lockDataDir, type DataDirLock } from '../data-dir.js'
 import { TrueupError } from './trueup-error.js'
 
@@ -46,9 +47,9 @@ export type EntryInput = Static<typeof entryPost>
 export type WindowInput = Static<typeof windowOpen>
 export type StatementLineInput = Static<typeof statementLine>
 
-/** How a statement file is read: its format (else from contentType, else the content) and the label of its windows. */
+/** How a statement file is read: its format (a name of statements/formats.ts; else from contentType, else the content) and the label of its windows. */
 export interface StatementFileInput {
-  readonly format?: 'camt053' | 'mt940' | 'bai2'
+  readonly format?: StatementFormat
   readonly contentType?: string
   readonly label?: string
 }
