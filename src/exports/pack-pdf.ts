@@ -4,8 +4,8 @@
  * reasons, and the history. pdfkit writes each page out when the next begins (bufferPages off), and this
  * writer hands on whatever it wrote after every actor page, so a window of 100,000 lines prints in bounded
  * memory. Tables are set in Courier with fixed columns: one text run per row, fast and aligned. The
- * standard fonts cover Latin-1 only: other characters print as ?, and long cells are cut with … (the CSV
- * and JSON forms keep every character).
+ * standard fonts cover Latin-1 only: other characters print as ?, and long cells are cut with …, except
+ * the last column's, which goes on over the next rows (the CSV and JSON forms keep every character).
  */
 
 import PDFDocument from 'pdfkit'
@@ -27,7 +27,7 @@ const lineColumns: readonly Column[] = [
   { title: 'strategy', width: 15 }, { title: 'reference', width: 18 }, { title: 'description', width: rowChars - 7 - 10 - 15 - 20 - 15 - 18 - 6 },
 ]
 const matchColumns: readonly Column[] = [
-  { title: 'match', width: 20 }, { title: 'strategy', width: 15 }, { title: 'amount', width: 15, right: true }, { title: 'lines', width: 11 },
+  { title: 'match', width: 20 }, { title: 'strategy', width: 15 }, { title: 'cleared', width: 15, right: true }, { title: 'lines', width: 11 },
   { title: 'entries', width: 7, right: true }, { title: 'created', width: 24 }, { title: 'reversed', width: rowChars - 20 - 15 - 15 - 11 - 7 - 24 - 6 },
 ]
 const historyColumns: readonly Column[] = [
@@ -45,6 +45,23 @@ function cell(value: unknown, column: Column): string {
   let text = printable(value)
   if (text.length > column.width) text = `${text.slice(0, column.width - 1)}…`
   return column.right === true ? text.padStart(column.width) : text.padEnd(column.width)
+}
+
+/**
+ * The statement's balances beside the books' at both ends, their differences, and how the window follows
+ * the previous one (docs/API.md, Reconciliation windows, Balances and Continuity). A figure the statement
+ * did not give prints as -.
+ */
+function balanceRows(window: Record<string, unknown>, amount: (minor: unknown) => string): [string, unknown][] {
+  const follows = window.opening_matches_previous
+  const opening = follows === true ? 'opening balance follows its closing' : follows === false ? 'opening balance does NOT follow its closing' : 'opening balance not known'
+  return [
+    ['Opening balance per bank', amount(window.opening_balance)], ['Opening balance per books', amount(window.book_opening_balance)],
+    ['Opening difference (bank - books)', amount(window.opening_difference)],
+    ['Closing balance per bank', amount(window.closing_balance)], ['Closing balance per books', amount(window.book_closing_balance)],
+    ['Closing difference (bank - books)', amount(window.closing_difference)],
+    ['Previous window', window.previous === null || window.previous === undefined ? 'none' : `${String(window.previous)}, gap ${String(window.gap_days)} days, ${opening}`],
+  ]
 }
 
 export class PdfPackWriter implements PackWriter {
@@ -75,8 +92,8 @@ export class PdfPackWriter implements PackWriter {
       ['Window', window.id], ['Accounts', head.accounts.map((account) => `${account.name} (${account.id})`).join(', ')],
       ...(currency === undefined ? [] : [['Currency', currency] as [string, unknown]]),
       ['Period', `${period.from} to ${period.to}, time zone ${head.time_zone}`], ['Statement', window.statement_ref ?? '-'],
-      ['Claimed movement', amount(window.claimed_movement)], ['Derived movement', amount(window.derived_movement)], ['Matched', amount(head.matched)],
-      ['Residual', amount(window.residual)], ['Tolerance', amount(window.tolerance)], ['State', window.state], ['Opened at', window.opened_at],
+      ['Claimed movement', amount(window.claimed_movement)], ['Derived movement', amount(window.derived_movement)], ['Cleared by matches', amount(head.matched)],
+      ['Residual', amount(window.residual)], ['Tolerance', amount(window.tolerance)], ...balanceRows(window, amount), ['State', window.state], ['Opened at', window.opened_at],
       ['Closed at', window.closed_at ?? '-'], ['Closed by', window.closed_by ?? '-'], ['Close reason', window.close_reason ?? '-'],
       ...(window.state === 'abandoned' ? [['Abandoned at', window.abandoned_at], ['Abandon reason', window.abandon_reason]] as [string, unknown][] : []),
       ['Post-close drift', amount(window.post_close_drift)], ['Post-close entries', window.post_close_entries ?? '-'],
@@ -114,7 +131,9 @@ export class PdfPackWriter implements PackWriter {
 
   historyEvent(item: Record<string, unknown>): void {
     const { at, type, state, residual, key_id: keyId, ...detail } = item
-    const details = Object.entries(detail).map(([name, value]) => `${name}=${typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value)}`).join(' ')
+    // A match event's matched_amount is what the match cleared (a difference, or a write-off), not a "matched" total.
+    const details = Object.entries(detail).map(([name, value]) => name === 'matched_amount' ? `cleared=${this.#amount(value)}`
+      : `${name}=${typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value)}`).join(' ')
     this.#row([at, type, state, this.#amount(residual), keyId, details])
   }
 
@@ -154,20 +173,26 @@ export class PdfPackWriter implements PackWriter {
     this.#doc.font('Courier')
   }
 
+  /** The last column is never cut: a longer text goes on over the next rows (#text). */
   #row(values: readonly unknown[]): void {
-    this.#text(this.#columns.map((column, index) => cell(values[index], column)).join(' '))
+    const last = this.#columns.length - 1
+    this.#text(this.#columns.map((column, index) => index === last ? printable(values[index]) : cell(values[index], column)).join(' '))
   }
 
   /** One line of the table font; a text longer than a row goes on over as many rows as it needs. */
   #text(text: string): void {
-    for (let at = 0; at === 0 || at < text.length; at += rowChars) {
+    for (let at = 0; at === 0 || at < text.length;) {
       if (this.#y + rowHeight > this.#bottom()) {
         this.#newPage()
         this.#header()
       }
+      // Broken at the last space of the row's second half when there is one, so a figure is not split over two rows.
+      const space = text.length - at <= rowChars ? -1 : text.lastIndexOf(' ', at + rowChars)
+      const end = space > at + rowChars / 2 ? space : at + rowChars
       // The table font is set by #header (after every section title and page break): setting it per row doubled the time.
-      this.#doc.text(text.slice(at, at + rowChars), margin, this.#y, { lineBreak: false })
+      this.#doc.text(text.slice(at, end), margin, this.#y, { lineBreak: false })
       this.#y += rowHeight
+      at = space === end ? end + 1 : end
     }
   }
 }
