@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto'
 import { currencyDefault, limitsDefault, type Limits, type Scope } from '../ledger/system.js'
 import { canonicalTimeZone } from '../ledger/time-zone-name.js'
+import { newSealKeyFields } from '../exports/seal-signature.js'
 import { hashSecret } from './auth.js'
 import { adminRoute, type AdminRoute } from './route.js'
 import { keyCreate, workspaceCreate, workspaceUpdate } from './schemas/ledger.js'
@@ -37,15 +38,16 @@ export const adminRoutes: readonly AdminRoute[] = [
     method: 'POST', pattern: '/admin/workspaces', body: { validate: workspaceCreateBody }, summary: 'Create a workspace',
     errors: ['request_invalid', 'workspace_exists'], response: { status: 201, description: 'The workspace', schema: workspace },
     handle: ({ body, atMs }) => ({
-      type: 'workspace.create', at_ms: atMs, id: body.id, time_zone: canonicalTimeZone(body.timezone) ?? body.timezone, tag: randomText(40), currency: body.currency ?? currencyDefault,
+      type: 'workspace.create', at_ms: atMs, id: body.id, time_zone: canonicalTimeZone(body.timezone) ?? body.timezone, tag: randomText(40), currency: body.currency ?? currencyDefault, ...newSealKeyFields(),
       limits: body.limits === undefined ? limitsDefault : { writes_per_minute: body.limits.writes_per_minute, reads_per_minute: body.limits.reads_per_minute },
     }),
   }),
   adminRoute({
-    method: 'PATCH', pattern: '/admin/workspaces/:id', body: { validate: workspaceUpdateBody }, summary: 'Change a workspace\'s timezone, currency or limits (apply at once)',
+    method: 'PATCH', pattern: '/admin/workspaces/:id', body: { validate: workspaceUpdateBody }, summary: 'Change a workspace\'s timezone, currency, limits or settings (apply at once)',
     errors: ['request_invalid', 'not_found'], response: { status: 200, description: 'The workspace', schema: workspace },
     handle: ({ params, body, atMs }) => ({
       type: 'workspace.update', at_ms: atMs, id: params.id, limits: knownLimits(body.limits), currency: body.currency,
+      settings: body.settings?.lock_closed_periods === undefined ? undefined : { lock_closed_periods: body.settings.lock_closed_periods },
       time_zone: body.timezone === undefined ? undefined : canonicalTimeZone(body.timezone) ?? body.timezone,
     }),
   }),

@@ -2,6 +2,13 @@
 
 import { jsonText } from './json-text.js'
 
+/** A closed window's seal: its SHA-256, and the workspace key's signature of it with that key (null while the workspace has none). */
+export type SealView = {
+  readonly sha256: string
+  readonly signature: string | null
+  readonly public_key: string | null
+}
+
 /** What windows.ts windowView returns, field by field, in the order the answer has them (a type, not an interface: the exports read it as a record). */
 export type WindowView = {
   readonly id: string
@@ -33,7 +40,7 @@ export type WindowView = {
   readonly close_reason: string | null
   readonly abandoned_at: string | null
   readonly abandon_reason: string | null
-  readonly seal: string | null
+  readonly seal: SealView | null
   readonly post_close_drift: number | null
   readonly post_close_entries: number | null
 }
@@ -49,6 +56,10 @@ function booleanJson(value: boolean | null): string {
 
 function textJson(value: string | null): string {
   return value === null ? 'null' : jsonText(value)
+}
+
+function sealJson(seal: SealView | null): string {
+  return seal === null ? 'null' : `{"sha256":${jsonText(seal.sha256)},"signature":${textJson(seal.signature)},"public_key":${textJson(seal.public_key)}}`
 }
 
 /**
@@ -70,5 +81,5 @@ export function windowJson(view: WindowView): string {
     + `,"state":${jsonText(view.state)},"opened_at":${jsonText(view.opened_at)},"lines_count":${numberJson(view.lines_count)}`
     + `,"unmatched_lines_count":${numberJson(view.unmatched_lines_count)},"closed_at":${textJson(view.closed_at)},"closed_by":${textJson(view.closed_by)}`
     + `,"close_reason":${textJson(view.close_reason)},"abandoned_at":${textJson(view.abandoned_at)},"abandon_reason":${textJson(view.abandon_reason)}`
-    + `,"seal":${textJson(view.seal)},"post_close_drift":${numberJson(view.post_close_drift)},"post_close_entries":${numberJson(view.post_close_entries)}}`
+    + `,"seal":${sealJson(view.seal)},"post_close_drift":${numberJson(view.post_close_drift)},"post_close_entries":${numberJson(view.post_close_entries)}}`
 }

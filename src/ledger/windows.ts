@@ -13,13 +13,13 @@ import { addLiveWindow, liveWindowMeeting, removeLiveWindow } from './live-windo
 import { accept, type Outcome } from './outcome.js'
 import { collectPage, cursorSeq, invalidCursor, listScope, seqKeys } from './pages.js'
 import type { Account, WorkspaceState } from './state.js'
-import { sealOf } from './seal.js'
+import { sealOf, sealView, signatureOf } from './seal.js'
 import type { Visibility } from './visibility.js'
 import { derivedOf, findWindow, isTerminal, residualFrom, residualOf } from './window-effects.js'
 import { historyView } from './history-view.js'
 import { addAccountWindows, continuityView, previousOf } from './window-continuity.js'
 import { balancesView, bookBalanceBefore, bookBalancesOf, statementBalancesRejection } from './window-balances.js'
-import { windowJson, type WindowView } from './window-json.js'
+import { windowJson, type SealView, type WindowView } from './window-json.js'
 import { type HistoryEvent, type ReconciliationWindow, type StatementLine, type WindowStateName } from './windows-state.js'
 
 /** A window holds at most this many statement lines, so every scan of its lines is bounded. */
@@ -102,12 +102,15 @@ export function insertWindow(state: WorkspaceState, command: { readonly at_ms: n
     previousSeqAtOpen: previousOf(state, { seq, accountSeqs, from: spec.from })?.seq ?? 0,
     closedAtMs: null,
     closedBy: null,
+    closedByName: null,
     closeReason: null,
     abandonedAtMs: null,
     abandonReason: null,
     history: [],
     seal: null,
+    sealSignature: null,
     postCloseEntryCount: 0,
+    periodLocked: false,
   }
   const derived = movementOver(state, window.accountSeqs, window.startMs, window.endMs)
   const residual = derived === null ? null : residualFrom(window, derived, 0)
@@ -296,11 +299,15 @@ function closeWindow(state: WorkspaceState, window: ReconciliationWindow, comman
   window.state = 'closed'
   window.closedAtMs = command.at_ms
   window.closedBy = command.key_id
+  window.closedByName = command.key_name ?? null
   window.closeReason = reason
+  window.periodLocked = command.lock_period === true
   const writeOff = from === 'open' && reason !== null ? { write_off: { amount: residual, reason } } : {}
-  pushHistory(window, command, 'closed', residual, { from, reason, ...writeOff })
+  // A locked close says so in the trail (and so in the seal): the lock is part of what was closed.
+  pushHistory(window, command, 'closed', residual, { from, reason, ...writeOff, ...(window.periodLocked ? { lock_period: true } : {}) })
   // Sealed last: the seal covers the history up to and including the close.
   window.seal = sealOf(state, window)
+  window.sealSignature = window.seal === null ? null : signatureOf(state, window.seal)
   addClosedWindow(state.windows, window)
   return accept(200, windowView(state, window))
 }
@@ -388,12 +395,12 @@ function windowAnswer(state: WorkspaceState, window: ReconciliationWindow): Outc
  * movement now minus the frozen one (null when that sum would leave the safe range), and how many
  * entries were posted into the period after the close. null on a window that is not closed.
  */
-function postCloseFigures(state: WorkspaceState, window: ReconciliationWindow): { seal: string | null; post_close_drift: number | null; post_close_entries: number | null } {
+function postCloseFigures(state: WorkspaceState, window: ReconciliationWindow): { seal: SealView | null; post_close_drift: number | null; post_close_entries: number | null } {
   if (window.state !== 'closed') return { seal: null, post_close_drift: null, post_close_entries: null }
   assert(window.frozenDerived !== null)
   const now = movementOver(state, window.accountSeqs, window.startMs, window.endMs)
   const drift = now === null ? null : addSafe(now, -window.frozenDerived)
-  return { seal: window.seal, post_close_drift: drift, post_close_entries: window.postCloseEntryCount }
+  return { seal: sealView(state, window), post_close_drift: drift, post_close_entries: window.postCloseEntryCount }
 }
 
 export function getWindow(state: WorkspaceState, id: string, visibility: Visibility): Outcome {

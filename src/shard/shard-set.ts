@@ -16,7 +16,8 @@ import { shardOf } from './placement.js'
 import { WorkerShard } from './worker-shard.js'
 
 function createCommand(record: WorkspaceRecord): SystemCommand {
-  return { type: 'workspace.create', at_ms: record.createdAtMs, id: record.id, time_zone: record.timeZone, limits: record.limits, tag: record.tag, currency: record.currency }
+  const keys = record.sealKey === null ? {} : { seal_private_key: record.sealKey.privateKey, seal_public_key: record.sealKey.publicKey }
+  return { type: 'workspace.create', at_ms: record.createdAtMs, id: record.id, time_zone: record.timeZone, limits: record.limits, tag: record.tag, currency: record.currency, ...keys }
 }
 
 export class ShardSet implements Shard {
@@ -32,7 +33,7 @@ export class ShardSet implements Shard {
 
   /** The registry and every shard replayed, the shards in parallel (each on its thread); then the registry's workspaces given to shards that lack them. */
   static async open(config: Config, hooks: LocalNodeHooks): Promise<ShardSet> {
-    const registry = await LocalNode.open({ ...config, dataDir: registryDir(config.dataDir) }, hooks)
+    const registry = await LocalNode.open({ ...config, dataDir: registryDir(config.dataDir) }, { ...hooks, registry: true })
     const workerHooks = { onLogFailure: hooks.onLogFailure, warn: hooks.warn ?? ((line: string) => process.stderr.write(`${line}\n`)) }
     const started = await Promise.all(Array.from({ length: config.shards }, (_, index) => WorkerShard.start(index, { ...config, dataDir: shardDir(config.dataDir, index) }, workerHooks)))
     const set = new ShardSet(registry, started.map(({ shard }) => shard), [registry.replay, ...started.map(({ replay }) => replay)])

@@ -80,10 +80,12 @@ export const reconciliationRoutes: V2Route[] = [
     body: { validate: windowTransitionBody },
     errors: ['request_invalid', 'not_found', 'recon_state_invalid'],
     response: { status: 200, description: 'The window, closed or abandoned', schema: reconciliationWindow },
-    handle: ({ envelope, body, params }) => {
+    handle: ({ envelope, body, params, key }) => {
       // A missing abandon reason is a schema failure (docs/API.md, Conventions), so it answers before the window's state rules.
       if (body.state === 'abandoned' && (body.reason ?? '') === '') return reject('request_invalid', 'Abandoning a window needs a reason.', [{ path: '/reason', message: 'required when state is abandoned' }])
-      return { ...envelope, type: 'window.transition', window: params.id, state: body.state, reason: body.reason ?? null }
+      if (body.lock_period === true && body.state !== 'closed') return reject('request_invalid', 'lock_period locks a closed period; it goes with state closed.', [{ path: '/lock_period', message: 'only with state closed' }])
+      const transition = { ...envelope, type: 'window.transition' as const, window: params.id, state: body.state, reason: body.reason ?? null, key_name: key.name }
+      return body.lock_period === true ? { ...transition, lock_period: true } : transition
     },
   }),
   v2Route({
