@@ -39,6 +39,14 @@ t.test('RFC 4180: commas, quotes and line breaks are quoted, quotes doubled; csv
   t.same(parse(text, { columns: false, relax_column_count: false }), [['c1', 'c2', 'c3', 'c4', 'c5'], ...rows])
 })
 
+t.test('a bare LF or CR inside a cell is quoted too: spreadsheets end a record at either', async (t) => {
+  const rows = [['lf\nonly', 'cr\ronly', 'x']]
+  const text = csvRows(rows, null)
+  t.equal(text, '"lf\nonly","cr\ronly",x\r\n')
+  // Read as a spreadsheet does, a record ending at CRLF, LF or CR: still one record of three cells.
+  t.same(parse(text, { record_delimiter: ['\r\n', '\n', '\r'] }), rows)
+})
+
 t.test('a guarded cell that also needs quoting is both; the header is guarded too', async (t) => {
   const text = csvRows([['=1,2', '-"x"', '@a\r\nb']], ['=risky header'])
   t.same(parse(text, { relax_column_count: true }), [["'=risky header"], ["'=1,2", "'-\"x\"", "'@a\r\nb"]])
