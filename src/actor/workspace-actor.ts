@@ -3,13 +3,14 @@
 import assert from 'node:assert/strict'
 import { reject } from '../errors.js'
 import type { WorkspaceCommand } from '../ledger/commands.js'
-import { idempotencyFor, type IdempotencyLookup } from '../ledger/idempotency.js'
+import { idempotencyFor, resolveKey, type IdempotencyLookup } from '../ledger/idempotency.js'
 import type { Accepted, Outcome } from '../ledger/outcome.js'
 import type { Page } from '../ledger/pages.js'
-import { createWorkspaceState, type WorkspaceState } from '../ledger/state.js'
+import { createWorkspaceState, type SealKeyPair, type WorkspaceState } from '../ledger/state.js'
 import type { Visibility } from '../ledger/visibility.js'
 import { executeWorkspace, executeWorkspaceInSlices } from '../ledger/workspace.js'
 import { sha256Hex } from '../exports/seal-hash.js'
+import { ed25519Signer } from '../exports/seal-signature.js'
 import type { CommandLog, SideWrites } from '../log/command-log.js'
 import { listDeliveries, outboxWrites } from '../webhooks/outbox.js'
 import { Submitted } from './completion.js'
@@ -34,17 +35,24 @@ export class WorkspaceActor {
   /** Null while nobody watches this workspace live: then a command costs nothing more. */
   observer: CommandObserver | null = null
 
-  constructor(id: string, tag: string, log: CommandLog, state?: WorkspaceState) {
+  /** sealKey: the workspace's key when it was made with it (a new state starts where its log does). */
+  constructor(id: string, tag: string, log: CommandLog, state?: WorkspaceState, sealKey: SealKeyPair | null = null) {
     this.id = id
-    this.state = state ?? createWorkspaceState(id, tag, sha256Hex)
+    this.state = state ?? createWorkspaceState(id, tag, sha256Hex, ed25519Signer, sealKey)
     this.#log = log
   }
 
-  /** Applies a live command; a rejection is never logged, an acceptance joins the next group commit. */
-  submit(command: WorkspaceCommand): Submitted {
+  /**
+   * Applies a live command; a rejection is never logged, an acceptance joins the next group commit. With
+   * `keyed`, its Idempotency-Key is looked up in this same step (ledger/idempotency.ts resolveKey): a stored
+   * answer or a conflict is answered at the barrier, nothing applied.
+   */
+  submit(command: WorkspaceCommand, keyed = false): Submitted {
     assert.ok(!this.#busy, 'a command submitted while another runs in slices')
+    const resolved = keyed ? resolveKey(this.state, command) : command
+    if ('ok' in resolved) return this.answer(resolved)
     if (!this.#log.canAppend()) return new Submitted(reject('unavailable', 'The log cannot take more writes now.'), 0, this.#log)
-    return this.#settled(command, executeWorkspace(this.state, command))
+    return this.#settled(resolved, executeWorkspace(this.state, resolved))
   }
 
   #settled(command: WorkspaceCommand, outcome: Outcome): Submitted {
@@ -78,15 +86,15 @@ export class WorkspaceActor {
   /**
    * Applies a command in slices of about clock.sliceMsMax each, one per turn of the event loop (see
    * querySliced): other workspaces are served between slices, this one's requests wait in whenIdle, so no
-   * one sees it half applied and it stays all or nothing. `prepare` runs in the first slice, before anything
-   * changes, and gives the command, or an answer instead (an Idempotency-Key already used). The log record is
-   * appended once it is applied; the log may have no room at that moment: it then waits, turn by turn, for
-   * the group commit.
+   * one sees it half applied and it stays all or nothing. With `keyed`, its Idempotency-Key is looked up in
+   * the first slice, before anything changes (a stored answer or a conflict is answered instead). The log
+   * record is appended once it is applied; the log may have no room at that moment: it then waits, turn by
+   * turn, for the group commit.
    */
-  submitInSlices(prepare: () => WorkspaceCommand | Submitted, done: (completion: Submitted) => void, clock: SliceClock = sliceClockDefault): void {
+  submitInSlices(given: WorkspaceCommand, keyed: boolean, done: (completion: Submitted) => void, clock: SliceClock = sliceClockDefault): void {
     this.whenIdle(() => {
-      const command = prepare()
-      if (command instanceof Submitted) return done(command)
+      const command = keyed ? resolveKey(this.state, given) : given
+      if ('ok' in command) return done(this.answer(command))
       if (!this.#log.canAppend()) return done(new Submitted(reject('unavailable', 'The log cannot take more writes now.'), 0, this.#log))
       this.#busy = true
       const run = executeWorkspaceInSlices(this.state, command)

@@ -126,6 +126,8 @@ function successHeaders(operation: Operation): Json {
   const headers: Json = { 'Request-Id': headerRef('RequestId') }
   if (operation.rateLimited) Object.assign(headers, { 'X-RateLimit-Limit': headerRef('RateLimitLimit'), 'X-RateLimit-Remaining': headerRef('RateLimitRemaining') })
   if (operation.idempotent) headers.Replayed = headerRef('Replayed')
+  // A route that posts entries (it may refuse one as period_locked) warns of a posting into a closed period that is not locked.
+  if (operation.errors.includes('period_locked')) headers['Trueup-Warning'] = headerRef('TrueupWarning')
   return headers
 }
 
@@ -212,6 +214,7 @@ const components = {
     RateLimitRemaining: { description: 'Whole tokens left in that bucket.', schema: { type: 'integer', minimum: 0 } },
     RetryAfter: { description: 'Whole seconds (at least 1) until a token is back.', schema: { type: 'integer', minimum: 1 } },
     Replayed: { description: 'Present (true) when this is the stored answer to an earlier request with the same Idempotency-Key.', schema: { type: 'string', const: 'true' } },
+    TrueupWarning: { description: 'post-close <window id>: an entry was posted into the period of a closed window that is not locked (docs/API.md, Period locks).', schema: { type: 'string' } },
     Allow: { description: 'The methods this path serves, sorted, comma-separated (HEAD wherever GET).', schema: { type: 'string' } },
   },
   responses: {

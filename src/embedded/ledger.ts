@@ -207,6 +207,11 @@ export class Ledger {
     return this.#call('POST', '/v2/entries', { body: input }, options) as Promise<Entry>
   }
 
+  /** A new entry with every line of `id` negated (docs/API.md, Reversals). */
+  reverseEntry(id: string, input: { readonly effective_at?: string; readonly description?: string | null } = {}, options?: CallOptions): Promise<Entry> {
+    return this.#call('POST', '/v2/entries/:id/reverse', { params: { id }, body: input }, options) as Promise<Entry>
+  }
+
   getEntry(id: string, options?: CallOptions): Promise<Entry> {
     return this.#call('GET', '/v2/entries/:id', { params: { id } }, options) as Promise<Entry>
   }
@@ -268,7 +273,7 @@ export class Ledger {
   }
 
   /** From balanced; from open only within tolerance and with a reason (or an active write-off). */
-  closeWindow(window: string, input: { readonly reason?: string } = {}, options?: CallOptions): Promise<ReconciliationWindow> {
+  closeWindow(window: string, input: { readonly reason?: string; readonly lock_period?: boolean } = {}, options?: CallOptions): Promise<ReconciliationWindow> {
     return this.#call('PATCH', '/v2/reconciliations/:id', { params: { id: window }, body: { state: 'closed', ...input } }, options) as Promise<ReconciliationWindow>
   }
 

@@ -50,6 +50,8 @@ export interface EntryPost extends CommandEnvelope {
   readonly metadata: Readonly<Record<string, string>> | null
   /** entryRulesVersion when built; absent in records logged before version 2 (read as 1). */
   readonly rules?: number
+  /** True when the workspace locked every closed period (its setting lock_closed_periods) as the edge built it; absent: false. */
+  readonly lock_closed?: boolean
 }
 
 /** One entry of a batch: an entry.post's own fields (the batch carries the envelope and the rules version). */
@@ -65,6 +67,24 @@ export interface EntryBatch extends CommandEnvelope {
   readonly atomic: boolean
   readonly entries: readonly (EntryBatchItem | { readonly refused: Rejection })[]
   readonly rules: number
+  /** As entry.post's. */
+  readonly lock_closed?: boolean
+}
+
+/**
+ * Reverses an entry (docs/API.md, Reversals): a new entry with every line of `entry` negated, linked both ways
+ * (`reverses`, `reversed_by`); an entry is reversed at most once.
+ */
+export interface EntryReverse extends CommandEnvelope {
+  readonly type: 'entry.reverse'
+  /** The id of the entry reversed (ent_…). */
+  readonly entry: string
+  /** null: the command's time. */
+  readonly effective_at_ms: number | null
+  /** null: `Reversal of <entry id>`. */
+  readonly description: string | null
+  /** As entry.post's. */
+  readonly lock_closed?: boolean
 }
 
 export interface WindowOpen extends CommandEnvelope {
@@ -74,6 +94,9 @@ export interface WindowOpen extends CommandEnvelope {
   readonly from: string
   readonly to: string
   readonly claimed_movement: number
+  /** The statement's balances, both optional (absent in records logged before they existed: null). */
+  readonly opening_balance?: number | null
+  readonly closing_balance?: number | null
   readonly statement_ref: string | null
   readonly tolerance: number
   /** The workspace timezone when the window was opened; the window keeps it. */
@@ -110,6 +133,9 @@ export interface StatementInput {
   readonly from: string
   readonly to: string
   readonly claimed_movement: number
+  /** The file's opening and closing balance (absent in records logged before they existed: null). */
+  readonly opening_balance?: number | null
+  readonly closing_balance?: number | null
   /** A hash of the statement's content (not its label): the same statement imported again is known by it. */
   readonly fingerprint: string
   readonly lines: readonly StatementLineInput[]
@@ -134,6 +160,13 @@ export interface MatchCreate extends CommandEnvelope {
   readonly reason: string | null
   /** 0..31 (absent: 0, as in records logged before it existed): how many days apart a 1:1 amount_and_date line and entry may be. */
   readonly date_tolerance_days?: number
+  /**
+   * A write-off of one line that also posts the entry the books lacked (docs/API.md, Adjustments): the line's amount on
+   * the window's account, the opposite on `account`, matched to the line. Absent: a plain match.
+   */
+  readonly adjustment?: { readonly account: string; readonly description: string | null }
+  /** As entry.post's (the adjustment's entry). */
+  readonly lock_closed?: boolean
 }
 
 /** One match of a batch: a match body without its window (the batch names it once). */
@@ -159,6 +192,10 @@ export interface WindowTransition extends CommandEnvelope {
   readonly window: string
   readonly state: string
   readonly reason: string | null
+  /** The acting key's name, stamped at the edge: the audit pack says who closed (absent in records logged before: null). */
+  readonly key_name?: string | null
+  /** A close that locks the period for the window's accounts (docs/API.md, Period locks); absent in records logged before locks: false. */
+  readonly lock_period?: boolean
 }
 
 /** The event types a subscription can name (docs/API.md, Webhooks; reconciliation.drifted: docs/API.md, Exports). */
@@ -180,11 +217,26 @@ export interface WebhookDelete extends CommandEnvelope {
   readonly webhook: string
 }
 
+/**
+ * The workspace's seal key given on upgrade (docs/API.md, "The seal"): logged at start-up for a workspace
+ * created before keys existed, after the system command that gave it the key (ledger/system.ts). Every closed
+ * window sealed without a signature is signed with it, with a `seal.signed` history event. Made by the
+ * service, not a request: key_id names no API key.
+ */
+export interface SealKeyGive extends CommandEnvelope {
+  readonly type: 'seal.key'
+  /** base64 PKCS#8 DER, made at the edge (randomness stays out of the core). */
+  readonly private_key: string
+  /** base64 of the raw 32 bytes. */
+  readonly public_key: string
+}
+
 export type WorkspaceCommand =
   | AccountCreate
   | AccountUpdate
   | EntryPost
   | EntryBatch
+  | EntryReverse
   | WindowOpen
   | WindowLinesAdd
   | StatementsImport
@@ -194,6 +246,7 @@ export type WorkspaceCommand =
   | WindowTransition
   | WebhookCreate
   | WebhookDelete
+  | SealKeyGive
 
 /**
  * Every workspace command type, once: a type-keyed literal, so a type added to WorkspaceCommand and not
@@ -201,9 +254,9 @@ export type WorkspaceCommand =
  * checked by them as soon as it exists.
  */
 const commandTypeTable: { readonly [T in WorkspaceCommand['type']]: true } = {
-  'account.create': true, 'account.update': true, 'entry.post': true, 'entry.batch': true, 'window.open': true, 'window.lines.add': true,
+  'account.create': true, 'account.update': true, 'entry.post': true, 'entry.batch': true, 'entry.reverse': true, 'window.open': true, 'window.lines.add': true,
   'statements.import': true, 'match.create': true, 'match.batch': true, 'match.reverse': true, 'window.transition': true,
-  'webhook.create': true, 'webhook.delete': true,
+  'webhook.create': true, 'webhook.delete': true, 'seal.key': true,
 }
 export const workspaceCommandTypes = Object.keys(commandTypeTable) as readonly WorkspaceCommand['type'][]
 

@@ -3,7 +3,8 @@
 import { findAccount } from './accounts.js'
 import { unknownCommand, type WorkspaceCommand } from './commands.js'
 import { postedCountOf } from './entry-batch.js'
-import type { Accepted } from './outcome.js'
+import { reject } from '../errors.js'
+import type { Accepted, Outcome } from './outcome.js'
 import type { IdempotencyRecord, WorkspaceState } from './state.js'
 import { isVisible, type Visibility } from './visibility.js'
 import { findWindow } from './window-effects.js'
@@ -52,6 +53,21 @@ export function idempotencyFor(state: WorkspaceState, key: string, keyId: string
   return { storeKey: shared === undefined ? key : privateKey(key, keyId) }
 }
 
+/**
+ * A live command's Idempotency-Key (command.idempotency.key, as the caller sent it), looked up in the step that
+ * applies the command, so lookup and store are one step: the stored answer (replayed, nothing logged), a conflict,
+ * or the command with its answer's store key for this caller (idempotencyFor).
+ */
+export function resolveKey(state: WorkspaceState, command: WorkspaceCommand): WorkspaceCommand | Outcome {
+  const idempotency = command.idempotency
+  if (idempotency === undefined) return command
+  const found = idempotencyFor(state, idempotency.key, command.key_id, command.visibility, command.at_ms)
+  const record = found.record
+  if (record === undefined) return found.storeKey === idempotency.key ? command : { ...command, idempotency: { key: found.storeKey, fingerprint: idempotency.fingerprint } }
+  if (record.fingerprint !== idempotency.fingerprint) return reject('idempotency_conflict')
+  return { ok: true, status: record.status, body: null, json: record.body, replayed: true, keyReplayed: true }
+}
+
 /** The accounts an accepted answer shows (by seq), or null when it shows a secret instead (a webhook). */
 export function answerAccountSeqs(state: WorkspaceState, command: WorkspaceCommand, outcome: Accepted): readonly number[] | null {
   switch (command.type) {
@@ -60,17 +76,21 @@ export function answerAccountSeqs(state: WorkspaceState, command: WorkspaceComma
       const account = findAccount(state, (outcome.body as { id: string }).id, null)
       return account === undefined ? [] : [account.seq]
     }
-    case 'entry.post': return state.entries[state.entries.length - 1].accountSeqs()
+    case 'entry.post':
+    case 'entry.reverse': return state.entries[state.entries.length - 1].accountSeqs()
     case 'entry.batch': return accountSeqsOfLast(state, postedCountOf(outcome.body))
     case 'window.open': return findWindow(state, (outcome.body as { id: string }).id, null)?.accountSeqs ?? []
     case 'statements.import': return (outcome.body as { data: { id: string }[] }).data.flatMap((window) => findWindow(state, window.id, null)?.accountSeqs ?? [])
+    // A write-off's adjustment names its entry, whose lines are on the window's account and the adjustment's.
+    case 'match.create': return command.adjustment === undefined ? findWindow(state, command.window, null)?.accountSeqs ?? [] : [...new Set([...findWindow(state, command.window, null)?.accountSeqs ?? [], ...state.entries[state.entries.length - 1].accountSeqs()])]
     case 'window.lines.add':
     case 'window.transition':
-    case 'match.create':
     case 'match.batch':
     case 'match.reverse': return findWindow(state, command.window, null)?.accountSeqs ?? []
     case 'webhook.create':
     case 'webhook.delete': return null
+    // Made by the service at start-up, never with an Idempotency-Key: it shows no account.
+    case 'seal.key': return []
     default: return unknownCommand(command)
   }
 }

@@ -10,11 +10,13 @@ import { buildBalanceIndexes } from './balances.js'
 import { storeIdempotency } from './idempotency.js'
 import { addClosedWindow } from './closed-windows.js'
 import { sealOf } from './seal.js'
-import { createWorkspaceState, EntryStore, type Account, type Entry, type IdempotencyRecord, type SealHasher, type WorkspaceState } from './state.js'
-import { currencyDefault, type KeyRecord, type SystemState, type WorkspaceRecord } from './system.js'
+import { createWorkspaceState, EntryStore, type Account, type Entry, type IdempotencyRecord, type SealHasher, type SealKeyPair, type SealSigner, type WorkspaceState } from './state.js'
+import { currencyDefault, settingsDefault, type KeyRecord, type SystemState, type WorkspaceRecord } from './system.js'
 import { isTerminal } from './window-effects.js'
 import type { WebhookSubscription } from './webhooks-state.js'
 import { addLiveWindow } from './live-windows.js'
+import { addAccountWindows } from './window-continuity.js'
+import { linkReversal } from './entry-reversal.js'
 import { fillMatchFigures } from './matches.js'
 import type { Match, ReconciliationWindow, StatementLine } from './windows-state.js'
 
@@ -32,7 +34,9 @@ export interface AccountFacts {
 }
 
 /** A window with its matched entries as pairs (entry seq, match seq) instead of a Map; fields added later are optional. */
-export type WindowFacts = Omit<ReconciliationWindow, 'matchedEntries' | 'statementFingerprint' | 'lines'> & {
+export type WindowFacts = Omit<ReconciliationWindow, 'matchedEntries' | 'statementFingerprint' | 'lines' | 'periodLocked'> & {
+  /** Absent in snapshots written before period locks: unlocked. */
+  readonly periodLocked?: boolean
   readonly matchedEntries: [number, number][]
   /** Absent in snapshots written before statement imports: not imported. */
   readonly statementFingerprint?: string | null
@@ -62,6 +66,10 @@ export interface WorkspaceFacts {
   readonly matches: readonly Match[]
   /** Absent in snapshots written before webhooks existed: no subscriptions then. */
   readonly webhooks?: { readonly lastSeq: number; readonly subscriptions: readonly WebhookSubscription[] }
+  /** Absent in snapshots written before seal keys existed: none then. */
+  readonly sealKey?: SealKeyPair | null
+  /** Pairs (entry seq, seq of the entry that reversed it); absent in snapshots written before reversals, and when there are none. */
+  readonly reversals?: readonly (readonly [number, number])[]
 }
 
 /** The facts of a state as it stands; they share its objects, so they are encoded before the state moves on. */
@@ -80,6 +88,8 @@ export function factsOf(state: WorkspaceState): WorkspaceFacts {
     windows: state.windows.windows.map((window) => ({ ...window, matchedEntries: [...window.matchedEntries] })),
     matches: state.windows.matches,
     webhooks: { lastSeq: state.webhooks.lastSeq, subscriptions: [...state.webhooks.subscriptions.values()] },
+    sealKey: state.sealKey,
+    ...(state.reversedBy.size === 0 ? {} : { reversals: [...state.reversedBy] }),
   }
 }
 
@@ -96,8 +106,8 @@ function entryStoreOf(entries: readonly Entry[], tag: string): EntryStore {
 }
 
 /** The state these facts stand for, indexes included: what applying the commands that made them left behind. */
-export function restoreWorkspace(facts: WorkspaceFacts, sealHasher: SealHasher | null = null): WorkspaceState {
-  const empty = createWorkspaceState(facts.workspaceId, facts.tag, sealHasher)
+export function restoreWorkspace(facts: WorkspaceFacts, sealHasher: SealHasher | null = null, sealSigner: SealSigner | null = null): WorkspaceState {
+  const empty = createWorkspaceState(facts.workspaceId, facts.tag, sealHasher, sealSigner, facts.sealKey ?? null)
   const indexes = buildBalanceIndexes(facts.entries, facts.accounts.length, empty.treeArena)
   const state: WorkspaceState = { ...empty, entries: facts.entries, entryStore: entryStoreOf(facts.entries, facts.tag), entryOrder: indexes.entryOrder }
   for (const { id, seq, name, tags, createdAtMs, currency, externalId } of facts.accounts) {
@@ -110,21 +120,26 @@ export function restoreWorkspace(facts: WorkspaceFacts, sealHasher: SealHasher |
   }
   for (const record of facts.idempotency) storeIdempotency(state, record)
   for (const stored of facts.windows) {
-    // Snapshots written before the sealed close lack seal and postCloseEntryCount: filled below.
-    const legacy = stored as Partial<Pick<ReconciliationWindow, 'seal' | 'postCloseEntryCount'>>
+    // Snapshots written before the sealed close lack seal and postCloseEntryCount: filled below; before signed seals, the signature.
+    // Those written before the window balances lack them: no statement balances; book balances live (docs/API.md, "Balances").
+    const legacy = stored as Partial<Pick<ReconciliationWindow, 'seal' | 'postCloseEntryCount' | 'sealSignature' | 'closedByName' | 'openingBalance' | 'closingBalance' | 'frozenBook' | 'bookOpeningAtOpen' | 'previousSeqAtOpen'>>
     const window: ReconciliationWindow = {
       ...stored, statementFingerprint: stored.statementFingerprint ?? null, lines: stored.lines.map(restoredLine), matchedEntries: new Map(stored.matchedEntries),
-      seal: legacy.seal ?? null, postCloseEntryCount: legacy.postCloseEntryCount ?? -1,
+      seal: legacy.seal ?? null, sealSignature: legacy.sealSignature ?? null, closedByName: legacy.closedByName ?? null, postCloseEntryCount: legacy.postCloseEntryCount ?? -1,
+      openingBalance: legacy.openingBalance ?? null, closingBalance: legacy.closingBalance ?? null, frozenBook: legacy.frozenBook ?? null, bookOpeningAtOpen: legacy.bookOpeningAtOpen ?? null,
+      previousSeqAtOpen: legacy.previousSeqAtOpen ?? null, periodLocked: stored.periodLocked ?? false,
     }
     assert.equal(window.seq, state.windows.windows.length + 1, 'window seqs are dense from 1')
     state.windows.windows.push(window)
     if (!isTerminal(window.state)) addLiveWindow(state.windows, window)
     if (window.state === 'closed') addClosedWindow(state.windows, window)
+    addAccountWindows(state.windows, window)
   }
   for (const match of facts.matches) state.windows.matches.push(match)
   // Snapshots written before matches kept their figures after creation get them from the window history.
   fillMatchFigures(state.windows)
   fillSeals(state)
+  for (const [original, reversal] of facts.reversals ?? []) linkReversal(state, original, reversal)
   if (facts.webhooks !== undefined) {
     state.webhooks.lastSeq = facts.webhooks.lastSeq
     for (const subscription of facts.webhooks.subscriptions) state.webhooks.subscriptions.set(subscription.id, subscription)
@@ -163,7 +178,12 @@ export function restoreSystem(system: SystemState, facts: SystemFacts): void {
     // Snapshots written before limitsChangedAtMs existed lack it; only a live change reads it, and that sets it.
     // Snapshots written before currencies existed lack the workspace's: it was the default then.
     const stored = workspace as Partial<WorkspaceRecord>
-    system.workspaces.set(workspace.id, { ...workspace, limitsChangedAtMs: stored.limitsChangedAtMs ?? workspace.createdAtMs, currency: stored.currency ?? currencyDefault })
+    // Snapshots written before seal keys existed lack the key: the upgrade gives one (runtime.ts). Those written
+    // before settings existed lack them: the defaults, which every workspace had then.
+    system.workspaces.set(workspace.id, {
+      ...workspace, limitsChangedAtMs: stored.limitsChangedAtMs ?? workspace.createdAtMs, currency: stored.currency ?? currencyDefault, settings: stored.settings ?? settingsDefault,
+      sealKey: stored.sealKey ?? null, sealKeyAtCreation: stored.sealKeyAtCreation ?? false,
+    })
     system.tags.add(workspace.tag)
   }
   for (const stored of facts.keys) {

@@ -6,6 +6,7 @@ import { canonicalTimeZone } from './time-zone-name.js'
 import { currencyExponent } from './currency.js'
 import { unknownCommand } from './commands.js'
 import { accept, type Outcome } from './outcome.js'
+import type { SealKeyPair } from './state.js'
 
 export const scopes = ['accounts:read', 'accounts:write', 'entries:read', 'entries:write', 'recon:read', 'recon:write', 'hooks:read', 'hooks:write'] as const
 export type Scope = (typeof scopes)[number]
@@ -20,6 +21,14 @@ export const limitsDefault: Limits = { writes_per_minute: 600, reads_per_minute:
 /** A workspace logged (or snapshotted) before currencies existed is in this one (docs/API.md, Accounts (currencies)). */
 export const currencyDefault = 'USD'
 
+/** What a workspace's settings are (docs/API.md, "The workspace"). lock_closed_periods: every closed window's period is locked (docs/API.md, Period locks). */
+export interface WorkspaceSettings {
+  readonly lock_closed_periods: boolean
+}
+
+/** The settings of a new workspace, and of one created (or snapshotted) before settings existed. */
+export const settingsDefault: WorkspaceSettings = { lock_closed_periods: false }
+
 export interface WorkspaceRecord {
   readonly id: string
   timeZone: string
@@ -28,8 +37,17 @@ export interface WorkspaceRecord {
   limits: Limits
   /** When the limits last changed (create or update): rate buckets switch rate as of then, not when next asked. */
   limitsChangedAtMs: number
+  /** Absent in records of snapshots written before settings existed: settingsDefault (restore.ts fills it). */
+  settings: WorkspaceSettings
   readonly tag: string
   readonly createdAtMs: number
+  /** Signs its closed windows' seals: made with it, or given on upgrade (workspace.seal_key); null until then. */
+  sealKey: SealKeyPair | null
+  /**
+   * Whether sealKey came with workspace.create: the workspace's state starts with it then. A key given on
+   * upgrade reaches the workspace's state through its own log record (seal.key), after its earlier commands.
+   */
+  sealKeyAtCreation: boolean
 }
 
 export interface KeyRecord {
@@ -52,8 +70,14 @@ export interface SystemState {
 }
 
 export type SystemCommand =
-  | { readonly type: 'workspace.create'; readonly at_ms: number; readonly id: string; readonly time_zone: string; readonly limits: Limits; readonly tag: string; readonly currency?: string }
-  | { readonly type: 'workspace.update'; readonly at_ms: number; readonly id: string; readonly time_zone?: string; readonly limits?: Partial<Limits>; readonly currency?: string }
+  | {
+    readonly type: 'workspace.create'; readonly at_ms: number; readonly id: string; readonly time_zone: string; readonly limits: Limits; readonly tag: string; readonly currency?: string
+    /** The workspace's Ed25519 key pair, made at the edge (docs/API.md, "The seal"); absent in records logged before keys existed. */
+    readonly seal_private_key?: string; readonly seal_public_key?: string
+  }
+  /** A key for a workspace created before keys existed, logged at start-up (runtime.ts). */
+  | { readonly type: 'workspace.seal_key'; readonly at_ms: number; readonly id: string; readonly seal_private_key: string; readonly seal_public_key: string }
+  | { readonly type: 'workspace.update'; readonly at_ms: number; readonly id: string; readonly time_zone?: string; readonly limits?: Partial<Limits>; readonly currency?: string; readonly settings?: Partial<WorkspaceSettings> }
   | { readonly type: 'key.create'; readonly at_ms: number; readonly id: string; readonly workspace: string; readonly scopes: readonly Scope[]; readonly accounts: readonly string[] | null; readonly name: string | null; readonly secret_hash: string }
   | { readonly type: 'key.revoke'; readonly at_ms: number; readonly id: string }
 
@@ -62,15 +86,14 @@ export function createSystemState(): SystemState {
 }
 
 /**
- * A workspace as every answer shows it. `settings`: a workspace has no settings yet (an empty object, so
- * clients can read it as one when settings come). `seal_public_key`: null, since a seal is a SHA-256 hash that
- * no key signs (ledger/seal.ts); there is no public key to give (docs/API.md, "The workspace").
+ * A workspace as every answer shows it. `settings` (docs/API.md, Period locks). `seal_public_key`: the key its seals are signed with
+ * (docs/API.md, "The workspace"), null only before a workspace made before keys existed got its own.
  */
 export function workspaceView(workspace: WorkspaceRecord): object {
   // Workspaces created before names were canonicalised at the edge keep the name as typed in their log.
   return {
     id: workspace.id, timezone: canonicalTimeZone(workspace.timeZone) ?? workspace.timeZone, currency: workspace.currency, limits: workspace.limits,
-    settings: {}, seal_public_key: null, created_at: formatTimestamp(workspace.createdAtMs),
+    settings: workspace.settings, seal_public_key: workspace.sealKey?.publicKey ?? null, created_at: formatTimestamp(workspace.createdAtMs),
   }
 }
 
@@ -87,7 +110,11 @@ export function executeSystem(state: SystemState, command: SystemCommand): Outco
       if (state.tags.has(command.tag)) return reject('unavailable', 'Workspace tag collision; retry.')
       // Logged before currencies existed: the default, as every account of it was then.
       const currency = command.currency ?? currencyDefault
-      const workspace: WorkspaceRecord = { id: command.id, timeZone: command.time_zone, currency, limits: command.limits, limitsChangedAtMs: command.at_ms, tag: command.tag, createdAtMs: command.at_ms }
+      const sealKey = command.seal_private_key === undefined || command.seal_public_key === undefined ? null : { privateKey: command.seal_private_key, publicKey: command.seal_public_key }
+      const workspace: WorkspaceRecord = {
+        id: command.id, timeZone: command.time_zone, currency, limits: command.limits, limitsChangedAtMs: command.at_ms, settings: settingsDefault, tag: command.tag, createdAtMs: command.at_ms,
+        sealKey, sealKeyAtCreation: sealKey !== null,
+      }
       state.workspaces.set(workspace.id, workspace)
       state.tags.add(workspace.tag)
       return accept(201, workspaceView(workspace))
@@ -99,10 +126,18 @@ export function executeSystem(state: SystemState, command: SystemCommand): Outco
       if (command.currency !== undefined && currencyExponent(command.currency) === undefined) return unknownCurrency(command.currency)
       if (command.time_zone !== undefined) workspace.timeZone = command.time_zone
       if (command.currency !== undefined) workspace.currency = command.currency
+      if (command.settings !== undefined) workspace.settings = { ...workspace.settings, ...command.settings }
       if (command.limits !== undefined) {
         workspace.limits = { ...workspace.limits, ...command.limits }
         workspace.limitsChangedAtMs = command.at_ms
       }
+      return accept(200, workspaceView(workspace))
+    }
+    case 'workspace.seal_key': {
+      const workspace = state.workspaces.get(command.id)
+      if (workspace === undefined) return reject('not_found', `No workspace ${command.id}.`)
+      if (workspace.sealKey !== null) return reject('request_invalid', `Workspace ${command.id} has a seal key already.`)
+      workspace.sealKey = { privateKey: command.seal_private_key, publicKey: command.seal_public_key }
       return accept(200, workspaceView(workspace))
     }
     case 'key.create': {

@@ -5,13 +5,16 @@ import { createAccount, updateAccount } from './accounts.js'
 import { unknownCommand, type WorkspaceCommand } from './commands.js'
 import { postEntry } from './entries.js'
 import { postEntryBatch } from './entry-batch.js'
+import { reverseEntry } from './entry-reversal.js'
 import { eventsOf } from './events.js'
 import { answerAccountSeqs, expireIdempotency, storeIdempotency } from './idempotency.js'
+import { createAdjustedWriteOff } from './match-adjustment.js'
 import { createMatchBatch } from './match-batch.js'
 import { createMatch, reverseMatch } from './matches.js'
 import { answerText, type Outcome } from './outcome.js'
 import type { WorkspaceState } from './state.js'
 import { importStatements, importStatementsInSlices } from './statement-import.js'
+import { giveSealKey } from './seal-key.js'
 import { createWebhook, deleteWebhook } from './webhooks.js'
 import { addStatementLines, openWindow, transitionWindow } from './windows.js'
 
@@ -64,15 +67,17 @@ function dispatch(state: WorkspaceState, command: WorkspaceCommand): Outcome {
     case 'account.update': return updateAccount(state, command)
     case 'entry.post': return postEntry(state, command)
     case 'entry.batch': return postEntryBatch(state, command)
+    case 'entry.reverse': return reverseEntry(state, command)
     case 'window.open': return openWindow(state, command)
     case 'window.lines.add': return addStatementLines(state, command)
     case 'statements.import': return importStatements(state, command)
-    case 'match.create': return createMatch(state, command)
+    case 'match.create': return command.adjustment === undefined ? createMatch(state, command) : createAdjustedWriteOff(state, command)
     case 'match.batch': return createMatchBatch(state, command)
     case 'match.reverse': return reverseMatch(state, command)
     case 'window.transition': return transitionWindow(state, command)
     case 'webhook.create': return createWebhook(state, command)
     case 'webhook.delete': return deleteWebhook(state, command)
+    case 'seal.key': return giveSealKey(state, command)
     default: return unknownCommand(command)
   }
 }

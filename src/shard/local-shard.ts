@@ -13,12 +13,11 @@ import { answerText, accept, type Outcome } from '../ledger/outcome.js'
 import { packPage } from '../ledger/pack-pages.js'
 import { invalidCursor } from '../ledger/pages.js'
 import { executeQuery, executeSlicedQuery, isSlicedQuery } from '../ledger/queries.js'
-import type { IdempotencyRecord } from '../ledger/state.js'
 import type { SystemCommand, SystemState } from '../ledger/system.js'
 import { executeSystemQuery } from '../ledger/system-pages.js'
 import { findWebhook } from '../ledger/webhooks.js'
 import { LiveWatches } from './live-watch.js'
-import { nothingStored, type Operation, type Reply, type Shard, type ShardStats, type UpdateListener } from './operation.js'
+import { nothingStored, type Headers, type Operation, type Reply, type Shard, type ShardStats, type UpdateListener } from './operation.js'
 import { subscribed, unsubscribed } from './topics.js'
 
 type Done = (reply: Reply) => void
@@ -30,24 +29,15 @@ const noHeaders = [] as const
 /** An outcome as it leaves: an error envelope, or the accepted answer's JSON text (empty for 204). */
 export function replyOf(outcome: Outcome): Reply {
   if (!outcome.ok) return { status: statusOf(outcome.code), headers: noHeaders, body: errorBody(outcome) }
-  // A request carried out before, known by its content (a statement imported again): its result, marked as a replay.
-  return { status: outcome.status, headers: outcome.replayed === true ? replayedHeaders : noHeaders, body: outcome.status === 204 ? '' : answerText(outcome) }
-}
-
-/** A stored answer as an outcome: its status, its JSON text as stored. */
-function storedAnswer(record: IdempotencyRecord): Outcome {
-  return { ok: true, status: record.status, body: null, json: record.body }
+  // A request carried out before (a stored answer for its Idempotency-Key, a statement imported again): its result, marked as a replay.
+  // A posting into a closed period that is not locked answers its warning (docs/API.md, Period locks).
+  const headers: Headers = outcome.replayed === true ? replayedHeaders : outcome.warning === undefined ? noHeaders : [['Trueup-Warning', outcome.warning]]
+  const reply: Reply = { status: outcome.status, headers, body: outcome.status === 204 ? '' : answerText(outcome) }
+  return outcome.keyReplayed === true ? { ...reply, keyReplayed: true } : reply
 }
 
 function rejected(rejection: Rejection): Reply {
   return { status: statusOf(rejection.code), headers: noHeaders, body: errorBody(rejection) }
-}
-
-/** The command with its answer's store key as resolved in the actor's turn (ledger/idempotency.ts). */
-function storedUnder(command: WorkspaceCommand, storeKey: string): WorkspaceCommand {
-  const idempotency = command.idempotency
-  if (idempotency === undefined || idempotency.key === storeKey) return command
-  return { ...command, idempotency: { key: storeKey, fingerprint: idempotency.fingerprint } }
 }
 
 export class LocalShard implements Shard {
@@ -83,7 +73,7 @@ export class LocalShard implements Shard {
     const durableSeq = runtime.durableSeq
     const queueDepths = new Map<string, number>()
     for (const actor of runtime.actors.values()) queueDepths.set(actor.id, Math.max(0, actor.lastAppliedSeq - durableSeq))
-    return { pendingRecords: runtime.pendingRecords, queueDepths, outboxItems: runtime.outboxItems() }
+    return { pendingRecords: runtime.pendingRecords, queueDepths, outboxItems: runtime.outboxItems(), durableSeq }
   }
 
   send(operation: Operation): Promise<Reply> {
@@ -138,33 +128,10 @@ export class LocalShard implements Shard {
     }
   }
 
-  /** A command: its Idempotency-Key looked up in this very turn (a replay or a conflict), then applied; a statement import in slices. */
+  /** A command, its Idempotency-Key looked up in the very step that applies it (a replay or a conflict instead); a statement import in slices. */
   #command(actor: WorkspaceActor, command: WorkspaceCommand, keyed: boolean, done: Done): void {
-    if (command.type === 'statements.import') {
-      let replayed = false
-      const prepare = (): WorkspaceCommand | Submitted => {
-        const stored = keyed ? this.#stored(actor, command) : command
-        if (!('answer' in stored)) return stored
-        replayed = stored.replayed
-        return stored.answer
-      }
-      return actor.submitInSlices(prepare, (completion) => this.#settle(completion, done, replayed))
-    }
-    const stored = keyed ? this.#stored(actor, command) : command
-    if ('answer' in stored) return this.#settle(stored.answer, done, stored.replayed)
-    this.#settle(actor.submit(stored), done)
-  }
-
-  /**
-   * The command as it is to be stored (under the key its caller's answer goes to), or, when its key names an
-   * answer already, that answer (replayed) or the conflict.
-   */
-  #stored(actor: WorkspaceActor, command: WorkspaceCommand): WorkspaceCommand | { readonly answer: Submitted; readonly replayed: boolean } {
-    const { key, fingerprint } = command.idempotency!
-    const found = actor.idempotency(key, command.key_id, command.visibility, command.at_ms)
-    if (found.record === undefined) return storedUnder(command, found.storeKey)
-    if (found.record.fingerprint !== fingerprint) return { answer: actor.answer(reject('idempotency_conflict')), replayed: false }
-    return { answer: actor.answer(storedAnswer(found.record)), replayed: true }
+    if (command.type === 'statements.import') return actor.submitInSlices(command, keyed, (completion) => this.#settle(completion, done))
+    this.#settle(actor.submit(command, keyed), done)
   }
 
   #idempotency(actor: WorkspaceActor, operation: Extract<Operation, { op: 'idempotency' }>, done: Done): void {
@@ -173,16 +140,14 @@ export class LocalShard implements Shard {
     if (record === undefined) return done({ status: nothingStored, headers: noHeaders, body: '' })
     if (operation.fingerprint === null) return done({ status: 200, headers: noHeaders, body: '' })
     if (record.fingerprint !== operation.fingerprint) return done(rejected(reject('idempotency_conflict')))
-    this.#settle(actor.answer(storedAnswer(record)), done, true)
+    this.#settle(actor.answer({ ok: true, status: record.status, body: null, json: record.body, replayed: true, keyReplayed: true }), done)
   }
 
-  /** Nothing leaves before the log is durable up to what the answer rests on; a stored answer leaves marked as one. */
-  #settle(completion: Submitted, done: Done, keyReplayed = false): void {
+  /** Nothing leaves before the log is durable up to what the answer rests on. */
+  #settle(completion: Submitted, done: Done): void {
     completion.whenDurable((error) => {
       if (error !== null) return this.#failed(error, done)
-      const { outcome } = completion
-      if (!keyReplayed || !outcome.ok) return done(replyOf(outcome))
-      done({ status: outcome.status, headers: replayedHeaders, body: outcome.status === 204 ? '' : answerText(outcome), keyReplayed: true })
+      done(replyOf(completion.outcome))
     })
   }
 

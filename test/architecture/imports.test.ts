@@ -47,6 +47,10 @@ const rules: readonly { readonly from: string; readonly forbidden: readonly stri
   { from: 'log', forbidden: ['actor', 'edge'], why: 'the log stores records and snapshots of state; it knows no actor and no transport' },
   { from: 'embedded', forbidden: ['edge'], why: 'in-process use needs no HTTP (nor uWebSockets.js)' },
   { from: 'api', forbidden: ['edge', 'log'], why: 'the route table and the lifecycle serve every transport, the edge included' },
+  // The ways in hold a Shard handle and send it operations (docs/ARCHITECTURE.md, "The boundary"): the actors,
+  // the runtime and the log are behind it, on whichever thread the shard runs.
+  ...['api', 'edge', 'stream', 'exports', 'embedded'].map((from) => ({ from, forbidden: ['actor'], why: 'the ways in reach workspaces only through a Shard (src/shard/operation.ts)' })),
+  { from: 'embedded', forbidden: ['log'], why: 'the embedded Ledger opens its data dir through the composition root (src/shard/local-node.ts)' },
 ]
 
 t.test('the parser finds every kind of import', async (t) => {
@@ -56,7 +60,7 @@ t.test('the parser finds every kind of import', async (t) => {
 
 t.test('the source tree was read', async (t) => {
   t.ok(imports.some((entry) => entry.from.startsWith('edge') && entry.layer === 'api'), 'edge imports api')
-  t.ok(imports.some((entry) => entry.from.startsWith('embedded') && entry.layer === 'log'), 'embedded imports log (it opens one)')
+  t.ok(imports.some((entry) => entry.from.startsWith('embedded') && entry.layer === 'shard'), 'embedded imports shard (it opens a node)')
 })
 
 for (const rule of rules) {

@@ -10,8 +10,11 @@ import { balanceAt } from '../../src/ledger/balances.ts'
 import { changesOf } from '../../src/ledger/changes.ts'
 import { workspaceCommandTypes, type WorkspaceCommand } from '../../src/ledger/commands.ts'
 import { windowView } from '../../src/ledger/windows.ts'
+import { createWorkspaceState } from '../../src/ledger/state.ts'
+import { sha256Hex } from '../../src/exports/seal-hash.ts'
+import { ed25519Signer, newSealKeyPair } from '../../src/exports/seal-signature.ts'
 import { executeWorkspace } from '../../src/ledger/workspace.ts'
-import { machine, ok, posting, run, type CommandBody, type Machine } from '../support/workspace-machine.ts'
+import { ok, posting, run, type CommandBody, type Machine } from '../support/workspace-machine.ts'
 
 const nowMs = Date.parse('2026-12-05T12:00:00.000Z')
 const secret = `whsec_${Buffer.alloc(24, 7).toString('base64')}`
@@ -27,7 +30,8 @@ interface World {
 
 /** One workspace with a window in each state on assets:bank, so every kind of change has something to show on. */
 function world(): World {
-  const ctx = machine([], nowMs)
+  // Sealed with node:crypto's hash and signer, as the service seals: the closed window has a seal to sign (seal.key).
+  const ctx: Machine = { state: createWorkspaceState('ws', 'abcdef', sha256Hex, ed25519Signer), visibility: null, atMs: nowMs }
   for (const name of ['assets:bank', 'income:sales', 'assets:cash']) ok(run(ctx, { type: 'account.create', name, tags: [], currency: 'EUR', external_id: name === 'assets:cash' ? 'CASH-1' : null }))
   const open = (label: string, from: string, to: string, claimed: number) => ok(run(ctx, { type: 'window.open', label, accounts: ['assets:bank'], from, to, claimed_movement: claimed, statement_ref: null, tolerance: 0, time_zone: 'UTC' })).id as string
   const sep = open('Sep', '2026-09-01', '2026-09-30', 0)
@@ -63,21 +67,32 @@ const scenarios: { readonly [T in WorkspaceCommand['type']]: readonly Scenario<T
   ],
   'entry.post': [
     { name: 'a posting into the live window', windows: ['nov'], command: () => sale('assets:bank', '2026-11-12T00:00:00Z') },
-    { name: 'a posting into the closed period (drift)', windows: ['oct'], command: () => sale('assets:bank', '2026-10-12T00:00:00Z') },
-    { name: 'a posting into the abandoned period', windows: [], command: () => sale('assets:bank', '2026-09-12T00:00:00Z') },
+    // The live November window's book balances move with any posting before its end.
+    { name: 'a posting into the closed period (drift)', windows: ['oct', 'nov'], command: () => sale('assets:bank', '2026-10-12T00:00:00Z') },
+    { name: 'a posting into the abandoned period', windows: ['nov'], command: () => sale('assets:bank', '2026-09-12T00:00:00Z') },
     { name: 'a posting outside every window', windows: [], command: () => sale('assets:cash', '2026-11-12T00:00:00Z') },
   ],
   'entry.batch': [{
     name: 'a batch into the live and the closed period', windows: ['oct', 'nov'],
     command: () => ({ type: 'entry.batch', atomic: true, rules: 2, entries: ['2026-10-12', '2026-11-12'].map((day) => ({ lines: [{ account: 'assets:bank', amount: 2 }, { account: 'income:sales', amount: -2 }], effective_at_ms: Date.parse(`${day}T00:00:00Z`), description: null, metadata: null })) }),
   }],
+  'entry.reverse': [
+    { name: 'a reversal into the live window', windows: ['nov'], command: (w) => ({ type: 'entry.reverse', entry: w.novEntry, effective_at_ms: Date.parse('2026-11-13T00:00:00Z'), description: null }) },
+    { name: 'a reversal into the closed period (drift)', windows: ['oct'], command: (w) => ({ type: 'entry.reverse', entry: w.novEntry, effective_at_ms: Date.parse('2026-10-13T00:00:00Z'), description: null }) },
+  ],
   'window.open': [{ name: 'a new window', windows: [], command: () => ({ type: 'window.open', label: 'Cash', accounts: ['assets:cash'], from: '2026-11-01', to: '2026-11-30', claimed_movement: 0, statement_ref: null, tolerance: 0, time_zone: 'UTC' }) }],
   'window.lines.add': [{ name: 'lines', windows: ['nov'], command: (w) => ({ type: 'window.lines.add', window: w.windows.nov, lines: [line(7)] }) }],
   'statements.import': [{
     name: 'a statement opens a new window', windows: [],
     command: () => ({ type: 'statements.import', time_zone: 'UTC', statements: [{ account: 'CASH-1', currency: 'EUR', statement_ref: 'S1', label: 'S1', from: '2026-12-01', to: '2026-12-03', claimed_movement: 5, fingerprint: 'f1', lines: [line(5, '2026-12-02')] }] }),
   }],
-  'match.create': [{ name: 'a match', windows: ['nov'], command: (w) => ({ type: 'match.create', window: w.windows.nov, statement_lines: ['l1'], entries: [w.novEntry], strategy: 'amount_and_date', reason: null }) }],
+  'match.create': [
+    { name: 'a match', windows: ['nov'], command: (w) => ({ type: 'match.create', window: w.windows.nov, statement_lines: ['l1'], entries: [w.novEntry], strategy: 'amount_and_date', reason: null }) },
+    {
+      name: 'a write-off with an adjustment (its entry moves both accounts)', windows: ['nov'],
+      command: (w) => ({ type: 'match.create', window: w.windows.nov, statement_lines: ['l2'], entries: [], strategy: 'write_off', reason: 'fee', adjustment: { account: 'assets:cash', description: null } }),
+    },
+  ],
   'match.batch': [{
     name: 'a batch of matches', windows: ['nov'],
     command: (w) => ({ type: 'match.batch', window: w.windows.nov, matches: [
@@ -89,6 +104,13 @@ const scenarios: { readonly [T in WorkspaceCommand['type']]: readonly Scenario<T
   'window.transition': [{ name: 'an abandon', windows: ['nov'], command: (w) => ({ type: 'window.transition', window: w.windows.nov, state: 'abandoned', reason: 'redo' }) }],
   'webhook.create': [{ name: 'a subscription', windows: [], command: () => ({ type: 'webhook.create', url: 'https://example.test/2', events: ['match.created'], secret }) }],
   'webhook.delete': [{ name: 'an unsubscription', windows: [], command: (w) => ({ type: 'webhook.delete', webhook: w.webhook }) }],
+  'seal.key': [{ name: 'a key given on upgrade signs the closed window', windows: ['oct'], command: () => ({ type: 'seal.key', ...sealKeyCommandFields() }) }],
+}
+
+/** A fresh key pair in the command's wire names. */
+function sealKeyCommandFields(): { private_key: string; public_key: string } {
+  const pair = newSealKeyPair()
+  return { private_key: pair.privateKey, public_key: pair.publicKey }
 }
 
 /** What a subscriber would be sent for each window and account that exist now, by id. */

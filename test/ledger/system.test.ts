@@ -4,7 +4,8 @@
  * a refusal leaving the system state exactly as it was.
  */
 import t, { type Test } from 'tap'
-import { createSystemState, executeSystem, keyView, limitsDefault, workspaceView, type SystemCommand, type SystemState } from '../../src/ledger/system.ts'
+import { createSystemState, executeSystem, keyView, limitsDefault, workspaceView, type SystemCommand, type SystemState, type WorkspaceRecord } from '../../src/ledger/system.ts'
+import { restoreSystem } from '../../src/ledger/restore.ts'
 import { stableSerialize } from '../support/state-fingerprint.ts'
 
 const nowMs = Date.parse('2026-12-01T12:00:00.000Z')
@@ -29,7 +30,7 @@ t.test('workspace.create: 201 with the view; refused for a bad zone, an existing
   const state = createSystemState()
   const outcome = accepted(state, createWorkspace('acme', 'tag1'))
   t.equal(outcome.status, 201)
-  t.same(outcome.body, { id: 'acme', timezone: 'Europe/Berlin', currency: 'USD', limits: limitsDefault, settings: {}, seal_public_key: null, created_at: '2026-12-01T12:00:00.000Z' })
+  t.same(outcome.body, { id: 'acme', timezone: 'Europe/Berlin', currency: 'USD', limits: limitsDefault, settings: { lock_closed_periods: false }, seal_public_key: null, created_at: '2026-12-01T12:00:00.000Z' })
   t.same(outcome.body, workspaceView(state.workspaces.get('acme')!))
   t.ok(state.tags.has('tag1'))
   refused(t, state, createWorkspace('other', 'tag2', 'Mars/Olympus'), 'request_invalid', 'an unknown IANA zone')
@@ -75,4 +76,31 @@ t.test('deterministic: the same commands give the same state', async (t) => {
     executeSystem(right, command)
   }
   t.equal(stableSerialize(left), stableSerialize(right))
+})
+
+t.test('seal keys: workspace.create carries its key pair (public key in the view); workspace.seal_key gives one to a workspace made without, once', async (t) => {
+  const state = createSystemState()
+  const withKey = accepted(state, { ...createWorkspace('keyed', 'tgk1'), seal_private_key: 'cHJpdmF0ZQ==', seal_public_key: 'cHVibGlj' } as SystemCommand)
+  t.equal(withKey.body.seal_public_key, 'cHVibGlj', 'the public key, never the private one, in the view')
+  t.notMatch(JSON.stringify(withKey.body), /cHJpdmF0ZQ/)
+  t.same([state.workspaces.get('keyed')!.sealKeyAtCreation], [true])
+  accepted(state, createWorkspace('old', 'tgk2'))
+  t.same([state.workspaces.get('old')!.sealKey, state.workspaces.get('old')!.sealKeyAtCreation], [null, false], 'the old command shape: no key')
+  const give = { type: 'workspace.seal_key', at_ms: nowMs, id: 'old', seal_private_key: 'cHJpdjI=', seal_public_key: 'cHViMg==' } as SystemCommand
+  t.equal(accepted(state, give).body.seal_public_key, 'cHViMg==')
+  t.equal(state.workspaces.get('old')!.sealKeyAtCreation, false, 'given later: the workspace\'s state gets it through its own log (seal.key)')
+  refused(t, state, { ...give, seal_public_key: 'b3RoZXI=' } as SystemCommand, 'request_invalid', 'a second key')
+  refused(t, state, { ...give, id: 'nope' } as SystemCommand, 'not_found', 'an unknown workspace')
+})
+
+t.test('workspace.update: settings merged and shown; a system snapshot written before settings restores the defaults', async (t) => {
+  const state = createSystemState()
+  accepted(state, createWorkspace('acme', 'tag1'))
+  const updated = accepted(state, { type: 'workspace.update', at_ms: nowMs, id: 'acme', settings: { lock_closed_periods: true } })
+  t.same(updated.body.settings, { lock_closed_periods: true })
+  t.same(accepted(state, { type: 'workspace.update', at_ms: nowMs, id: 'acme', limits: { writes_per_minute: 5 } }).body.settings, { lock_closed_periods: true }, 'kept by an update that names none')
+  const { settings: _settings, ...older } = state.workspaces.get('acme')!
+  const restored = createSystemState()
+  restoreSystem(restored, { workspaces: [older as WorkspaceRecord], keys: [] })
+  t.same((workspaceView(restored.workspaces.get('acme')!) as any).settings, { lock_closed_periods: false })
 })

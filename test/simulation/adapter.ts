@@ -6,14 +6,13 @@
 
 import assert from 'node:assert/strict'
 import { Runtime } from '../../src/actor/runtime.ts'
-import { reject } from '../../src/errors.ts'
 import type { MatchBatch, WorkspaceCommand } from '../../src/ledger/commands.ts'
-import { findIdempotency } from '../../src/ledger/idempotency.ts'
 import { whatIfBatch } from '../../src/ledger/match-batch.ts'
 import type { Outcome } from '../../src/ledger/outcome.ts'
 import { proposalsAnswer, runToEnd, type ProposalQuery } from '../../src/ledger/proposals.ts'
 import type { Visibility } from '../../src/ledger/visibility.ts'
 import { sha256Hex } from '../../src/exports/seal-hash.ts'
+import { ed25519Signer } from '../../src/exports/seal-signature.ts'
 import { createWorkspaceState, type WorkspaceState } from '../../src/ledger/state.ts'
 import { createSystemState, executeSystem, type SystemCommand, type SystemState } from '../../src/ledger/system.ts'
 import { executeWorkspace } from '../../src/ledger/workspace.ts'
@@ -108,19 +107,13 @@ export class SimNode {
   }
 
   /**
-   * A workspace command through the edge's idempotency stage and the actor: a stored answer for the key
-   * with the same fingerprint is replayed, another fingerprint is a conflict, else the actor applies it.
+   * A workspace command as the shard applies it: its Idempotency-Key looked up in the same step (a stored
+   * answer with the same fingerprint is replayed, another fingerprint is a conflict), else applied.
    */
   submit(workspace: string, command: WorkspaceCommand): Reply {
-    const actor = this.#runtime.actor(workspace)
-    if (command.idempotency !== undefined) {
-      const record = findIdempotency(actor.state, command.idempotency.key, command.at_ms)
-      if (record !== undefined) {
-        if (record.fingerprint !== command.idempotency.fingerprint) return { outcome: reject('idempotency_conflict'), replayed: false }
-        return { outcome: { ok: true, status: record.status, body: JSON.parse(record.body) }, replayed: true }
-      }
-    }
-    return { outcome: onTheWire(actor.submit(command).outcome), replayed: false }
+    const outcome = this.#runtime.actor(workspace).submit(command, command.idempotency !== undefined).outcome
+    if (outcome.ok && outcome.keyReplayed === true) return { outcome: { ok: true, status: outcome.status, body: outcome.json === '' ? null : JSON.parse(outcome.json!) }, replayed: true }
+    return { outcome: onTheWire(outcome), replayed: false }
   }
 
   /** A match batch's dry run, as the route runs it: a read through the actor. */
@@ -185,7 +178,10 @@ export class SimNode {
       if (record.workspace === null) {
         const outcome = executeSystem(system, record.command)
         assert.ok(outcome.ok, `replay of system record ${seq} was rejected`)
-        if (record.command.type === 'workspace.create') workspaces.set(record.command.id, createWorkspaceState(record.command.id, record.command.tag, sha256Hex))
+        if (record.command.type === 'workspace.create') {
+          const { id, tag, seal_private_key: privateKey, seal_public_key: publicKey } = record.command
+          workspaces.set(id, createWorkspaceState(id, tag, sha256Hex, ed25519Signer, privateKey === undefined || publicKey === undefined ? null : { privateKey, publicKey }))
+        }
         continue
       }
       const state = workspaces.get(record.workspace)

@@ -1,0 +1,133 @@
+/**
+ * @module What the Shard boundary costs (issue 25): this tree's server and another checkout's (the code before
+ * the boundary, BENCH_BASE_REPO) on copies of one seeded data dir, beside the bare ceiling, each row run on the
+ * three in turn. The figure that matters on a shared 2-core machine is the server's CPU per answer, not req/s.
+ */
+// Run: node --import=tsx bench/boundary.ts     (build first: npm run build, here and in the base checkout)
+//   BENCH_BASE_REPO=/path/to/checkout   a checkout with dist/ built (say `git worktree add --detach ../base <commit>`);
+//                                       without it only this tree and the ceiling run
+//   BENCH_DURATION_S (8), BENCH_WARMUP_S (2), BENCH_ENTRIES (100,000 seeded entries)
+//   BENCH_ROUNDS (2)   each row is measured this many times per server, alternating; the table keeps the lowest CPU per answer
+// Writes bench/results/boundary.json. Servers listen on 127.0.0.1 under `timeout`.
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { randomBytes } from 'node:crypto'
+import { call, measure, startCeiling, startScriptNodeFlags, startTrueup, type Child, type LoadRequest, type LoadResult, type LoadSettings } from './http.ts'
+import { seededRandom } from './scenarios.ts'
+import { seedHttp } from './seed.ts'
+
+const benchDir = import.meta.dirname
+const repoDir = path.dirname(benchDir)
+const baseRepo = process.env.BENCH_BASE_REPO === undefined || process.env.BENCH_BASE_REPO === '' ? null : path.resolve(process.env.BENCH_BASE_REPO)
+const durationS = Number(process.env.BENCH_DURATION_S ?? 8)
+const warmupS = Number(process.env.BENCH_WARMUP_S ?? 2)
+const entries = Number(process.env.BENCH_ENTRIES ?? 100_000)
+const rounds = Number(process.env.BENCH_ROUNDS ?? 2)
+const adminToken = `adm_boundary_${process.pid}`
+
+interface Row {
+  readonly key: string
+  readonly name: string
+  readonly settings: LoadSettings
+  readonly next: (secret: string, accounts: readonly string[], window: string) => () => LoadRequest
+}
+
+const c64: LoadSettings = { connections: 64, pipelining: 1, durationS, warmupS }
+const c640: LoadSettings = { ...c64, connections: 640 }
+
+function entryPost(secret: string, keyed: boolean): () => LoadRequest {
+  const random = seededRandom(7)
+  const tag = randomBytes(4).toString('hex')
+  let index = 0
+  return () => {
+    index++
+    const debit = Math.floor(random() * 1000)
+    const credit = (debit + 1 + Math.floor(random() * 999)) % 1000
+    const name = (i: number) => `acct:${String(i).padStart(3, '0')}`
+    const body = JSON.stringify({ lines: [{ account: name(debit), amount: index }, { account: name(credit), amount: -index }], description: `boundary ${index}` })
+    const headers: Record<string, string> = { authorization: `Bearer ${secret}`, 'content-type': 'application/json' }
+    if (keyed) headers['idempotency-key'] = `${tag}-${index}`
+    return { method: 'POST', path: '/v2/entries', headers, body }
+  }
+}
+
+const rows: readonly Row[] = [
+  { key: 'post-c64', name: 'POST /v2/entries, durable (-c 64)', settings: c64, next: (secret) => entryPost(secret, false) },
+  { key: 'post-c640', name: 'POST /v2/entries, durable (-c 640)', settings: c640, next: (secret) => entryPost(secret, false) },
+  { key: 'post-keyed', name: 'POST /v2/entries with Idempotency-Key (-c 64)', settings: c64, next: (secret) => entryPost(secret, true) },
+  {
+    key: 'balance', name: 'GET balance, random of 1,000 accounts (-c 64)', settings: c64,
+    next: (secret, accounts) => { const random = seededRandom(3); return () => ({ method: 'GET', path: `/v2/accounts/${accounts[Math.floor(random() * accounts.length)]}/balance`, headers: { authorization: `Bearer ${secret}` } }) },
+  },
+  { key: 'window', name: 'GET reconciliation (-c 64)', settings: c64, next: (secret, _accounts, window) => () => ({ method: 'GET', path: `/v2/reconciliations/${window}`, headers: { authorization: `Bearer ${secret}` } }) },
+]
+
+interface Cell { readonly reqPerS: number; readonly cpuUsPerAnswer: number | null; readonly non2xx: number; readonly errors: number }
+
+function cellOf(result: LoadResult): Cell {
+  const cpuUsPerAnswer = result.cpuMs === null || result.total === 0 ? null : Math.round((result.cpuMs * 1000 / result.total) * 10) / 10
+  return { reqPerS: Math.round(result.reqPerS), cpuUsPerAnswer, non2xx: result.non2xx, errors: result.errors }
+}
+
+function better(a: Cell | undefined, b: Cell): Cell {
+  if (a === undefined || a.cpuUsPerAnswer === null) return b
+  return b.cpuUsPerAnswer !== null && b.cpuUsPerAnswer < a.cpuUsPerAnswer ? b : a
+}
+
+async function startServer(dist: string, dataDir: string, label: string, tmp: string): Promise<Child> {
+  return startTrueup(dist, { dataDir, adminToken, nodeFlags: startScriptNodeFlags(), logLevel: 'warn', outputPath: path.join(tmp, `${label}.out`) })
+}
+
+async function main(): Promise<void> {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'trueup-boundary-'))
+  const seedDir = path.join(tmp, 'seed')
+  const seed = await seedHttp(seedDir, entries, 0, 0)
+  const servers: { label: string; dist: string }[] = [{ label: 'this', dist: path.join(repoDir, 'dist') }]
+  if (baseRepo !== null) servers.unshift({ label: 'base', dist: path.join(baseRepo, 'dist') })
+  const ceiling = await startCeiling(benchDir, path.join(tmp, 'ceiling.out'))
+  const table: Record<string, Record<string, Cell>> = {}
+  try {
+    for (const row of rows) {
+      table[row.key] = {}
+      for (let round = 0; round < rounds; round++) {
+        for (const server of servers) {
+          const dataDir = path.join(tmp, `${server.label}-${row.key}-${round}`)
+          fs.cpSync(seedDir, dataDir, { recursive: true })
+          const child = await startServer(server.dist, dataDir, server.label, tmp)
+          try {
+            const sanity = await call(child.port, 'GET', `/v2/reconciliations/${seed.bigWindowId}`, seed.secret)
+            if (sanity.status !== 200) throw new Error(`${server.label}: the seeded window answered ${sanity.status}`)
+            // The rows measure the request path, not the rate limit.
+            const raised = await call(child.port, 'PATCH', '/admin/workspaces/default', adminToken, { limits: { writes_per_minute: 100_000_000, reads_per_minute: 100_000_000 } })
+            if (raised.status !== 200) throw new Error(`${server.label}: raising the rate limits answered ${raised.status}`)
+            const result = await measure(child.port, row.settings, row.next(seed.secret, seed.accountIds, seed.bigWindowId), () => child.cpuMs())
+            table[row.key][server.label] = better(table[row.key][server.label], cellOf(result))
+          } finally {
+            await child.stop(10_000)
+            fs.rmSync(dataDir, { recursive: true, force: true })
+          }
+        }
+        const bare = await measure(ceiling.port, row.settings, row.next(seed.secret, seed.accountIds, seed.bigWindowId), () => ceiling.cpuMs())
+        table[row.key].ceiling = better(table[row.key].ceiling, cellOf(bare))
+      }
+      print(row, table[row.key])
+    }
+  } finally {
+    await ceiling.stop(5_000)
+    fs.rmSync(tmp, { recursive: true, force: true })
+  }
+  const out = { date: new Date().toISOString(), entries, durationS, warmupS, rounds, baseRepo, node: process.version, rows: rows.map((row) => ({ key: row.key, name: row.name, ...table[row.key] })) }
+  fs.writeFileSync(path.join(benchDir, 'results', 'boundary.json'), `${JSON.stringify(out, null, 2)}\n`)
+}
+
+function print(row: Row, cells: Record<string, Cell>): void {
+  const text = (label: string) => {
+    const cell = cells[label]
+    return cell === undefined ? '—' : `${cell.reqPerS.toLocaleString('en')} req/s, ${cell.cpuUsPerAnswer ?? '?'} µs CPU/answer${cell.non2xx + cell.errors > 0 ? ` (${cell.non2xx} non-2xx, ${cell.errors} errors)` : ''}`
+  }
+  process.stdout.write(`| ${row.name} | ${text('ceiling')} | ${text('base')} | ${text('this')} |\n`)
+}
+
+process.stdout.write('| row | ceiling | base (before the boundary) | this tree |\n| --- | --- | --- | --- |\n')
+await main()
