@@ -1,8 +1,8 @@
 /**
  * Which parser reads a request body (src/api/body.ts): JSON unless the route parses its own format and the body
  * is in it (a text/csv body that is not a JSON object, a Content-Type or ?format= the route reads, or every body
- * for a route that parses every one); the route's parser gets the bytes, the Content-Type and the query; a query
- * that is not UTF-8 once percent-decoded is refused before that parser runs.
+ * for a route that parses every one); the route's parser gets the bytes, the Content-Type and the query (whose
+ * encoding the query stage checked before: test/api/query.test.ts).
  */
 import t from 'tap'
 import { isJsonBody, parseBody } from '../../src/api/body.ts'
@@ -56,10 +56,4 @@ t.test('parsesEvery: every body goes to the route\'s parser, even a JSON object'
   t.notOk(isJsonBody(route, 'application/json', json, ''))
   t.same(parseBody(route, json, 'application/json', ''), { ok: true, value: { parsedBy: 'route' } })
   t.equal(calls.length, 1)
-})
-
-t.test('a query that is not UTF-8 once decoded is refused before the route\'s parser runs', async (t) => {
-  const { route, calls } = routeWith({ parsesEvery: true })
-  t.match(parseBody(route, csv, 'text/csv', 'format=%FC'), { ok: false, code: 'request_invalid', details: [{ path: '/format' }] })
-  t.equal(calls.length, 0)
 })

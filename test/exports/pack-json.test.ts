@@ -1,6 +1,6 @@
 /**
  * The JSON audit pack writer (src/exports/pack-json.ts) fed a head and items directly: one JSON object, the head's
- * members then `lines` (the lines alone, as the seal covers them), `matches` and `history`, whatever the page size;
+ * members then `lines` (the sealed fields, then the entries matched), `matches` and `history`, whatever the page size;
  * each take gives only what was written since the last.
  */
 import t from 'tap'
@@ -8,7 +8,7 @@ import { JsonPackWriter } from '../../src/exports/pack-json.ts'
 import { chunksText, packHead, packLine, samplePack, writePack, type PackContent } from '../support/pack-items.ts'
 
 function expected(pack: PackContent): unknown {
-  return { ...pack.head, lines: pack.lines.map((item) => item.line), matches: pack.matches, history: pack.history }
+  return { ...pack.head, lines: pack.lines.map((item) => ({ ...item.line, entries: item.entries })), matches: pack.matches, history: pack.history }
 }
 
 t.test('the pack is one JSON object: the head, then lines, matches and history in that order, and a final newline', async (t) => {
@@ -19,7 +19,8 @@ t.test('the pack is one JSON object: the head, then lines, matches and history i
   const parsed = JSON.parse(text) as Record<string, unknown>
   t.same(parsed, expected(pack))
   t.same(Object.keys(parsed), [...Object.keys(pack.head), 'lines', 'matches', 'history'], 'member order')
-  t.same(parsed.lines, pack.lines.map((item) => item.line), 'a line carries its own fields only (the covering match is in matches)')
+  t.same(parsed.lines, pack.lines.map((item) => ({ ...item.line, entries: item.entries })), 'a line: its sealed fields, then the entries matched to it (the covering match is in matches)')
+  t.same(Object.keys((parsed.lines as Record<string, unknown>[])[0]), [...Object.keys(pack.lines[0].line), 'entries'], 'the sealed fields first')
   t.equal(text, JSON.stringify(expected(pack)) + '\n', 'byte for byte what JSON.stringify writes')
 })
 

@@ -5,6 +5,7 @@
  */
 import type { Chunk } from '../../src/api/streamed-answer.ts'
 import type { PackAccount, PackHead, PackLine, PackWriter, SectionName } from '../../src/exports/pack.ts'
+import type { LineEntry } from '../../src/ledger/window-entries.ts'
 
 export interface PackContent {
   readonly head: PackHead
@@ -14,13 +15,16 @@ export interface PackContent {
 }
 
 export const sealHex = 'a3f1c2d4e5b6a7980112233445566778899aabbccddeeff00112233445566778'
+/** 64 and 32 bytes in base64, the sizes of an Ed25519 signature and public key. */
+export const sealSignature = Buffer.alloc(64, 7).toString('base64')
+export const sealPublicKey = Buffer.alloc(32, 9).toString('base64')
 
 export function packWindow(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     id: 'rec_abc1234000000001', label: 'March statement', accounts: ['assets:bank'], window: { from: '2026-03-01', to: '2026-03-31' },
     statement_ref: 'stmt-03', claimed_movement: 161010, derived_movement: 150000, residual: 0, tolerance: 5, state: 'closed',
     opened_at: '2026-04-01T08:00:00.000Z', closed_at: '2026-04-02T09:30:00.000Z', closed_by: 'key_abcdef01234567', close_reason: 'all matched',
-    post_close_drift: null, post_close_entries: null, seal: sealHex, ...overrides,
+    post_close_drift: null, post_close_entries: null, seal: { sha256: sealHex, signature: sealSignature, public_key: sealPublicKey }, ...overrides,
   }
 }
 
@@ -29,6 +33,7 @@ export function packHead(options: { window?: Record<string, unknown>; accounts?:
     format: 'trueup.reconciliation-export', version: 1, seal_version: 1, exported_at: '2026-04-03T10:00:00.000Z',
     window: options.window ?? packWindow(), time_zone: 'Europe/Berlin',
     accounts: options.accounts ?? [{ id: 'acc_abc1234000000001', name: 'assets:bank', currency: 'EUR' }], matched: options.matched ?? 161010,
+    closed_by: { id: 'key_abcdef01234567', name: 'Ana Auditor' },
   }
 }
 
@@ -39,12 +44,17 @@ export function packMatch(id: string, strategy: string, lines: readonly string[]
   }
 }
 
-export function packLine(number: number, amount: number, fields: { reference?: string | null; description?: string | null; match?: Record<string, unknown> | null; date?: string } = {}): PackLine {
+export function packLine(number: number, amount: number, fields: { reference?: string | null; description?: string | null; match?: Record<string, unknown> | null; date?: string; entries?: readonly LineEntry[] } = {}): PackLine {
   const match = fields.match ?? null
   return {
     line: { id: `l${number}`, date: fields.date ?? '2026-03-10', amount, reference: fields.reference ?? null, description: fields.description ?? null, match: match === null ? null : match.id },
     match,
+    entries: fields.entries ?? [],
   }
+}
+
+export function lineEntry(id: string, amount: number | null, description: string | null, effectiveDate = '2026-03-10'): LineEntry {
+  return { id, effective_at: `${effectiveDate}T09:00:00.000Z`, effective_date: effectiveDate, amount, description }
 }
 
 export function packHistoryEvent(type: string, at: string, state: string, residual: number, detail: Record<string, unknown> = {}): Record<string, unknown> {
@@ -60,7 +70,7 @@ export function samplePack(): PackContent {
   return {
     head: packHead(),
     lines: [
-      packLine(1, 150000, { reference: 'INV-1', description: 'Invoice, "one"', match: sale }),
+      packLine(1, 150000, { reference: 'INV-1', description: 'Invoice, "one"', match: sale, entries: [lineEntry('ent_abc1234000000007', 100000, 'first half'), lineEntry('ent_abc1234000000008', 50000, null, '2026-03-11')] }),
       packLine(2, 10000, { reference: '=cmd|calc', description: '-refund', match: other, date: '2026-03-11' }),
       packLine(3, 1000, { reference: null, description: 'fee', match: writeOff, date: '2026-03-30' }),
       packLine(4, 10, { reference: null, description: null, match: writeOff, date: '2026-03-31' }),
