@@ -2,7 +2,8 @@
  * @module CSV as spreadsheets read it safely: RFC 4180 through csv-stringify (quotes, CRLF), UTF-8 with a
  * byte order mark (without it Excel reads UTF-8 as a legacy code page), and the CSV-injection guard: a
  * text cell starting with =, +, -, @, tab or CR is prefixed with ' so no spreadsheet runs it as a
- * formula (OWASP, "CSV Injection"). Numbers stay numbers: a negative amount is a number, not text.
+ * formula (OWASP, "CSV Injection"). Numbers stay numbers: a negative amount is a number, not text. A cell holding
+ * a line break of any kind (CRLF, LF, CR) is quoted.
  */
 
 import { stringify } from 'csv-stringify/sync'
@@ -34,6 +35,8 @@ export function csvRows(rows: readonly (readonly CsvCell[])[], header: readonly 
   const records = header === null ? rows : [header, ...rows]
   return stringify(records as CsvCell[][], {
     record_delimiter: 'windows',
+    // csv-stringify quotes a cell holding the record delimiter (CRLF) but not a bare LF or CR, and spreadsheets end a record at either.
+    quoted_match: /[\r\n]/,
     cast: { string: (value) => guardText(value), number: (value) => String(value), object: (value) => (value as unknown as DecimalCell).text },
   })
 }

@@ -4,7 +4,7 @@
  * The exponent ISO 4217 gives each code (list one, plus codes withdrawn since 2022 whose statements still
  * circulate: HRK, SLL, ZWL, CUC). Intl (CLDR) is the source of the codes, but its `maximumFractionDigits`
  * is the digits people write in practice, not ISO's minor unit: where they differ ISO wins, and
- * test/statements/currency.test.ts names every such code. XDR and XSU have no minor unit in ISO 4217
+ * test/ledger/currency.test.ts names every such code. XDR and XSU have no minor unit in ISO 4217
  * ("N.A."): no bank account holds them, so they are left out.
  */
 const exponentByCode: Readonly<Record<string, number>> = {
