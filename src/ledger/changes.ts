@@ -37,6 +37,7 @@ export function changesOf(state: WorkspaceState, command: WorkspaceCommand, outc
     case 'window.lines.add':
     case 'match.create':
     case 'match.batch':
+    case 'match.auto':
     case 'match.reverse':
     case 'window.transition': return windowChanges(state, command.window)
     case 'account.update': return accountChanges(state, command, (outcome.body as { id: string }).id)
@@ -45,7 +46,11 @@ export function changesOf(state: WorkspaceState, command: WorkspaceCommand, outc
     // A new account has no watcher yet; its balance is 0 and no window names it.
     case 'account.create':
     case 'webhook.create':
-    case 'webhook.delete': return none
+    case 'webhook.delete':
+    // Rules change no window and no balance until an auto-match applies them.
+    case 'matching_rule.create':
+    case 'matching_rule.update':
+    case 'matching_rule.delete': return none
     default: return unknownCommand(command)
   }
 }

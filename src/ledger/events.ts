@@ -54,8 +54,9 @@ export function eventsOf(state: WorkspaceState, command: WorkspaceCommand, outco
       const flipped = last.type === 'balanced' && last.detail.cause === cause && last.detail.match === body.id
       return flipped ? [own, event('reconciliation.balanced', windowView(state, window), accountNames)] : [own]
     }
-    // createMatchBatch gathered the events of its matches one by one (match-batch.ts): they are the batch's.
+    // createMatchBatch and autoMatch gathered the events of their matches one by one (match-batch.ts, auto-match.ts).
     case 'match.batch':
+    case 'match.auto':
       return outcome.events === undefined ? [] : [...outcome.events]
     // Lines move no figure the residual rests on (no flip); accounts and subscriptions have no webhook event (docs/API.md, Webhooks).
     case 'window.lines.add':
@@ -63,6 +64,9 @@ export function eventsOf(state: WorkspaceState, command: WorkspaceCommand, outco
     case 'account.update':
     case 'webhook.create':
     case 'webhook.delete':
+    case 'matching_rule.create':
+    case 'matching_rule.update':
+    case 'matching_rule.delete':
       return []
     default:
       return unknownCommand(command)

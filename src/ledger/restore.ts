@@ -13,6 +13,7 @@ import { sealOf } from './seal.js'
 import { createWorkspaceState, EntryStore, type Account, type Entry, type IdempotencyRecord, type SealHasher, type WorkspaceState } from './state.js'
 import { currencyDefault, type KeyRecord, type SystemState, type WorkspaceRecord } from './system.js'
 import { isTerminal } from './window-effects.js'
+import type { MatchingRule } from './matching-rules-state.js'
 import type { WebhookSubscription } from './webhooks-state.js'
 import { addLiveWindow } from './live-windows.js'
 import { fillMatchFigures } from './matches.js'
@@ -62,6 +63,8 @@ export interface WorkspaceFacts {
   readonly matches: readonly Match[]
   /** Absent in snapshots written before webhooks existed: no subscriptions then. */
   readonly webhooks?: { readonly lastSeq: number; readonly subscriptions: readonly WebhookSubscription[] }
+  /** Absent in snapshots written before matching rules existed: no rules then. */
+  readonly matchingRules?: { readonly lastSeq: number; readonly rules: readonly MatchingRule[] }
 }
 
 /** The facts of a state as it stands; they share its objects, so they are encoded before the state moves on. */
@@ -80,6 +83,7 @@ export function factsOf(state: WorkspaceState): WorkspaceFacts {
     windows: state.windows.windows.map((window) => ({ ...window, matchedEntries: [...window.matchedEntries] })),
     matches: state.windows.matches,
     webhooks: { lastSeq: state.webhooks.lastSeq, subscriptions: [...state.webhooks.subscriptions.values()] },
+    matchingRules: { lastSeq: state.matchingRules.lastSeq, rules: [...state.matchingRules.rules.values()] },
   }
 }
 
@@ -128,6 +132,10 @@ export function restoreWorkspace(facts: WorkspaceFacts, sealHasher: SealHasher |
   if (facts.webhooks !== undefined) {
     state.webhooks.lastSeq = facts.webhooks.lastSeq
     for (const subscription of facts.webhooks.subscriptions) state.webhooks.subscriptions.set(subscription.id, subscription)
+  }
+  if (facts.matchingRules !== undefined) {
+    state.matchingRules.lastSeq = facts.matchingRules.lastSeq
+    for (const rule of facts.matchingRules.rules) state.matchingRules.rules.set(rule.id, rule)
   }
   return state
 }

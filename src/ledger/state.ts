@@ -2,6 +2,7 @@
 
 import { makeId } from './ids.js'
 import { DoublesArena, SumTree } from './sum-tree.js'
+import { createMatchingRulesState, type MatchingRulesState } from './matching-rules-state.js'
 import { createWebhooksState, type WebhooksState } from './webhooks-state.js'
 import { createWindowsState, type WindowsState } from './windows-state.js'
 
@@ -190,6 +191,7 @@ export interface WorkspaceState {
   idempotencyOrderHead: number
   readonly windows: WindowsState
   readonly webhooks: WebhooksState
+  readonly matchingRules: MatchingRulesState
   /** Seals closed windows (seal.ts); null only in bare ledger tests, whose closed windows then carry no seal. */
   readonly sealHasher: SealHasher | null
 }
@@ -218,6 +220,7 @@ export function createWorkspaceState(workspaceId: string, tag: string, sealHashe
     idempotencyOrderHead: 0,
     windows: createWindowsState(),
     webhooks: createWebhooksState(),
+    matchingRules: createMatchingRulesState(),
     sealHasher,
   }
 }

@@ -10,6 +10,7 @@ import { Packr, Unpackr } from 'msgpackr'
 import { factsOf, restoreWorkspace, type AccountFacts, type SystemFacts, type WindowFacts, type WorkspaceFacts } from '../ledger/restore.js'
 import { Entry, EntryStore, type EntryLine, type IdempotencyRecord, type SealHasher, type WorkspaceState } from '../ledger/state.js'
 import type { Match } from '../ledger/windows-state.js'
+import type { MatchingRule } from '../ledger/matching-rules-state.js'
 import type { WebhookSubscription } from '../ledger/webhooks-state.js'
 import type { KeyRecord, SystemState, WorkspaceRecord } from '../ledger/system.js'
 import { decodeValue, encodeValue, frame, unframe } from './codec.js'
@@ -57,6 +58,8 @@ interface SnapshotFacts {
   readonly matches: readonly Match[]
   /** Absent in snapshots written before webhooks existed: no subscriptions then. */
   readonly webhooks?: { readonly lastSeq: number; readonly subscriptions: readonly WebhookSubscription[] }
+  /** Absent in snapshots written before matching rules existed: no rules then. */
+  readonly matchingRules?: { readonly lastSeq: number; readonly rules: readonly MatchingRule[] }
 }
 
 /** Version 1: one value, the entries as objects. */
@@ -187,6 +190,7 @@ function headOf(seq: number, facts: WorkspaceFacts, perChunk: number, chunks: nu
     windows: facts.windows,
     matches: facts.matches,
     webhooks: { lastSeq: facts.webhooks?.lastSeq ?? 0, subscriptions: facts.webhooks?.subscriptions ?? [] },
+    matchingRules: { lastSeq: facts.matchingRules?.lastSeq ?? 0, rules: facts.matchingRules?.rules ?? [] },
     entries: { count: facts.entries.length, perChunk, chunks },
   }
 }
@@ -364,8 +368,8 @@ function fromBody(db: Database<Buffer, string>, body: SnapshotBodyV1 | SnapshotH
   const accountsCount = body.accounts.length
   // readEntries checks seqs and accounts as it builds the entries; a version 1 body holds them ready-made.
   const entries = body.v === 1 ? checkedEntriesV1((body as SnapshotBodyV1).entries, body.tag, accountsCount) : readEntries(db, body as SnapshotHead)
-  const { workspaceId, tag, accounts, idempotency, windows, matches, webhooks } = body
-  return restoreWorkspace({ workspaceId, tag, accounts, entries, idempotency, windows, matches, webhooks }, sealHasher)
+  const { workspaceId, tag, accounts, idempotency, windows, matches, webhooks, matchingRules } = body
+  return restoreWorkspace({ workspaceId, tag, accounts, entries, idempotency, windows, matches, webhooks, matchingRules }, sealHasher)
 }
 
 export interface LoadedSnapshots {
