@@ -7,6 +7,9 @@ import path from 'node:path'
 export const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 export type LogLevel = (typeof logLevels)[number]
 
+/** Shards at most: each is a thread with its own LMDB environment. */
+export const shardsMax = 64
+
 export interface Config {
   readonly host: string
   readonly port: number
@@ -18,6 +21,11 @@ export interface Config {
   readonly pendingRecordsMax: number
   /** A workspace snapshot is written after this many of its commands. */
   readonly snapshotCommandsInterval: number
+  /**
+   * Workspaces are placed on this many shards by a stable hash of their id; with more than one, each shard is a
+   * worker thread with its own log under DATA_DIR/shards/<n> (docs/API.md, Shards). A data dir keeps the number it was written with.
+   */
+  readonly shards: number
   /**
    * The log keeps at least its last this many records; an older one is deleted once no recovery reads it
    * (the snapshots cover it) and neither retention setting keeps it. null: no count, when logRetentionBytes
@@ -80,6 +88,7 @@ export const configDefaults = Object.freeze({
   groupCommitRecordsMax: 8192,
   pendingRecordsMax: 65536,
   snapshotCommandsInterval: 100_000,
+  shards: 1,
   logRetentionCommands: null,
   logRetentionBytes: null,
   logRetentionBatchRecordsMax: 2_048,
@@ -135,6 +144,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     groupCommitRecordsMax: integerFrom(env, 'GROUP_COMMIT_RECORDS_MAX'),
     pendingRecordsMax: integerFrom(env, 'PENDING_RECORDS_MAX'),
     snapshotCommandsInterval: integerFrom(env, 'SNAPSHOT_COMMANDS_INTERVAL'),
+    shards: integerFrom(env, 'SHARDS'),
     logRetentionCommands: integerFrom(env, 'LOG_RETENTION_COMMANDS'),
     logRetentionBytes: integerFrom(env, 'LOG_RETENTION_BYTES'),
     logRetentionBatchRecordsMax: integerFrom(env, 'LOG_RETENTION_BATCH_RECORDS_MAX'),
@@ -164,6 +174,7 @@ export function resolveConfig(input: ConfigInput): Config {
   assert.ok(resolved.groupCommitRecordsMax <= resolved.pendingRecordsMax, 'GROUP_COMMIT_RECORDS_MAX must not exceed PENDING_RECORDS_MAX')
   assert.ok(resolved.bodyBytesMax <= resolved.importBodyBytesMax)
   assert.ok(resolved.snapshotCommandsInterval >= 1, 'SNAPSHOT_COMMANDS_INTERVAL must be at least 1')
+  assert.ok(resolved.shards >= 1 && resolved.shards <= shardsMax, `SHARDS must be from 1 to ${shardsMax}`)
   assert.ok(logRetentionCommands === null || logRetentionCommands >= 1, 'LOG_RETENTION_COMMANDS must be at least 1 (the last record is always kept)')
   assert.ok(resolved.logRetentionBytes === null || resolved.logRetentionBytes >= 1, 'LOG_RETENTION_BYTES must be at least 1 (the last record is always kept)')
   assert.ok(resolved.logRetentionBatchRecordsMax >= 1, 'LOG_RETENTION_BATCH_RECORDS_MAX must be at least 1')

@@ -8,17 +8,21 @@ import type { Runtime, ReplayReport } from './actor/runtime.js'
 import type { Config } from './config.js'
 import type { DestinationStream } from 'pino'
 import { createKeyCommand, newKeySecret, randomText } from './api/admin-routes.js'
+import { newSealKeyFields } from './exports/seal-signature.js'
 import { Metrics } from './edge/metrics.js'
 import type { DrainReport } from './edge/drain.js'
 import type { StreamEndpoint } from './edge/stream.js'
 import { startServer, type RunningServer } from './edge/server.js'
-import { scopes } from './ledger/system.js'
+import { limitsDefault, scopes, type SystemCommand } from './ledger/system.js'
 import type { CommitFaults } from './log/command-log.js'
 import { checkDataDirContents, lockDataDir, type DataDirLock } from './data-dir.js'
 import { holdPort, type PortHold } from './edge/port-hold.js'
 import { createLogger } from './logger.js'
 import type { WebhookDeliverer } from './webhooks/deliverer.js'
-import { LocalNode } from './shard/local-node.js'
+import { LocalNode, type LocalNodeHooks } from './shard/local-node.js'
+import type { Shard } from './shard/operation.js'
+import { ShardSet } from './shard/shard-set.js'
+import { claimLayout } from './shard/layout.js'
 
 export interface Service {
   readonly port: number
@@ -66,11 +70,35 @@ function keepAdminToken(config: Config, admin: { readonly token: string; readonl
   print(`Admin token (written to ${file}, shown once): ${admin.token}`)
 }
 
-/** On an empty data dir: workspace `default` in UTC and one key with every scope, printed once; returns its secret. */
-function firstStart(node: LocalNode, clock: () => number, print: (line: string) => void): string | null {
-  if (!node.createFirstWorkspace('default', randomText(40))) return null
+/** What holds the workspaces: the in-process node (SHARDS=1) or the shard set (one worker thread per shard). */
+interface ServiceNode {
+  readonly shard: Shard
+  readonly replay: ReplayReport
+  start(): void
+  stopHousekeeping(): Promise<void>
+  close(): Promise<{ readonly snapshotsWrittenCount: number; readonly durableSeq: number }>
+}
+
+function openNode(config: Config, hooks: LocalNodeHooks): Promise<ServiceNode> {
+  return config.shards === 1 ? LocalNode.open(config, hooks) : ShardSet.open(config, hooks)
+}
+
+/** The registry's runtime (the system state, and with SHARDS=1 every workspace): for tests and operators. */
+function runtimeOf(node: ServiceNode): Runtime {
+  return node instanceof ShardSet ? node.registry.runtime : (node as LocalNode).runtime
+}
+
+async function submitted(shard: Shard, command: SystemCommand): Promise<void> {
+  const reply = await shard.send({ op: 'system.command', command })
+  if (reply.status >= 300) throw new Error(`cannot apply ${command.type}: ${reply.body}`)
+}
+
+/** On an empty data dir: workspace `default` in UTC and one key with every scope, printed once; returns its secret (once both are durable). */
+async function firstStart(shard: Shard, clock: () => number, print: (line: string) => void): Promise<string | null> {
+  if (shard.system.workspaces.size > 0) return null
+  await submitted(shard, { type: 'workspace.create', at_ms: clock(), id: 'default', time_zone: 'UTC', limits: limitsDefault, tag: randomText(40), ...newSealKeyFields() })
   const secret = newKeySecret()
-  node.submitSystem(createKeyCommand(clock(), 'default', scopes, null, 'default', secret))
+  await submitted(shard, createKeyCommand(clock(), 'default', scopes, null, 'default', secret))
   print('First start: created workspace "default" (timezone UTC) and an API key with every scope.')
   print(`API key (shown once): ${secret}`)
   return secret
@@ -102,6 +130,7 @@ async function claim(config: Config): Promise<Claim> {
     port = await holdPort(config.host, config.port)
     lock ??= lockDataDir(config.dataDir)
     checkDataDirContents(config.dataDir)
+    claimLayout(config.dataDir, config.shards)
     return { lock, port }
   } catch (error) {
     port?.release()
@@ -134,9 +163,9 @@ async function startClaimed(config: Config, hooks: ServiceHooks, claimed: Claim)
     level: config.logLevel, bufferBytesMax: config.logBufferBytesMax, flushWaitMs: config.logFlushWaitMs,
     onLineDropped: () => metrics.observeLoggerLineDropped(), destination: hooks.logDestination,
   })
-  let node: LocalNode
+  let node: ServiceNode
   try {
-    node = await LocalNode.open(config, {
+    node = await openNode(config, {
       clock: hooks.clock, onLogFailure: hooks.onLogFailure, warn: hooks.warn, logFaults: hooks.logFaults,
       onCommit: (records, durationMs) => metrics.observeCommit(records, durationMs),
       onWebhookAttempt: (result) => metrics.observeWebhookAttempt(result), onWebhookGiveUp: () => metrics.observeWebhookGiveUp(),
@@ -164,8 +193,7 @@ async function startClaimed(config: Config, hooks: ServiceHooks, claimed: Claim)
   let firstApiKey: string | null
   try {
     keepAdminToken(config, admin, hooks.print)
-    firstApiKey = firstStart(node, hooks.clock, hooks.print)
-    await node.durable()
+    firstApiKey = await firstStart(node.shard, hooks.clock, hooks.print)
   } catch (error) {
     await server.close(0)
     await node.close()
@@ -180,7 +208,7 @@ interface Running {
   readonly config: Config
   readonly hooks: ServiceHooks
   readonly claimed: Claim
-  readonly node: LocalNode
+  readonly node: ServiceNode
   readonly adminToken: string
   readonly firstApiKey: string | null
   readonly metrics: Metrics
@@ -193,17 +221,17 @@ function running(parts: Running): Service {
   const { config, hooks, node, server } = parts
   return {
     port: server.port,
-    runtime: node.runtime,
+    runtime: runtimeOf(node),
     replay: node.replay,
     adminToken: parts.adminToken,
     firstApiKey: parts.firstApiKey,
     metrics: parts.metrics,
-    webhooks: node.webhooks,
-    retention: node.retention,
+    webhooks: (node instanceof ShardSet ? node.registry : node as LocalNode).webhooks,
+    retention: (node instanceof ShardSet ? node.registry : node as LocalNode).retention,
     stream: server.stream,
     stop: async () => {
       await node.stopHousekeeping()
-      const durableAtStopSeq = node.log.durableSeq
+      const durableAtStopSeq = node.shard.stats().durableSeq
       const drain = await server.close(config.shutdownGraceMs)
       const { snapshotsWrittenCount, durableSeq } = await node.close()
       await parts.closeLogger()

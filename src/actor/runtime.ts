@@ -13,6 +13,7 @@ import {
   type UnusableSnapshot,
 } from '../log/snapshot.js'
 import { sha256Hex } from '../exports/seal-hash.js'
+import { ed25519Signer, newSealKeyPair } from '../exports/seal-signature.js'
 import { Submitted } from './completion.js'
 import { SnapshotRetries } from './snapshot-retries.js'
 import { WorkspaceActor } from './workspace-actor.js'
@@ -32,6 +33,9 @@ export interface ReplayReport {
   readonly snapshotsLoadMs: number
   readonly durationMs: number
 }
+
+/** The key_id of the seal.key commands the service makes at start-up (no API key made them): their history events show it. */
+export const sealKeyGiver = 'system'
 
 /** Where warnings go when the caller names no place: stderr, never lost. */
 const warnToStderr = (line: string) => { process.stderr.write(`${line}\n`) }
@@ -76,7 +80,7 @@ export class Runtime {
    */
   replay(nowMs: () => number): ReplayReport {
     const startedMs = nowMs()
-    const loaded = loadSnapshots(this.log.root, sha256Hex)
+    const loaded = loadSnapshots(this.log.root, sha256Hex, ed25519Signer)
     const snapshots = loaded.workspaces
     const system = loadSystemSnapshot(this.log.root)
     const unusable = system === undefined || system.ok ? loaded.unusable : [...loaded.unusable, system.unusable]
@@ -147,7 +151,7 @@ export class Runtime {
     const record = this.system.workspaces.get(workspaceId)
     assert.ok(record !== undefined)
     const snapshot = this.#snapshots.get(workspaceId)
-    const actor = new WorkspaceActor(workspaceId, record.tag, this.log, snapshot?.state)
+    const actor = new WorkspaceActor(workspaceId, record.tag, this.log, snapshot?.state, record.sealKeyAtCreation ? record.sealKey : null)
     if (snapshot !== undefined) {
       actor.lastAppliedSeq = snapshot.seq
       actor.snapshotSeq = snapshot.seq
@@ -165,6 +169,29 @@ export class Runtime {
       for (const observer of this.systemObservers) observer(command)
     }
     return new Submitted(outcome, this.#systemSeq, this.log)
+  }
+
+  /**
+   * After replay (docs/API.md, "The seal"): each workspace made before seal keys existed gets one, by a logged
+   * system command, and its state gets it by a logged seal.key command, which signs the windows it closed
+   * before; a start that stopped between the two finishes the second. Returns the workspaces given a key.
+   */
+  giveSealKeys(atMs: number): string[] {
+    const given: string[] = []
+    for (const record of this.system.workspaces.values()) {
+      if (record.sealKey === null) {
+        const pair = newSealKeyPair()
+        const outcome = this.submitSystem({ type: 'workspace.seal_key', at_ms: atMs, id: record.id, seal_private_key: pair.privateKey, seal_public_key: pair.publicKey }).outcome
+        assert.ok(outcome.ok, `cannot give workspace ${record.id} a seal key: ${outcome.ok ? '' : outcome.message}`)
+      }
+      const actor = this.actor(record.id)
+      if (actor.state.sealKey !== null) continue
+      const key = record.sealKey!
+      const outcome = actor.submit({ type: 'seal.key', at_ms: atMs, key_id: sealKeyGiver, visibility: null, private_key: key.privateKey, public_key: key.publicKey }).outcome
+      assert.ok(outcome.ok, `cannot give workspace ${record.id}'s state its seal key: ${outcome.ok ? '' : outcome.message}`)
+      given.push(record.id)
+    }
+    return given
   }
 
   /** An outcome decided outside the system state machine: it waits for the system's barrier like a command's. */

@@ -6,10 +6,11 @@ import type { WorkspaceCommand } from '../ledger/commands.js'
 import { idempotencyFor, resolveKey, type IdempotencyLookup } from '../ledger/idempotency.js'
 import type { Accepted, Outcome } from '../ledger/outcome.js'
 import type { Page } from '../ledger/pages.js'
-import { createWorkspaceState, type WorkspaceState } from '../ledger/state.js'
+import { createWorkspaceState, type SealKeyPair, type WorkspaceState } from '../ledger/state.js'
 import type { Visibility } from '../ledger/visibility.js'
 import { executeWorkspace, executeWorkspaceInSlices } from '../ledger/workspace.js'
 import { sha256Hex } from '../exports/seal-hash.js'
+import { ed25519Signer } from '../exports/seal-signature.js'
 import type { CommandLog, SideWrites } from '../log/command-log.js'
 import { listDeliveries, outboxWrites } from '../webhooks/outbox.js'
 import { Submitted } from './completion.js'
@@ -34,9 +35,10 @@ export class WorkspaceActor {
   /** Null while nobody watches this workspace live: then a command costs nothing more. */
   observer: CommandObserver | null = null
 
-  constructor(id: string, tag: string, log: CommandLog, state?: WorkspaceState) {
+  /** sealKey: the workspace's key when it was made with it (a new state starts where its log does). */
+  constructor(id: string, tag: string, log: CommandLog, state?: WorkspaceState, sealKey: SealKeyPair | null = null) {
     this.id = id
-    this.state = state ?? createWorkspaceState(id, tag, sha256Hex)
+    this.state = state ?? createWorkspaceState(id, tag, sha256Hex, ed25519Signer, sealKey)
     this.#log = log
   }
 

@@ -3,7 +3,6 @@
 import type { Rejection } from '../errors.js'
 import { bodyFormatOf } from './body-format.js'
 import { parseJson } from './json.js'
-import { queryEncodingProblem } from './query.js'
 import type { LifecycleRoute } from './route.js'
 
 export type ParsedBody = { ok: true; value: unknown } | Rejection
@@ -17,8 +16,8 @@ export function isJsonBody(route: LifecycleRoute, contentType: string, bytes: Bu
   return bodyFormatOf(contentType, bytes) === 'json'
 }
 
-/** The body's value to validate; the route must take a body. */
+/** The body's value to validate; the route must take a body. The query's values are read after, by the `query` stage. */
 export function parseBody(route: LifecycleRoute, bytes: Buffer, contentType: string, query: string): ParsedBody {
-  if (route.body?.parse !== undefined && !isJsonBody(route, contentType, bytes, query)) return queryEncodingProblem(query) ?? route.body.parse(bytes, contentType, new URLSearchParams(query))
+  if (route.body?.parse !== undefined && !isJsonBody(route, contentType, bytes, query)) return route.body.parse(bytes, contentType, new URLSearchParams(query))
   return parseJson(bytes)
 }

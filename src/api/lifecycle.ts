@@ -11,6 +11,7 @@ import type { KeyRecord, WorkspaceRecord } from '../ledger/system.js'
 import { nothingStored, type Headers, type Reply } from '../shard/operation.js'
 import { isJsonBody, parseBody, type ParsedBody } from './body.js'
 import { fingerprint, isIdempotencyKey } from './idempotency.js'
+import { queryValuesOf } from './query.js'
 import type { LabeledRoute, LifecycleRoute } from './route.js'
 import { allowOf, Router } from './router.js'
 import { pullFrom, StreamedAnswer, type Pull } from './streamed-answer.js'
@@ -18,7 +19,7 @@ import { pullFrom, StreamedAnswer, type Pull } from './streamed-answer.js'
 export type { Headers } from '../shard/operation.js'
 
 /** The stages, in the order they run; docs/API.md, Conventions fixes the order in which their errors answer. */
-export const stageNames = ['route', 'auth', 'method', 'scope', 'budget', 'body', 'recheck', 'idempotency', 'rate', 'size', 'parse', 'schema', 'command', 'actor', 'reply'] as const
+export const stageNames = ['route', 'auth', 'method', 'scope', 'budget', 'body', 'recheck', 'idempotency', 'rate', 'size', 'parse', 'query', 'schema', 'command', 'actor', 'reply'] as const
 export type StageName = (typeof stageNames)[number]
 
 /** Who calls, once authenticated: a workspace's API key, or the admin (key and workspace null). */
@@ -122,6 +123,8 @@ export class Flow {
   readonly target: unknown
   route: LifecycleRoute | null = null
   params: Readonly<Record<string, string>> = {}
+  /** The values of the route's declared query parameters, once the `query` stage read them. */
+  query: Readonly<Record<string, unknown>> = {}
   /** A known path that no route serves with this method: the methods it serves (the `method` stage answers 405). */
   allowed: readonly string[] | null = null
   caller: Caller | null
@@ -130,6 +133,9 @@ export class Flow {
   buckets: { readonly reads: Bucket; readonly writes: Bucket } | null = null
   /** undefined until in hand; null when over the route's limit. */
   bytes: Buffer | null | undefined
+  /** The transport is reading the body (started early by `budget`); `body` waits for it with resumeOnBody. */
+  bodyReading = false
+  resumeOnBody = false
   #parsed: ParsedBody | undefined
   body: unknown = undefined
   atMs = 0
@@ -372,26 +378,41 @@ function budgetStage(flow: Flow, lifecycle: Lifecycle<unknown>): Step {
   // first (these are JSON bodies of 1 MiB at most).
   if (route.isRead !== undefined) return undefined
   const nowMs = lifecycle.options.clock()
-  const idempotencyKey = flow.request.headers.get('idempotency-key')
-  const lookUp = lifecycle.options.handler.lookUp
-  if (idempotencyKey === undefined || !isIdempotencyKey(idempotencyKey) || lookUp === undefined) return firstToken(flow, lifecycle, writes, nowMs)
-  lookUp(flow, idempotencyKey, null, nowMs).then((reply) => {
-    if (reply.status !== nothingStored || firstToken(flow, lifecycle, writes, nowMs) === undefined) lifecycle.resume(flow, flow.next)
-  }, (error: unknown) => lifecycle.failed(flow, error))
-  return halted
-}
-
-/** The budget stage's charge: the first write token, or 429 (answered here: then not undefined). */
-function firstToken(flow: Flow, lifecycle: Lifecycle<unknown>, writes: Bucket, nowMs: number): Step {
+  // A token taken here from a request whose key names a stored answer goes back at the idempotency stage.
   if (writes.tryTake(nowMs, 1)) {
     flow.tokensTaken = 1
     return undefined
   }
   // Retry-After must name a wait after which the same request passes: a batch (its size unknown yet) passes
   // on a full bucket, whatever its size (edge/rate-limit.ts).
-  const route = flow.route!
   const allTokens = route.writeTokens !== undefined && route.writeTokensCharge !== 'owe'
-  return rateLimited(flow, lifecycle, writes, allTokens ? Number.MAX_SAFE_INTEGER : 1, nowMs)
+  const tokens = allTokens ? Number.MAX_SAFE_INTEGER : 1
+  const idempotencyKey = flow.request.headers.get('idempotency-key')
+  const lookUp = lifecycle.options.handler.lookUp
+  if (idempotencyKey === undefined || !isIdempotencyKey(idempotencyKey) || lookUp === undefined) return rateLimited(flow, lifecycle, writes, tokens, nowMs)
+  // The budget is spent, but a replay answers before it: the shard says whether the key names a stored answer.
+  // Its answer may come after this turn, and a transport loses what arrives while nobody reads (uWebSockets.js
+  // drops body chunks without a reader): the body is read meanwhile.
+  readBodyNow(flow, lifecycle)
+  lookUp(flow, idempotencyKey, null, nowMs).then((reply) => {
+    if (reply.status === nothingStored) return void rateLimited(flow, lifecycle, writes, tokens, nowMs)
+    lifecycle.resume(flow, flow.next)
+  }, (error: unknown) => lifecycle.failed(flow, error))
+  return halted
+}
+
+/** Starts reading the body (the `body` stage waits for it if it is not complete by then). */
+function readBodyNow(flow: Flow, lifecycle: Lifecycle<unknown>): void {
+  const read = lifecycle.transport.readBody!
+  flow.bodyReading = true
+  read(flow.target, bytesMaxOf(flow.route!, lifecycle.options), (bytes) => {
+    flow.bytes = bytes
+    flow.bodyReading = false
+    if (!flow.resumeOnBody) return
+    flow.resumeOnBody = false
+    flow.atMs = lifecycle.options.clock()
+    lifecycle.resume(flow, flow.next)
+  })
 }
 
 /** 429 with Retry-After: the time until a take of `tokens` passes. */
@@ -416,17 +437,18 @@ function bodyStage(flow: Flow, lifecycle: Lifecycle<unknown>): Step {
     flow.atMs = lifecycle.options.clock()
     return undefined
   }
-  const read = lifecycle.transport.readBody
-  if (read === undefined) {
+  if (lifecycle.transport.readBody === undefined) {
     flow.bytes = Buffer.alloc(0)
     flow.atMs = lifecycle.options.clock()
     return undefined
   }
-  read(flow.target, bytesMaxOf(route, lifecycle.options), (bytes) => {
-    flow.bytes = bytes
+  if (!flow.bodyReading) readBodyNow(flow, lifecycle)
+  // Complete already (the reader may call back at once): on with it.
+  if (flow.bytes !== undefined) {
     flow.atMs = lifecycle.options.clock()
-    lifecycle.resume(flow, flow.next)
-  })
+    return undefined
+  }
+  flow.resumeOnBody = true
   return halted
 }
 
@@ -494,6 +516,18 @@ function sizeStage(flow: Flow, lifecycle: Lifecycle<unknown>): Step {
 function parseStage(flow: Flow): Step {
   const parsed = flow.parsed()
   return parsed === null || parsed.ok ? undefined : parsed
+}
+
+/**
+ * The query string against the route's declared parameters (query.ts, queryValuesOf): the first bad one
+ * answers 400, else the handler gets their values. After JSON and before the rest of the schema step
+ * (docs/API.md, Conventions): the Idempotency-Key's syntax, then the body's schema.
+ */
+function queryStage(flow: Flow): Step {
+  const values = queryValuesOf(flow.route!.query ?? [], flow.request.query)
+  if (!values.ok) return values
+  flow.query = values.value
+  return undefined
 }
 
 function schemaStage(flow: Flow): Step {
@@ -566,6 +600,7 @@ const stages: readonly Stage[] = [
   { name: 'rate', run: rateStage },
   { name: 'size', run: sizeStage },
   { name: 'parse', run: parseStage },
+  { name: 'query', run: queryStage },
   { name: 'schema', run: schemaStage },
   { name: 'command', run: commandStage },
   { name: 'actor', run: actorStage },

@@ -1,4 +1,7 @@
-/** @module Query-string parameters: limits, cursors, timestamps and enums, each failing as request_invalid. */
+/**
+ * @module Query-string parameters: limits, cursors, timestamps and enums, each failing as request_invalid. A route
+ * declares the ones it reads; the lifecycle's `query` stage reads them (queryValuesOf) and hands the handler their values.
+ */
 
 import { Type, type TSchema } from 'typebox'
 import { reject, type Rejection } from '../errors.js'
@@ -42,7 +45,7 @@ function safeName(name: string): string {
   }
 }
 
-export function limitParam(query: URLSearchParams): Parsed<number> {
+function limitParam(query: URLSearchParams): Parsed<number> {
   const text = query.get('limit')
   if (text === null) return { ok: true, value: pageLimitDefault }
   const value = Number(text)
@@ -50,7 +53,7 @@ export function limitParam(query: URLSearchParams): Parsed<number> {
   return { ok: true, value }
 }
 
-export function timestampParam(query: URLSearchParams, name: string): Parsed<number | null> {
+function timestampParam(query: URLSearchParams, name: string): Parsed<number | null> {
   const text = query.get(name)
   if (text === null) return { ok: true, value: null }
   const value = parseTimestampMs(text)
@@ -58,7 +61,7 @@ export function timestampParam(query: URLSearchParams, name: string): Parsed<num
   return { ok: true, value }
 }
 
-export function integerParam(query: URLSearchParams, name: string, min: number, max: number, fallback: number): Parsed<number> {
+function integerParam(query: URLSearchParams, name: string, min: number, max: number, fallback: number): Parsed<number> {
   const text = query.get(name)
   if (text === null) return { ok: true, value: fallback }
   const value = Number(text)
@@ -66,14 +69,14 @@ export function integerParam(query: URLSearchParams, name: string, min: number, 
   return { ok: true, value }
 }
 
-export function textParam(query: URLSearchParams, name: string, lengthMax = 256): Parsed<string | null> {
+function textParam(query: URLSearchParams, name: string, lengthMax = 256): Parsed<string | null> {
   const text = query.get(name)
   if (text === null) return { ok: true, value: null }
   if (text.length === 0 || text.length > lengthMax) return invalid(name, `must be 1 to ${lengthMax} characters`)
   return { ok: true, value: text }
 }
 
-export function enumParam<T extends string>(query: URLSearchParams, name: string, values: readonly T[]): Parsed<T | null> {
+function enumParam<T extends string>(query: URLSearchParams, name: string, values: readonly T[]): Parsed<T | null> {
   const text = query.get(name)
   if (text === null) return { ok: true, value: null }
   if (!(values as readonly string[]).includes(text)) return invalid(name, `must be one of ${values.join(', ')}`)
@@ -81,46 +84,63 @@ export function enumParam<T extends string>(query: URLSearchParams, name: string
 }
 
 /**
- * A query parameter as a route declares it: the parser its handler calls and the JSON Schema the
- * OpenAPI document shows, side by side, so the two cannot name different parameters.
+ * A query parameter as a route declares it: how the lifecycle reads it and the JSON Schema the OpenAPI
+ * document shows, side by side, so the two cannot name different parameters. `N` is its name as a literal
+ * type, so a handler's values are typed by name (QueryValues).
  */
-export interface QueryParam<T = unknown> {
-  readonly name: string
+export interface QueryParam<T = unknown, N extends string = string> {
+  readonly name: N
   readonly schema: TSchema
   readonly description: string
   readonly parse: (query: URLSearchParams) => Parsed<T>
 }
 
-export const limitQuery: QueryParam<number> = {
+/** What a handler gets for a route's declared parameters: each one's value, by its name (an absent one: its default or null). */
+export type QueryValues<Q extends readonly QueryParam[]> = { readonly [P in Q[number] as P['name']]: P extends QueryParam<infer T> ? T : never }
+
+const noValues: Readonly<Record<string, unknown>> = Object.freeze({})
+
+/**
+ * The `query` stage: the raw query string (without `?`) read against a route's declared parameters. Bytes
+ * that are not UTF-8 are refused in any parameter, declared or not; then each declared one is read in
+ * declaration order, the first bad one answering. A parameter the route does not declare is ignored
+ * (docs/API.md, Conventions: caches and proxies add their own).
+ */
+export function queryValuesOf(declared: readonly QueryParam[], raw: string): Parsed<Readonly<Record<string, unknown>>> {
+  const encoding = queryEncodingProblem(raw)
+  if (encoding !== null) return encoding
+  if (declared.length === 0) return { ok: true, value: noValues }
+  const query = new URLSearchParams(raw)
+  const values: Record<string, unknown> = {}
+  for (const param of declared) {
+    const parsed = param.parse(query)
+    if (!parsed.ok) return parsed
+    values[param.name] = parsed.value
+  }
+  return { ok: true, value: values }
+}
+
+export const limitQuery: QueryParam<number, 'limit'> = {
   name: 'limit', schema: Type.Integer({ minimum: 1, maximum: pageLimitMax, default: pageLimitDefault }),
   description: `Page size, 1 to ${pageLimitMax}`, parse: limitParam,
 }
 
-export function cursorQuery(lengthMax: number): QueryParam<string | null> {
+export function cursorQuery(lengthMax: number): QueryParam<string | null, 'cursor'> {
   return { name: 'cursor', schema: Type.String({ minLength: 1, maxLength: lengthMax }), description: 'next_cursor of the previous page', parse: (query) => textParam(query, 'cursor', lengthMax) }
 }
 
-/** A page's limit, then its cursor, in that order (the first bad one answers): what every plain list reads. */
-export function pageParams(query: URLSearchParams, cursor: QueryParam<string | null>): Parsed<{ limit: number; cursor: string | null }> {
-  const limit = limitQuery.parse(query)
-  if (!limit.ok) return limit
-  const after = cursor.parse(query)
-  if (!after.ok) return after
-  return { ok: true, value: { limit: limit.value, cursor: after.value } }
-}
-
-export function timestampQuery(name: string, description: string): QueryParam<number | null> {
+export function timestampQuery<const N extends string>(name: N, description: string): QueryParam<number | null, N> {
   return { name, schema: Type.String({ format: 'date-time', maxLength: 64 }), description: `${description} (RFC 3339)`, parse: (query) => timestampParam(query, name) }
 }
 
-export function textQuery(name: string, description: string, lengthMax = 256): QueryParam<string | null> {
+export function textQuery<const N extends string>(name: N, description: string, lengthMax = 256): QueryParam<string | null, N> {
   return { name, schema: Type.String({ minLength: 1, maxLength: lengthMax }), description, parse: (query) => textParam(query, name, lengthMax) }
 }
 
-export function enumQuery<T extends string>(name: string, values: readonly T[], description: string): QueryParam<T | null> {
+export function enumQuery<const N extends string, T extends string>(name: N, values: readonly T[], description: string): QueryParam<T | null, N> {
   return { name, schema: Type.Enum([...values]), description, parse: (query) => enumParam(query, name, values) }
 }
 
-export function integerQuery(name: string, min: number, max: number, fallback: number, description: string): QueryParam<number> {
+export function integerQuery<const N extends string>(name: N, min: number, max: number, fallback: number, description: string): QueryParam<number, N> {
   return { name, schema: Type.Integer({ minimum: min, maximum: max, default: fallback }), description, parse: (query) => integerParam(query, name, min, max, fallback) }
 }

@@ -12,5 +12,5 @@ import { statementRoutes } from './routes/statements.js'
 import { webhookRoutes } from './routes/webhooks.js'
 import { workspaceRoutes } from './routes/workspace.js'
 
-// The exports come before the entry routes: /v2/entries/export must not be read as /v2/entries/:id.
+// Order does not decide a match: the router prefers a literal segment to a parameter (/v2/entries/export is never read as /v2/entries/:id).
 export const v2Routes: readonly V2Route[] = [...accountRoutes, ...exportRoutes, ...entryRoutes, entryBatchRoute, ...reconciliationRoutes, ...matchingRoutes, ...matchingRuleRoutes, ...statementRoutes, ...webhookRoutes, ...workspaceRoutes]

@@ -8,12 +8,13 @@ import type { KeyRecord, Scope, SystemCommand, WorkspaceRecord } from '../ledger
 import type { SystemQuery } from '../ledger/system-pages.js'
 import type { Reply, Shard } from '../shard/operation.js'
 import type { StreamedAnswer } from './streamed-answer.js'
-import type { QueryParam } from './query.js'
+import type { QueryParam, QueryValues } from './query.js'
 import type { Validator } from './schemas/validate.js'
 
-export interface RouteContext<B = unknown> {
+export interface RouteContext<B = unknown, Q = Readonly<Record<string, unknown>>> {
   readonly params: Readonly<Record<string, string>>
-  readonly query: URLSearchParams
+  /** The route's declared query parameters, read by the lifecycle's `query` stage: each one's value by name. */
+  readonly query: Q
   /** The validated body (undefined for routes without one). */
   readonly body: B
   readonly key: KeyRecord
@@ -55,7 +56,7 @@ export type Built = WorkspaceCommand | Read | SystemRead | DeliveriesRead | Stre
 /** A handler that works off the event loop first (reading a large statement file in a worker) builds later. */
 export type BuiltLater = Built | Promise<Built>
 
-/** The query string comes along: a statement file's format may be named there (`?format=`). */
+/** The query string comes along: `?format=` says a body is a statement file (its value is read by the `query` stage, after the parser). */
 export type BodyParser = (bytes: Buffer, contentType: string, query: URLSearchParams) => { ok: true; value: unknown } | Rejection
 
 export interface ParseFormat {
@@ -124,19 +125,21 @@ export interface LifecycleRoute extends LabeledRoute {
    * the rest owed and repaid by the refill).
    */
   readonly writeTokensCharge?: 'all' | 'owe'
+  /**
+   * The query parameters the route reads: the `query` stage reads them (the first bad one answers 400) and
+   * hands the handler their values; the OpenAPI document lists them. A parameter not declared is ignored.
+   */
+  readonly query?: readonly QueryParam[]
 }
 
-export interface V2Route<B = unknown> extends LifecycleRoute {
+export interface V2Route<B = unknown, Q extends readonly QueryParam[] = readonly QueryParam[]> extends LifecycleRoute {
   readonly method: 'GET' | 'POST' | 'PATCH' | 'DELETE'
   /** null: any valid key of the workspace, whatever its scopes. */
   readonly scope: Scope | null
   /** Present on routes that take a body. */
   readonly body?: RouteBody<B>
-  /**
-   * The query parameters the handler reads, each through its own `parse`: the handler and the
-   * OpenAPI document share these declarations.
-   */
-  readonly query?: readonly QueryParam[]
+  /** Declared once: the handler gets their values as `context.query`, typed from these declarations. */
+  readonly query?: Q
   /**
    * The operation's own error codes. The OpenAPI generator adds the lifecycle's by itself
    * (401, 403, 404 for path ids, 409 idempotency_conflict, 413, 400, 429, 503).
@@ -144,19 +147,23 @@ export interface V2Route<B = unknown> extends LifecycleRoute {
   readonly errors?: readonly ErrorCode[]
   readonly response?: RouteResponse
   /** Method syntax on purpose: a route of a typed body is a V2Route (the table is a list of them). */
-  handle(context: RouteContext<B>): BuiltLater
+  handle(context: RouteContext<B, QueryValues<Q>>): BuiltLater
   readonly summary: string
 }
 
-/** A /v2 route whose handler sees its body as its schema's type (Static<typeof schema>), not unknown. */
+/**
+ * A /v2 route whose handler sees its body as its schema's type (Static<typeof schema>), not unknown, and its
+ * query as the values of the parameters it declares (`query.limit` a number).
+ */
 // Validators go in module constants: TypeScript does not infer B from a generic call written inline beside the handler.
-export function v2Route<B>(route: V2Route<B>): V2Route {
+export function v2Route<B, const Q extends readonly QueryParam[] = []>(route: V2Route<B, Q>): V2Route {
   return route as V2Route
 }
 
-export interface AdminContext<B = unknown> {
+export interface AdminContext<B = unknown, Q = Readonly<Record<string, unknown>>> {
   readonly params: Readonly<Record<string, string>>
-  readonly query: URLSearchParams
+  /** As RouteContext's: the declared parameters' values. */
+  readonly query: Q
   readonly body: B
   readonly atMs: number
 }
@@ -164,17 +171,17 @@ export interface AdminContext<B = unknown> {
 /** What an admin handler builds: a system command (with fields its answer adds, e.g. a key's secret), a read, or a refusal. */
 export type AdminBuilt = SystemCommand | { readonly command: SystemCommand; readonly extra: Readonly<Record<string, unknown>> } | SystemRead | Rejection
 
-export interface AdminRoute<B = unknown> extends LifecycleRoute {
+export interface AdminRoute<B = unknown, Q extends readonly QueryParam[] = readonly QueryParam[]> extends LifecycleRoute {
   readonly summary: string
   readonly body?: RouteBody<B>
   /** The operation's own error codes; the generator adds 401, 413, 400 and 503 by itself. */
   readonly errors: readonly ErrorCode[]
   readonly response: RouteResponse
-  /** The query parameters the handler reads (the lists: limit, cursor, a filter), as on /v2 routes. */
-  readonly query?: readonly QueryParam[]
-  handle(context: AdminContext<B>): AdminBuilt
+  /** The query parameters the route reads (the lists: limit, cursor, a filter), as on /v2 routes. */
+  readonly query?: Q
+  handle(context: AdminContext<B, QueryValues<Q>>): AdminBuilt
 }
 
-export function adminRoute<B>(route: AdminRoute<B>): AdminRoute {
+export function adminRoute<B, const Q extends readonly QueryParam[] = []>(route: AdminRoute<B, Q>): AdminRoute {
   return route as AdminRoute
 }

@@ -16,11 +16,17 @@ interface Compiled<R> {
 
 /**
  * Patterns look like `/v2/accounts/:id/balance`; a `:name` segment matches one non-empty segment.
- * Every request goes through match, so it allocates only for the route that matches (its params):
- * the literal segments of a candidate are compared first, a segment is URI-decoded only when it has a `%`.
+ * Where several routes match a path, segment by segment a literal beats a parameter (`/v2/entries/export`
+ * beats `/v2/entries/:id`, and `/v2/a/b/:x` beats `/v2/a/:y/c`), whatever the table's order: a route added
+ * anywhere in a table cannot shadow a more specific one. Every request goes through match, so it allocates
+ * only for the route that matches (its params): the literal segments of a candidate are compared first, a
+ * segment is URI-decoded only when it has a `%`.
  */
 export class Router<R extends { readonly method: string; readonly pattern: string }> {
-  /** Per method, the routes of each segment count (the index), in table order: a lookup tries only those. */
+  /**
+   * Per method, the routes of each segment count (the index), most specific first (table order among equals):
+   * a lookup tries only those, and the first that matches is the most specific that does.
+   */
   readonly #byShape = new Map<string, Compiled<R>[][]>()
 
   constructor(routes: readonly R[]) {
@@ -38,6 +44,8 @@ export class Router<R extends { readonly method: string; readonly pattern: strin
       if (byCount === undefined) this.#byShape.set(route.method, (byCount = []))
       ;(byCount[segments.length] ??= []).push({ literals, paramIndexes, paramNames, route })
     }
+    // Array.prototype.sort is stable: routes of the same shape keep their table order.
+    for (const byCount of this.#byShape.values()) for (const group of byCount) group?.sort(bySpecificity)
   }
 
   match(method: string, path: string): Matched<R> | null {
@@ -68,6 +76,19 @@ export function allowOf(methods: Iterable<string>, headServed: boolean): string[
   const allowed = new Set(methods)
   if (headServed && allowed.has('GET')) allowed.add('HEAD')
   return [...allowed].sort()
+}
+
+/**
+ * Negative when `a` is more specific: at the first segment where one has a literal and the other a
+ * parameter, the one with the literal. Sorted by this, the first route of a group that matches a path is,
+ * of those that match it, the one that prefers a literal at every segment it can.
+ */
+function bySpecificity(a: Compiled<unknown>, b: Compiled<unknown>): number {
+  for (let i = 0; i < a.literals.length; i++) {
+    const aParam = a.literals[i] === null
+    if (aParam !== (b.literals[i] === null)) return aParam ? 1 : -1
+  }
+  return 0
 }
 
 /** segments[0] is what precedes the first '/' (empty for a path); a trailing '/' is ignored. */

@@ -9,21 +9,28 @@ import { reject, type Rejection } from '../errors.js'
 import type { StatementInput, StatementLineInput } from '../ledger/commands.js'
 import { formatOfContentType } from '../statements/detect.js'
 import type { Statement, StatementFormat } from '../statements/types.js'
-import { enumQuery, textQuery } from './query.js'
+import { enumQuery, textQuery, type QueryParam } from './query.js'
 import type { ParseFormat } from './route.js'
 import { hasControlCharacter, textProblem } from './schemas/text.js'
 import { readInWorker } from './statement-worker-pool.js'
 
 export const formatQuery = enumQuery('format', ['camt053', 'mt940', 'bai2'] as const, 'The file format; overrides Content-Type and the content')
-export const labelQuery = textQuery('label', 'The label of every window the file opens; default `<statement_ref> <account identifier>`', 200)
+const labelText = textQuery('label', 'The label of every window the file opens; default `<statement_ref> <account identifier>`', 200)
+/** A label is free text like a window's, shown in lists and exports: the same rule (schemas/text.ts). */
+export const labelQuery: QueryParam<string | null, 'label'> = {
+  ...labelText,
+  parse: (query) => {
+    const label = labelText.parse(query)
+    if (!label.ok || label.value === null || !hasControlCharacter(label.value)) return label
+    return reject('request_invalid', `Query parameter label: ${textProblem}.`, [{ path: '/label', message: textProblem }])
+  },
+}
 
-/** The body of a statement route, as its parser hands it on: read later, by the handler. */
+/** The body of a statement route, as its parser hands it on: read later, by the handler (with `?format=`'s value). */
 export interface StatementFile {
   readonly kind: 'statement-file'
   readonly bytes: Uint8Array
   readonly contentType: string | null
-  readonly format: StatementFormat | null
-  readonly label: string | null
 }
 
 export function isStatementFile(value: unknown): value is StatementFile {
@@ -53,23 +60,17 @@ export function namesStatementFile(contentType: string, query: URLSearchParams):
   return query.has('format') || formatOfContentType(contentType) !== null
 }
 
-/** The route's body parser: the query's own rules first (400 at /format, /label), the file is read by the handler. */
-export function statementFileOf(bytes: Buffer, contentType: string, query: URLSearchParams): { ok: true; value: StatementFile } | Rejection {
-  const format = formatQuery.parse(query)
-  if (!format.ok) return format
-  const label = labelQuery.parse(query)
-  if (!label.ok) return label
-  // A label is free text like a window's, shown in lists and exports: the same rule (schemas/text.ts).
-  if (label.value !== null && hasControlCharacter(label.value)) return reject('request_invalid', `Query parameter label: ${textProblem}.`, [{ path: '/label', message: textProblem }])
-  return { ok: true, value: { kind: 'statement-file', bytes, contentType, format: format.value, label: label.value } }
+/** The route's body parser: the file handed on unread (the `query` stage then reads ?format= and ?label=), read by the handler. */
+export function statementFileOf(bytes: Buffer, contentType: string): { ok: true; value: StatementFile } {
+  return { ok: true, value: { kind: 'statement-file', bytes, contentType } }
 }
 
 /**
  * The statements of a file, balanced (statement_invalid, statement_unbalanced otherwise), read in the worker
  * thread whatever its size (statement-worker-pool.ts says why).
  */
-export function readStatementFile(file: StatementFile): Promise<readonly Statement[] | Rejection> {
-  return readInWorker(file.bytes, file.contentType, file.format).then((result) => (result.ok ? result.statements : result))
+export function readStatementFile(file: StatementFile, format: StatementFormat | null): Promise<readonly Statement[] | Rejection> {
+  return readInWorker(file.bytes, file.contentType, format).then((result) => (result.ok ? result.statements : result))
 }
 
 /** Statements turned into inputs per turn of the event loop: each is hashed, a few tens of microseconds. */
@@ -105,6 +106,8 @@ export function statementInputsOf(statements: readonly Statement[], label: strin
       from: statement.period.from,
       to: statement.period.to,
       claimed_movement: statement.closing.amount - statement.opening.amount,
+      opening_balance: statement.opening.amount,
+      closing_balance: statement.closing.amount,
       fingerprint: createHash('sha256').update(JSON.stringify(content)).digest('base64url'),
       lines,
     }

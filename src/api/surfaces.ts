@@ -6,7 +6,6 @@ import type { SystemCommand } from '../ledger/system.js'
 import type { Reply, Shard } from '../shard/operation.js'
 import { adminRoutes } from './admin-routes.js'
 import { authenticate, isAdmin } from './auth.js'
-import { queryEncodingProblem } from './query.js'
 import type { Caller, Flow, LifecycleOptions } from './lifecycle.js'
 import type { AdminBuilt, AdminRoute, Built, V2Route } from './route.js'
 import { v2Routes } from './route-table.js'
@@ -36,9 +35,6 @@ function send(shard: Shard, flow: Flow, what: Built): Promise<Reply | StreamedAn
   return shard.send({ op: 'refuse', workspace, rejection: what })
 }
 
-/** The query of every request without one (most writes): handlers only read their query. */
-const noQuery = new URLSearchParams()
-
 /** /v2: a key by the hash of its secret, handlers that build operations of its workspace. */
 export function v2Surface(shard: Shard): Surface {
   return {
@@ -52,10 +48,7 @@ export function v2Surface(shard: Shard): Surface {
     handler: {
       build: (flow) => {
         const { key, workspace } = flow.caller as Required<{ [K in keyof Caller]: NonNullable<Caller[K]> }>
-        const encoding = queryEncodingProblem(flow.request.query)
-        if (encoding !== null) return encoding
-        const query = flow.request.query === '' ? noQuery : new URLSearchParams(flow.request.query)
-        const context = { params: flow.params, query, body: flow.body, key, workspace, atMs: flow.atMs, envelope: envelopeOf(flow) }
+        const context = { params: flow.params, query: flow.query, body: flow.body, key, workspace, atMs: flow.atMs, envelope: envelopeOf(flow) }
         return (flow.route as V2Route).handle(context)
       },
       execute: (flow, built) => send(shard, flow, built as Built),
@@ -75,10 +68,7 @@ export function adminSurface(shard: Shard, adminToken: string | null): Surface {
     authenticate: (authorization) => (adminToken !== null && isAdmin(adminToken, authorization) ? admin : null),
     unauthenticated: reject('unauthenticated', 'The admin token is required: Authorization: Bearer <ADMIN_TOKEN>.'),
     handler: {
-      build: (flow) => {
-        const query = flow.request.query === '' ? noQuery : new URLSearchParams(flow.request.query)
-        return (flow.route as AdminRoute).handle({ params: flow.params, query, body: flow.body, atMs: flow.atMs })
-      },
+      build: (flow) => (flow.route as AdminRoute).handle({ params: flow.params, query: flow.query, body: flow.body, atMs: flow.atMs }),
       execute: (_flow, built) => {
         const what = built as AdminBuilt
         if ('ok' in what) return shard.send({ op: 'system.refuse', rejection: what as Rejection })

@@ -13,3 +13,8 @@ export function decimalAmountText(minor: number, exponent: number | undefined): 
   const fraction = scale === 0 ? '' : `.${padded.slice(padded.length - scale)}`
   return `${minor < 0 ? '-' : ''}${whole}${fraction}`
 }
+
+/** The same without the thousands commas (`-1610.10`): what a spreadsheet reads as a number in a CSV cell. */
+export function plainDecimalText(minor: number, exponent: number | undefined): string {
+  return decimalAmountText(minor, exponent).replaceAll(',', '')
+}

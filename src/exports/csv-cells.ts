@@ -15,11 +15,25 @@ export function guardText(value: string): string {
 
 export const byteOrderMark = '\uFEFF'
 
+/**
+ * An exact decimal written as text (`-7.50`, amount-text.ts): a number to a spreadsheet, so it is not
+ * guarded (a leading minus sign is its sign, not a formula); only digits, one point and a sign get here.
+ */
+export class DecimalCell {
+  readonly text: string
+  constructor(text: string) {
+    if (!/^-?\d+(\.\d+)?$/.test(text)) throw new Error(`not a decimal: ${text}`)
+    this.text = text
+  }
+}
+
+export type CsvCell = string | number | DecimalCell | null
+
 /** The rows as CSV text (a header row first when given), every text cell guarded. */
-export function csvRows(rows: readonly (readonly (string | number | null)[])[], header: readonly string[] | null): string {
+export function csvRows(rows: readonly (readonly CsvCell[])[], header: readonly string[] | null): string {
   const records = header === null ? rows : [header, ...rows]
-  return stringify(records as (string | number | null)[][], {
+  return stringify(records as CsvCell[][], {
     record_delimiter: 'windows',
-    cast: { string: (value) => guardText(value), number: (value) => String(value) },
+    cast: { string: (value) => guardText(value), number: (value) => String(value), object: (value) => (value as unknown as DecimalCell).text },
   })
 }

@@ -1,7 +1,7 @@
 /**
  * @module The audit pack as JSON: the head's fields, then `lines`, `matches` and `history` as arrays,
- * written item by item. The lines carry exactly the fields the seal covers, so docs/API.md's recipe
- * (and scripts/verify-seal.ts) recomputes a closed window's seal from this file alone.
+ * written item by item. The lines carry the fields the seal covers, and the entries matched to each, so
+ * docs/API.md's recipe (and scripts/verify-seal.mjs) recomputes a closed window's seal from this file alone.
  */
 
 import type { PackHead, PackLine, PackWriter, SectionName } from './pack.js'
@@ -26,8 +26,9 @@ export class JsonPackWriter implements PackWriter {
     this.#first = false
   }
 
+  /** The sealed fields first (the seal recipe picks them), then the entries matched to the line. */
   line(item: PackLine): void {
-    this.#item(item.line)
+    this.#item({ ...item.line, entries: item.entries })
   }
 
   match(item: Record<string, unknown>): void {

@@ -3,13 +3,15 @@
  * and when, the seal, then the statement lines with their matches, the matches and write-offs with their
  * reasons, and the history. pdfkit writes each page out when the next begins (bufferPages off), and this
  * writer hands on whatever it wrote after every actor page, so a window of 100,000 lines prints in bounded
- * memory. Tables are set in Courier with fixed columns: one text run per row, fast and aligned. The
- * standard fonts cover Latin-1 only: other characters print as ?, and long cells are cut with … (the CSV
- * and JSON forms keep every character).
+ * memory. Tables are set in Courier with fixed columns: one text run per row, fast and aligned; a cell
+ * longer than its column goes on in the same column on the rows below, so nothing is cut off. Under each
+ * statement line, the entries matched to it. The standard fonts cover Latin-1 only: other characters
+ * print as ? (the CSV and JSON forms keep every character).
  */
 
 import PDFDocument from 'pdfkit'
 import { currencyExponent } from '../ledger/currency.js'
+import type { SealView } from '../ledger/window-json.js'
 import { decimalAmountText } from './amount-text.js'
 import type { PackHead, PackLine, PackWriter, SectionName } from './pack.js'
 
@@ -41,10 +43,16 @@ function printable(value: unknown): string {
   return String(value).replace(/[^\x20-\x7e\xa0-\xff]/g, '?')
 }
 
+/** A cell's text in pieces of its column's width, padded: the first on the row, the rest on the rows below. */
+function cellPieces(value: unknown, column: Column): string[] {
+  const text = printable(value)
+  const pieces: string[] = []
+  for (let at = 0; at === 0 || at < text.length; at += column.width) pieces.push(text.slice(at, at + column.width))
+  return pieces.map((piece) => (column.right === true ? piece.padStart(column.width) : piece.padEnd(column.width)))
+}
+
 function cell(value: unknown, column: Column): string {
-  let text = printable(value)
-  if (text.length > column.width) text = `${text.slice(0, column.width - 1)}…`
-  return column.right === true ? text.padStart(column.width) : text.padEnd(column.width)
+  return cellPieces(value, column)[0]
 }
 
 export class PdfPackWriter implements PackWriter {
@@ -77,7 +85,7 @@ export class PdfPackWriter implements PackWriter {
       ['Period', `${period.from} to ${period.to}, time zone ${head.time_zone}`], ['Statement', window.statement_ref ?? '-'],
       ['Claimed movement', amount(window.claimed_movement)], ['Derived movement', amount(window.derived_movement)], ['Matched', amount(head.matched)],
       ['Residual', amount(window.residual)], ['Tolerance', amount(window.tolerance)], ['State', window.state], ['Opened at', window.opened_at],
-      ['Closed at', window.closed_at ?? '-'], ['Closed by', window.closed_by ?? '-'], ['Close reason', window.close_reason ?? '-'],
+      ['Closed at', window.closed_at ?? '-'], ['Closed by', head.closed_by === null ? '-' : `${head.closed_by.name ?? 'key without a name'} (${head.closed_by.id})`], ['Close reason', window.close_reason ?? '-'],
       ...(window.state === 'abandoned' ? [['Abandoned at', window.abandoned_at], ['Abandon reason', window.abandon_reason]] as [string, unknown][] : []),
       ['Post-close drift', amount(window.post_close_drift)], ['Post-close entries', window.post_close_entries ?? '-'],
       ['Exported at', head.exported_at],
@@ -86,10 +94,20 @@ export class PdfPackWriter implements PackWriter {
     for (const [name, value] of rows) {
       doc.font('Helvetica-Bold').text(`${name}: `, { continued: true }).font('Helvetica').text(printable(value))
     }
-    doc.font('Helvetica-Bold').text('Seal (SHA-256): ', { continued: true }).font('Courier').text(printable(window.seal ?? 'none (the window is not closed)'))
+    this.#seal(window.seal as SealView | null)
     const amounts = this.#exponent === undefined ? 'Amounts in minor units (the accounts have no currency).' : `Amounts in ${String(currency)}, ${this.#exponent} decimals.`
     doc.font('Helvetica').fontSize(7).text(`${amounts} The seal is recomputed from the JSON export as docs/API.md, "The seal", describes.`)
     this.#y = doc.y + rowHeight
+  }
+
+  /** The seal: its SHA-256, and its signature with the key that made it (docs/API.md, "The seal"). */
+  #seal(seal: SealView | null): void {
+    const doc = this.#doc
+    doc.font('Helvetica-Bold').text('Seal (SHA-256): ', { continued: true }).font('Courier').text(seal?.sha256 ?? 'none (the window is not closed)')
+    if (seal === null) return
+    // Each on a line of its own: 88 base64 characters fit one Courier line, so no signature is wrapped.
+    doc.font('Helvetica-Bold').text('Signature (Ed25519 over the 32 bytes of the SHA-256, base64):').font('Courier').text(seal.signature ?? 'none')
+    doc.font('Helvetica-Bold').text('Workspace public key (raw 32 bytes, base64):').font('Courier').text(seal.public_key ?? 'none')
   }
 
   section(name: SectionName): void {
@@ -101,8 +119,10 @@ export class PdfPackWriter implements PackWriter {
     this.#header()
   }
 
-  line({ line, match }: PackLine): void {
+  line({ line, match, entries }: PackLine): void {
     this.#row([line.id, line.date, this.#amount(line.amount), line.match, match?.strategy, line.reference, line.description])
+    // The entries matched to the line: id, effective date (window's zone), amount on the window's accounts, description.
+    for (const entry of entries) this.#text(`        ${entry.id} ${entry.effective_date} ${this.#amount(entry.amount)} ${printable(entry.description)}`.trimEnd())
   }
 
   match(item: Record<string, unknown>): void {
@@ -154,8 +174,13 @@ export class PdfPackWriter implements PackWriter {
     this.#doc.font('Courier')
   }
 
+  /** A table row; its long cells go on in their columns on the rows below (never cut off). */
   #row(values: readonly unknown[]): void {
-    this.#text(this.#columns.map((column, index) => cell(values[index], column)).join(' '))
+    const cells = this.#columns.map((column, index) => cellPieces(values[index], column))
+    const rows = Math.max(...cells.map((pieces) => pieces.length))
+    for (let row = 0; row < rows; row++) {
+      this.#text(this.#columns.map((column, index) => cells[index][row] ?? ' '.repeat(column.width)).join(' ').trimEnd())
+    }
   }
 
   /** One line of the table font; a text longer than a row goes on over as many rows as it needs. */

@@ -104,6 +104,11 @@ export function nextDate(date: string): string {
   return formatDate(utcDateOf(utcMidnightMs(parseDateOrCrash(date)) + dayMs))
 }
 
+/** The calendar day before `date` (valid `YYYY-MM-DD`). */
+export function previousDate(date: string): string {
+  return formatDate(utcDateOf(utcMidnightMs(parseDateOrCrash(date)) - dayMs))
+}
+
 /**
  * Building a formatter costs far more than using one, and startOfLocalDayMs formats up to six times
  * per call, so one immutable formatter per zone name is kept. Bounded because Intl accepts any letter

@@ -4,9 +4,10 @@ import { findAccount } from './accounts.js'
 import { closedWindowsAt } from './closed-windows.js'
 import { unknownCommand, type AccountUpdate, type WorkspaceCommand } from './commands.js'
 import type { BatchResult } from './entry-batch.js'
-import { liveWindowAt } from './live-windows.js'
+import { liveWindowsEndingAfter } from './live-windows.js'
 import type { Accepted } from './outcome.js'
 import type { Entry, WorkspaceState } from './state.js'
+import { followersOf } from './window-continuity.js'
 import { findWindow } from './window-effects.js'
 import type { ReconciliationWindow } from './windows-state.js'
 
@@ -21,8 +22,9 @@ const none: Changes = { windows: [], accountSeqs: [] }
 
 /**
  * Read from the command, its answer and the state right after it, as events.ts reads events: a posting
- * changes its accounts, the live window of each that holds its effective time and the closed windows
- * whose period holds it (their post-close drift); a window command changes its window; a rename changes
+ * changes its accounts, the live window of each that holds its effective time, every later live window of
+ * each (their book balances) and the closed windows whose period holds it (their post-close drift); a window
+ * command changes its window, and an open or abandon (or an import) the windows it is or was the previous of; a rename changes
  * the account and every window that names it. Every command type has its case: a new one without its
  * case does not compile (unknownCommand), so no command is silently reported as changing nothing.
  */
@@ -33,16 +35,17 @@ export function changesOf(state: WorkspaceState, command: WorkspaceCommand, outc
       const posted = (outcome.body as BatchResult).posted
       return posted === 0 ? none : postingChanges(state, state.entries.slice(state.entries.length - posted))
     }
-    case 'window.open': return windowChanges(state, (outcome.body as { id: string }).id)
+    case 'window.open': return windowChanges(state, (outcome.body as { id: string }).id, true)
     case 'window.lines.add':
     case 'match.create':
     case 'match.batch':
     case 'match.auto':
-    case 'match.reverse':
-    case 'window.transition': return windowChanges(state, command.window)
+    case 'match.reverse': return windowChanges(state, command.window, false)
+    // An abandoned window is no longer the previous window of those after it (docs/API.md, "Continuity").
+    case 'window.transition': return windowChanges(state, command.window, command.state === 'abandoned')
     case 'account.update': return accountChanges(state, command, (outcome.body as { id: string }).id)
-    // The windows an import opens are new: no one can watch them yet. One imported before changed nothing.
-    case 'statements.import':
+    // The windows an import opens are new (no one watches them yet), but may be the previous window of later ones.
+    case 'statements.import': return importChanges(state, outcome)
     // A new account has no watcher yet; its balance is 0 and no window names it.
     case 'account.create':
     case 'webhook.create':
@@ -51,6 +54,8 @@ export function changesOf(state: WorkspaceState, command: WorkspaceCommand, outc
     case 'matching_rule.create':
     case 'matching_rule.update':
     case 'matching_rule.delete': return none
+    // The closed windows it signed (their seal and history changed).
+    case 'seal.key': return { windows: (outcome.body as { signed: string[] }).signed.map((id) => findWindow(state, id, null)!), accountSeqs: [] }
     default: return unknownCommand(command)
   }
 }
@@ -67,9 +72,22 @@ function accountChanges(state: WorkspaceState, command: AccountUpdate, id: strin
   return { windows, accountSeqs: [account.seq] }
 }
 
-function windowChanges(state: WorkspaceState, id: string): Changes {
+/** The window, and when it was opened or abandoned the windows whose previous window it now is or was. */
+function windowChanges(state: WorkspaceState, id: string, withFollowers: boolean): Changes {
   const window = findWindow(state, id, null)
-  return window === undefined ? none : { windows: [window], accountSeqs: [] }
+  if (window === undefined) return none
+  return { windows: withFollowers ? [window, ...followersOf(state, window)].sort((a, b) => a.seq - b.seq) : [window], accountSeqs: [] }
+}
+
+function importChanges(state: WorkspaceState, outcome: Accepted): Changes {
+  if (outcome.replayed === true) return none
+  const opened = (outcome.body as { data: readonly { id: string }[] }).data
+  const windows = new Set<ReconciliationWindow>()
+  for (const { id } of opened) {
+    const window = findWindow(state, id, null)
+    if (window !== undefined) for (const follower of followersOf(state, window)) windows.add(follower)
+  }
+  return { windows: [...windows].sort((a, b) => a.seq - b.seq), accountSeqs: [] }
 }
 
 function postingChanges(state: WorkspaceState, entries: readonly Entry[]): Changes {
@@ -82,8 +100,8 @@ function postingChanges(state: WorkspaceState, entries: readonly Entry[]): Chang
       const accountSeq = entry.lineAccountSeq(index)
       accountSeqs.add(accountSeq)
       if (!hasLiveWindows) continue
-      const window = liveWindowAt(state.windows, accountSeq, entry.effectiveAtMs)
-      if (window !== undefined) windows.add(window)
+      // The window holding it (its movement) and every later live one (their book balances).
+      for (const window of liveWindowsEndingAfter(state.windows, accountSeq, entry.effectiveAtMs)) windows.add(window)
     }
     // A back-dated posting into a closed period moves its post-close figures (most leave at the first comparison).
     if (!hasClosedWindows) continue

@@ -74,6 +74,9 @@ export interface WindowOpen extends CommandEnvelope {
   readonly from: string
   readonly to: string
   readonly claimed_movement: number
+  /** The statement's balances, both optional (absent in records logged before they existed: null). */
+  readonly opening_balance?: number | null
+  readonly closing_balance?: number | null
   readonly statement_ref: string | null
   readonly tolerance: number
   /** The workspace timezone when the window was opened; the window keeps it. */
@@ -110,6 +113,9 @@ export interface StatementInput {
   readonly from: string
   readonly to: string
   readonly claimed_movement: number
+  /** The file's opening and closing balance (absent in records logged before they existed: null). */
+  readonly opening_balance?: number | null
+  readonly closing_balance?: number | null
   /** A hash of the statement's content (not its label): the same statement imported again is known by it. */
   readonly fingerprint: string
   readonly lines: readonly StatementLineInput[]
@@ -159,6 +165,8 @@ export interface WindowTransition extends CommandEnvelope {
   readonly window: string
   readonly state: string
   readonly reason: string | null
+  /** The acting key's name, stamped at the edge: the audit pack says who closed (absent in records logged before: null). */
+  readonly key_name?: string | null
 }
 
 /** The event types a subscription can name (docs/API.md, Webhooks; reconciliation.drifted: docs/API.md, Exports). */
@@ -227,6 +235,20 @@ export interface MatchAuto extends CommandEnvelope {
   readonly window: string
 }
 
+/**
+ * The workspace's seal key given on upgrade (docs/API.md, "The seal"): logged at start-up for a workspace
+ * created before keys existed, after the system command that gave it the key (ledger/system.ts). Every closed
+ * window sealed without a signature is signed with it, with a `seal.signed` history event. Made by the
+ * service, not a request: key_id names no API key.
+ */
+export interface SealKeyGive extends CommandEnvelope {
+  readonly type: 'seal.key'
+  /** base64 PKCS#8 DER, made at the edge (randomness stays out of the core). */
+  readonly private_key: string
+  /** base64 of the raw 32 bytes. */
+  readonly public_key: string
+}
+
 export type WorkspaceCommand =
   | AccountCreate
   | AccountUpdate
@@ -245,6 +267,7 @@ export type WorkspaceCommand =
   | MatchingRuleUpdate
   | MatchingRuleDelete
   | MatchAuto
+  | SealKeyGive
 
 /**
  * Every workspace command type, once: a type-keyed literal, so a type added to WorkspaceCommand and not
@@ -254,7 +277,7 @@ export type WorkspaceCommand =
 const commandTypeTable: { readonly [T in WorkspaceCommand['type']]: true } = {
   'account.create': true, 'account.update': true, 'entry.post': true, 'entry.batch': true, 'window.open': true, 'window.lines.add': true,
   'statements.import': true, 'match.create': true, 'match.batch': true, 'match.reverse': true, 'window.transition': true,
-  'webhook.create': true, 'webhook.delete': true, 'matching_rule.create': true, 'matching_rule.update': true, 'matching_rule.delete': true,
+  'webhook.create': true, 'webhook.delete': true, 'seal.key': true, 'matching_rule.create': true, 'matching_rule.update': true, 'matching_rule.delete': true,
   'match.auto': true,
 }
 export const workspaceCommandTypes = Object.keys(commandTypeTable) as readonly WorkspaceCommand['type'][]

@@ -36,6 +36,15 @@ export function liveWindowMeeting(windows: WindowsState, accountSeq: number, sta
   return window.endMs > startMs ? window : undefined
 }
 
+/** The account's live windows whose period ends after atMs (the one holding it, if any, and every later one): their book balances move with a posting at atMs. */
+export function liveWindowsEndingAfter(windows: WindowsState, accountSeq: number, atMs: number): ReconciliationWindow[] {
+  const seqs = windows.liveWindowsByAccount.get(accountSeq)
+  if (seqs === undefined) return []
+  const startingAtOrBefore = countStartingBefore(windows, seqs, atMs, true)
+  const first = startingAtOrBefore > 0 && windows.windows[seqs[startingAtOrBefore - 1] - 1].endMs > atMs ? startingAtOrBefore - 1 : startingAtOrBefore
+  return seqs.slice(first).map((seq) => windows.windows[seq - 1])
+}
+
 /** The account's live window whose period holds atMs, if any. */
 export function liveWindowAt(windows: WindowsState, accountSeq: number, atMs: number): ReconciliationWindow | undefined {
   return liveWindowMeeting(windows, accountSeq, atMs, atMs + 1)

@@ -14,6 +14,7 @@ import { sealedLine, sealVersion } from './seal.js'
 import type { WorkspaceState } from './state.js'
 import type { Visibility } from './visibility.js'
 import { findWindow } from './window-effects.js'
+import { closedByOf, lineEntries, type LineEntry } from './window-entries.js'
 import { windowView } from './windows.js'
 import type { ReconciliationWindow } from './windows-state.js'
 
@@ -35,6 +36,8 @@ export interface PackHead {
   readonly accounts: readonly PackAccount[]
   /** Σ matched_amount of active matches: claimed − derived − residual. */
   readonly matched: number
+  /** Who closed the window: the key's id and name (null unless closed). */
+  readonly closed_by: { readonly id: string; readonly name: string | null } | null
 }
 
 export type SectionName = 'lines' | 'matches' | 'history'
@@ -44,6 +47,8 @@ export const sectionNames: readonly SectionName[] = ['lines', 'matches', 'histor
 export interface PackLine {
   readonly line: Record<string, unknown>
   readonly match: Record<string, unknown> | null
+  /** The entries of that match the key can read, each with its amount on the window's accounts. */
+  readonly entries: readonly LineEntry[]
 }
 
 export type PackItem =
@@ -77,7 +82,10 @@ function packHead(state: WorkspaceState, window: ReconciliationWindow, atMs: num
     return account.currency === undefined ? { id: account.id, name: account.name } : { id: account.id, name: account.name, currency: account.currency }
   })
   const matched = (view.claimed_movement as number) - (view.derived_movement as number) - (view.residual as number)
-  return { format: 'trueup.reconciliation-export', version: 1, seal_version: sealVersion, exported_at: formatTimestamp(atMs), window: view, time_zone: window.timeZone, accounts, matched }
+  return {
+    format: 'trueup.reconciliation-export', version: 1, seal_version: sealVersion, exported_at: formatTimestamp(atMs), window: view, time_zone: window.timeZone, accounts, matched,
+    closed_by: closedByOf(window),
+  }
 }
 
 function packItem(state: WorkspaceState, window: ReconciliationWindow, name: SectionName, index: number, visibility: Visibility): PackItem {
@@ -85,7 +93,7 @@ function packItem(state: WorkspaceState, window: ReconciliationWindow, name: Sec
   if (name === 'lines') {
     const line = window.lines[index]
     const match = line.matchSeq === 0 ? null : (matchView(state, matches[line.matchSeq - 1], visibility) as Record<string, unknown>)
-    return { line: { line: sealedLine(state, line), match } }
+    return { line: { line: sealedLine(state, line), match, entries: lineEntries(state, window, line, visibility) } }
   }
   if (name === 'matches') return { match: matchView(state, matches[window.matchSeqs[index] - 1], visibility) as Record<string, unknown> }
   return { history: historyView(window.history[index]) as Record<string, unknown> }

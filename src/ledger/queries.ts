@@ -17,6 +17,7 @@ import { getMatchingRule, listMatchingRules } from './matching-rules.js'
 import { listMatches } from './matches.js'
 import { accept, type Outcome } from './outcome.js'
 import { proposalsAnswer, type ProposalQuery } from './proposals.js'
+import { reconciliationStatus } from './reconciliation-status.js'
 import type { WorkspaceState } from './state.js'
 import type { Visibility } from './visibility.js'
 import { listWindowEntries, type WindowEntriesQuery } from './window-entries.js'
@@ -28,6 +29,7 @@ export interface QueryParams {
   'account.list': AccountListQuery
   'account.get': { readonly account: string }
   'account.balance': { readonly account: string; readonly atMs: number }
+  'account.reconciliation-status': { readonly account: string }
   'entry.get': { readonly entry: string }
   'entry.list': EntryListQuery
   /** An atomic batch with an item refused for its shape: the first refusal by the ledger's rules before it wins (docs/API.md, Bulk postings). */
@@ -71,6 +73,7 @@ const queries: QueryTable = {
     return found === undefined ? reject('not_found', 'No such account.') : accept(200, accountView(found))
   },
   'account.balance': (state, { account, atMs }, visibility) => balanceAt(state, account, atMs, visibility),
+  'account.reconciliation-status': (state, { account }, visibility) => reconciliationStatus(state, account, visibility),
   'entry.get': (state, { entry }, visibility) => getEntry(state, entry, visibility),
   'entry.list': (state, params, visibility) => listEntries(state, params, visibility),
   'entry.batch.refusal': (state, { command, index, refused }) => {

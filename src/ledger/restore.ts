@@ -10,12 +10,13 @@ import { buildBalanceIndexes } from './balances.js'
 import { storeIdempotency } from './idempotency.js'
 import { addClosedWindow } from './closed-windows.js'
 import { sealOf } from './seal.js'
-import { createWorkspaceState, EntryStore, type Account, type Entry, type IdempotencyRecord, type SealHasher, type WorkspaceState } from './state.js'
+import { createWorkspaceState, EntryStore, type Account, type Entry, type IdempotencyRecord, type SealHasher, type SealKeyPair, type SealSigner, type WorkspaceState } from './state.js'
 import { currencyDefault, type KeyRecord, type SystemState, type WorkspaceRecord } from './system.js'
 import { isTerminal } from './window-effects.js'
 import type { MatchingRule } from './matching-rules-state.js'
 import type { WebhookSubscription } from './webhooks-state.js'
 import { addLiveWindow } from './live-windows.js'
+import { addAccountWindows } from './window-continuity.js'
 import { fillMatchFigures } from './matches.js'
 import type { Match, ReconciliationWindow, StatementLine } from './windows-state.js'
 
@@ -65,6 +66,8 @@ export interface WorkspaceFacts {
   readonly webhooks?: { readonly lastSeq: number; readonly subscriptions: readonly WebhookSubscription[] }
   /** Absent in snapshots written before matching rules existed: no rules then. */
   readonly matchingRules?: { readonly lastSeq: number; readonly rules: readonly MatchingRule[] }
+  /** Absent in snapshots written before seal keys existed: none then. */
+  readonly sealKey?: SealKeyPair | null
 }
 
 /** The facts of a state as it stands; they share its objects, so they are encoded before the state moves on. */
@@ -83,6 +86,7 @@ export function factsOf(state: WorkspaceState): WorkspaceFacts {
     windows: state.windows.windows.map((window) => ({ ...window, matchedEntries: [...window.matchedEntries] })),
     matches: state.windows.matches,
     webhooks: { lastSeq: state.webhooks.lastSeq, subscriptions: [...state.webhooks.subscriptions.values()] },
+    sealKey: state.sealKey,
     matchingRules: { lastSeq: state.matchingRules.lastSeq, rules: [...state.matchingRules.rules.values()] },
   }
 }
@@ -100,8 +104,8 @@ function entryStoreOf(entries: readonly Entry[], tag: string): EntryStore {
 }
 
 /** The state these facts stand for, indexes included: what applying the commands that made them left behind. */
-export function restoreWorkspace(facts: WorkspaceFacts, sealHasher: SealHasher | null = null): WorkspaceState {
-  const empty = createWorkspaceState(facts.workspaceId, facts.tag, sealHasher)
+export function restoreWorkspace(facts: WorkspaceFacts, sealHasher: SealHasher | null = null, sealSigner: SealSigner | null = null): WorkspaceState {
+  const empty = createWorkspaceState(facts.workspaceId, facts.tag, sealHasher, sealSigner, facts.sealKey ?? null)
   const indexes = buildBalanceIndexes(facts.entries, facts.accounts.length, empty.treeArena)
   const state: WorkspaceState = { ...empty, entries: facts.entries, entryStore: entryStoreOf(facts.entries, facts.tag), entryOrder: indexes.entryOrder }
   for (const { id, seq, name, tags, createdAtMs, currency, externalId } of facts.accounts) {
@@ -114,16 +118,20 @@ export function restoreWorkspace(facts: WorkspaceFacts, sealHasher: SealHasher |
   }
   for (const record of facts.idempotency) storeIdempotency(state, record)
   for (const stored of facts.windows) {
-    // Snapshots written before the sealed close lack seal and postCloseEntryCount: filled below.
-    const legacy = stored as Partial<Pick<ReconciliationWindow, 'seal' | 'postCloseEntryCount'>>
+    // Snapshots written before the sealed close lack seal and postCloseEntryCount: filled below; before signed seals, the signature.
+    // Those written before the window balances lack them: no statement balances; book balances live (docs/API.md, "Balances").
+    const legacy = stored as Partial<Pick<ReconciliationWindow, 'seal' | 'postCloseEntryCount' | 'sealSignature' | 'closedByName' | 'openingBalance' | 'closingBalance' | 'frozenBook' | 'bookOpeningAtOpen' | 'previousSeqAtOpen'>>
     const window: ReconciliationWindow = {
       ...stored, statementFingerprint: stored.statementFingerprint ?? null, lines: stored.lines.map(restoredLine), matchedEntries: new Map(stored.matchedEntries),
-      seal: legacy.seal ?? null, postCloseEntryCount: legacy.postCloseEntryCount ?? -1,
+      seal: legacy.seal ?? null, sealSignature: legacy.sealSignature ?? null, closedByName: legacy.closedByName ?? null, postCloseEntryCount: legacy.postCloseEntryCount ?? -1,
+      openingBalance: legacy.openingBalance ?? null, closingBalance: legacy.closingBalance ?? null, frozenBook: legacy.frozenBook ?? null, bookOpeningAtOpen: legacy.bookOpeningAtOpen ?? null,
+      previousSeqAtOpen: legacy.previousSeqAtOpen ?? null,
     }
     assert.equal(window.seq, state.windows.windows.length + 1, 'window seqs are dense from 1')
     state.windows.windows.push(window)
     if (!isTerminal(window.state)) addLiveWindow(state.windows, window)
     if (window.state === 'closed') addClosedWindow(state.windows, window)
+    addAccountWindows(state.windows, window)
   }
   for (const match of facts.matches) state.windows.matches.push(match)
   // Snapshots written before matches kept their figures after creation get them from the window history.
@@ -171,7 +179,11 @@ export function restoreSystem(system: SystemState, facts: SystemFacts): void {
     // Snapshots written before limitsChangedAtMs existed lack it; only a live change reads it, and that sets it.
     // Snapshots written before currencies existed lack the workspace's: it was the default then.
     const stored = workspace as Partial<WorkspaceRecord>
-    system.workspaces.set(workspace.id, { ...workspace, limitsChangedAtMs: stored.limitsChangedAtMs ?? workspace.createdAtMs, currency: stored.currency ?? currencyDefault })
+    // Snapshots written before seal keys existed lack the key: the upgrade gives one (runtime.ts).
+    system.workspaces.set(workspace.id, {
+      ...workspace, limitsChangedAtMs: stored.limitsChangedAtMs ?? workspace.createdAtMs, currency: stored.currency ?? currencyDefault,
+      sealKey: stored.sealKey ?? null, sealKeyAtCreation: stored.sealKeyAtCreation ?? false,
+    })
     system.tags.add(workspace.tag)
   }
   for (const stored of facts.keys) {

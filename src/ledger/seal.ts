@@ -10,6 +10,13 @@ import { formatTimestamp } from './calendar.js'
 import type { WorkspaceState } from './state.js'
 import type { Match, ReconciliationWindow, StatementLine } from './windows-state.js'
 import { historyView } from './history-view.js'
+import type { SealView } from './window-json.js'
+
+/**
+ * The history event that records a seal signed after its close (a window closed before its workspace had a
+ * key, signed on upgrade): it comes after the close, so the seal does not cover it.
+ */
+export const sealSignedEventType = 'seal.signed'
 
 /** Bumped if the sealed fields ever change: a stored seal keeps meaning what it meant when it was made. */
 export const sealVersion = 1
@@ -100,7 +107,7 @@ export function sealedContent(state: WorkspaceState, window: ReconciliationWindo
     close_reason: window.closeReason,
     lines: new Streamed(function* () { for (const line of window.lines) yield sealedLine(state, line) }),
     matches: new Streamed(function* () { for (const seq of window.matchSeqs) yield sealedMatch(state, matches[seq - 1]) }),
-    history: new Streamed(function* () { for (const event of window.history) yield historyView(event) }),
+    history: new Streamed(function* () { for (const event of window.history) if (event.type !== sealSignedEventType) yield historyView(event) }),
   }
 }
 
@@ -110,4 +117,17 @@ export function sealOf(state: WorkspaceState, window: ReconciliationWindow): str
   const seal = state.sealHasher(canonicalChunks(sealedContent(state, window)))
   assert.match(seal, /^[0-9a-f]{64}$/)
   return seal
+}
+
+/** The workspace key's signature of a seal (base64), or null while the workspace has no key (or the state no signer). */
+export function signatureOf(state: WorkspaceState, sha256: string): string | null {
+  if (state.sealSigner === null || state.sealKey === null) return null
+  return state.sealSigner(state.sealKey.privateKey, sha256)
+}
+
+/** A closed window's seal as every answer shows it (docs/API.md, "The seal"); null when it has none. */
+export function sealView(state: WorkspaceState, window: ReconciliationWindow): SealView | null {
+  if (window.seal === null) return null
+  const signed = window.sealSignature !== null && state.sealKey !== null
+  return { sha256: window.seal, signature: signed ? window.sealSignature : null, public_key: signed ? state.sealKey!.publicKey : null }
 }

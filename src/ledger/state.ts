@@ -194,6 +194,10 @@ export interface WorkspaceState {
   readonly matchingRules: MatchingRulesState
   /** Seals closed windows (seal.ts); null only in bare ledger tests, whose closed windows then carry no seal. */
   readonly sealHasher: SealHasher | null
+  /** Signs seals with sealKey (seal.ts); null in bare ledger tests. */
+  readonly sealSigner: SealSigner | null
+  /** The workspace's key pair: from its creation, or given on upgrade by a seal.key command; null until then. */
+  sealKey: SealKeyPair | null
 }
 
 /**
@@ -203,7 +207,22 @@ export interface WorkspaceState {
  */
 export type SealHasher = (chunks: Iterable<string>) => string
 
-export function createWorkspaceState(workspaceId: string, tag: string, sealHasher: SealHasher | null = null): WorkspaceState {
+/** An Ed25519 key pair: the private key as base64 PKCS#8 DER, the public key as base64 of its raw 32 bytes. */
+export interface SealKeyPair {
+  readonly privateKey: string
+  readonly publicKey: string
+}
+
+/**
+ * An Ed25519 signature (base64) of the 32 bytes of a seal's SHA-256 (given as hex) by the private key:
+ * node:crypto's, handed in like the hasher (src/exports/seal-signature.ts). Ed25519 is deterministic, so
+ * replay and restore sign alike.
+ */
+export type SealSigner = (privateKey: string, sha256Hex: string) => string
+
+export function createWorkspaceState(
+  workspaceId: string, tag: string, sealHasher: SealHasher | null = null, sealSigner: SealSigner | null = null, sealKey: SealKeyPair | null = null,
+): WorkspaceState {
   const treeArena = new DoublesArena()
   return {
     workspaceId,
@@ -222,5 +241,7 @@ export function createWorkspaceState(workspaceId: string, tag: string, sealHashe
     webhooks: createWebhooksState(),
     matchingRules: createMatchingRulesState(),
     sealHasher,
+    sealSigner,
+    sealKey,
   }
 }

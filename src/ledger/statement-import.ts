@@ -14,10 +14,13 @@ import { movementOver } from './balances.js'
 import { formatTimestamp } from './calendar.js'
 import type { StatementInput, StatementsImport } from './commands.js'
 import { accept, type Outcome } from './outcome.js'
+import { addSafe } from './money.js'
 import type { Account, WorkspaceState } from './state.js'
 import type { Visibility } from './visibility.js'
 import { windowJson } from './window-json.js'
 import { residualOf } from './window-effects.js'
+import { balancesView } from './window-balances.js'
+import { continuityView, previousAtOpen } from './window-continuity.js'
 import type { WindowView } from './window-json.js'
 import type { ReconciliationWindow } from './windows-state.js'
 import { appendLines, checkPeriod, insertWindow, overlapRejection, pushHistory, windowLinesMax, windowView, type WindowSpec } from './windows.js'
@@ -79,12 +82,19 @@ function asImported(state: WorkspaceState, window: ReconciliationWindow, stateme
   return {
     id: window.id, label: window.label, accounts: window.accountSeqs.map((seq) => state.accounts[seq - 1].name),
     currency: state.accounts[window.accountSeqs[0] - 1].currency, window: { from: window.from, to: window.to },
-    claimed_movement: window.claimedMovement, derived_movement: derived, residual: opened.residual, matched_count: 0,
+    claimed_movement: window.claimedMovement, derived_movement: derived, residual: opened.residual,
+    ...balancesView(window, bookAtOpen(window, derived)), ...continuityView(window, previousAtOpen(state, window)), matched_count: 0,
     tolerance: window.tolerance, statement_ref: window.statementRef, state: opened.state, opened_at: formatTimestamp(window.openedAtMs),
     lines_count: statement.lines.length, unmatched_lines_count: statement.lines.length,
     closed_at: null, closed_by: null, close_reason: null, abandoned_at: null, abandon_reason: null,
     seal: null, post_close_drift: null, post_close_entries: null,
   }
+}
+
+/** The books' balances at the period's edges as they stood when the window was opened: its opening then, plus the derived movement then. */
+function bookAtOpen(window: ReconciliationWindow, derived: number): { opening: number | null; closing: number | null } {
+  const opening = window.bookOpeningAtOpen
+  return { opening, closing: opening === null ? null : addSafe(opening, derived) }
 }
 
 /** Checked: cannot fail. */
@@ -124,7 +134,7 @@ function* planImport(state: WorkspaceState, command: StatementsImport): Generato
     }
     const spec: WindowSpec = {
       label: statement.label, accounts: [accounts[index]], from: statement.from, to: statement.to, timeZone: command.time_zone, ...bounds[index],
-      claimedMovement: statement.claimed_movement, tolerance: 0, statementRef: statement.statement_ref, statementFingerprint: statement.fingerprint,
+      claimedMovement: statement.claimed_movement, openingBalance: statement.opening_balance ?? null, closingBalance: statement.closing_balance ?? null, tolerance: 0, statementRef: statement.statement_ref, statementFingerprint: statement.fingerprint,
     }
     planned.push({ spec, input: statement })
   }

@@ -6,6 +6,7 @@ import { canonicalTimeZone } from './time-zone-name.js'
 import { currencyExponent } from './currency.js'
 import { unknownCommand } from './commands.js'
 import { accept, type Outcome } from './outcome.js'
+import type { SealKeyPair } from './state.js'
 
 export const scopes = ['accounts:read', 'accounts:write', 'entries:read', 'entries:write', 'recon:read', 'recon:write', 'hooks:read', 'hooks:write'] as const
 export type Scope = (typeof scopes)[number]
@@ -30,6 +31,13 @@ export interface WorkspaceRecord {
   limitsChangedAtMs: number
   readonly tag: string
   readonly createdAtMs: number
+  /** Signs its closed windows' seals: made with it, or given on upgrade (workspace.seal_key); null until then. */
+  sealKey: SealKeyPair | null
+  /**
+   * Whether sealKey came with workspace.create: the workspace's state starts with it then. A key given on
+   * upgrade reaches the workspace's state through its own log record (seal.key), after its earlier commands.
+   */
+  sealKeyAtCreation: boolean
 }
 
 export interface KeyRecord {
@@ -52,7 +60,13 @@ export interface SystemState {
 }
 
 export type SystemCommand =
-  | { readonly type: 'workspace.create'; readonly at_ms: number; readonly id: string; readonly time_zone: string; readonly limits: Limits; readonly tag: string; readonly currency?: string }
+  | {
+    readonly type: 'workspace.create'; readonly at_ms: number; readonly id: string; readonly time_zone: string; readonly limits: Limits; readonly tag: string; readonly currency?: string
+    /** The workspace's Ed25519 key pair, made at the edge (docs/API.md, "The seal"); absent in records logged before keys existed. */
+    readonly seal_private_key?: string; readonly seal_public_key?: string
+  }
+  /** A key for a workspace created before keys existed, logged at start-up (runtime.ts). */
+  | { readonly type: 'workspace.seal_key'; readonly at_ms: number; readonly id: string; readonly seal_private_key: string; readonly seal_public_key: string }
   | { readonly type: 'workspace.update'; readonly at_ms: number; readonly id: string; readonly time_zone?: string; readonly limits?: Partial<Limits>; readonly currency?: string }
   | { readonly type: 'key.create'; readonly at_ms: number; readonly id: string; readonly workspace: string; readonly scopes: readonly Scope[]; readonly accounts: readonly string[] | null; readonly name: string | null; readonly secret_hash: string }
   | { readonly type: 'key.revoke'; readonly at_ms: number; readonly id: string }
@@ -63,14 +77,14 @@ export function createSystemState(): SystemState {
 
 /**
  * A workspace as every answer shows it. `settings`: a workspace has no settings yet (an empty object, so
- * clients can read it as one when settings come). `seal_public_key`: null, since a seal is a SHA-256 hash that
- * no key signs (ledger/seal.ts); there is no public key to give (docs/API.md, "The workspace").
+ * clients can read it as one when settings come). `seal_public_key`: the key its seals are signed with
+ * (docs/API.md, "The workspace"), null only before a workspace made before keys existed got its own.
  */
 export function workspaceView(workspace: WorkspaceRecord): object {
   // Workspaces created before names were canonicalised at the edge keep the name as typed in their log.
   return {
     id: workspace.id, timezone: canonicalTimeZone(workspace.timeZone) ?? workspace.timeZone, currency: workspace.currency, limits: workspace.limits,
-    settings: {}, seal_public_key: null, created_at: formatTimestamp(workspace.createdAtMs),
+    settings: {}, seal_public_key: workspace.sealKey?.publicKey ?? null, created_at: formatTimestamp(workspace.createdAtMs),
   }
 }
 
@@ -87,7 +101,11 @@ export function executeSystem(state: SystemState, command: SystemCommand): Outco
       if (state.tags.has(command.tag)) return reject('unavailable', 'Workspace tag collision; retry.')
       // Logged before currencies existed: the default, as every account of it was then.
       const currency = command.currency ?? currencyDefault
-      const workspace: WorkspaceRecord = { id: command.id, timeZone: command.time_zone, currency, limits: command.limits, limitsChangedAtMs: command.at_ms, tag: command.tag, createdAtMs: command.at_ms }
+      const sealKey = command.seal_private_key === undefined || command.seal_public_key === undefined ? null : { privateKey: command.seal_private_key, publicKey: command.seal_public_key }
+      const workspace: WorkspaceRecord = {
+        id: command.id, timeZone: command.time_zone, currency, limits: command.limits, limitsChangedAtMs: command.at_ms, tag: command.tag, createdAtMs: command.at_ms,
+        sealKey, sealKeyAtCreation: sealKey !== null,
+      }
       state.workspaces.set(workspace.id, workspace)
       state.tags.add(workspace.tag)
       return accept(201, workspaceView(workspace))
@@ -103,6 +121,13 @@ export function executeSystem(state: SystemState, command: SystemCommand): Outco
         workspace.limits = { ...workspace.limits, ...command.limits }
         workspace.limitsChangedAtMs = command.at_ms
       }
+      return accept(200, workspaceView(workspace))
+    }
+    case 'workspace.seal_key': {
+      const workspace = state.workspaces.get(command.id)
+      if (workspace === undefined) return reject('not_found', `No workspace ${command.id}.`)
+      if (workspace.sealKey !== null) return reject('request_invalid', `Workspace ${command.id} has a seal key already.`)
+      workspace.sealKey = { privateKey: command.seal_private_key, publicKey: command.seal_public_key }
       return accept(200, workspaceView(workspace))
     }
     case 'key.create': {

@@ -64,6 +64,9 @@ export interface ReconciliationWindow {
   /** The day after to, at 00:00 in timeZone (exclusive). */
   readonly endMs: number
   readonly claimedMovement: number
+  /** The statement's balances (docs/API.md, Reconciliation windows, "Balances"); null when not given (and in windows opened before they existed). */
+  readonly openingBalance: number | null
+  readonly closingBalance: number | null
   readonly tolerance: number
   readonly statementRef: string | null
   /** For a window a statement file opened: its content's hash, so the same statement imported again is known (docs/API.md, Bank statement formats); else null. */
@@ -83,14 +86,24 @@ export interface ReconciliationWindow {
   /** Set at close or abandon: the figures as they stood, never recomputed after. */
   frozenDerived: number | null
   frozenResidual: number | null
+  /** The books' balances at the period's edges, set at close or abandon like frozenDerived (window-balances.ts). */
+  frozenBook: { readonly opening: number | null; readonly closing: number | null } | null
+  /** The books' balance at the period's start when the window was opened: what a statement imported again answers (statement-import.ts). */
+  readonly bookOpeningAtOpen: number | null
+  /** The seq of its previous window when it was opened (0: none; null: not known, restored from an older snapshot): what a statement imported again answers. */
+  readonly previousSeqAtOpen: number | null
   closedAtMs: number | null
   closedBy: string | null
+  /** The closing key's name when it closed (its window.transition record); null: no name, or closed before names were recorded. */
+  closedByName: string | null
   closeReason: string | null
   abandonedAtMs: number | null
   abandonReason: string | null
   readonly history: HistoryEvent[]
   /** Set at close: the lowercase hex SHA-256 of the canonical frozen content (seal.ts); null before and for abandoned windows. */
   seal: string | null
+  /** The workspace key's Ed25519 signature of the seal, base64: at close, or on upgrade (seal.key); null while the workspace has no key. */
+  sealSignature: string | null
   /** Entries posted into the period after the close (they change no frozen figure): counted as they land. */
   postCloseEntryCount: number
 }
@@ -111,6 +124,8 @@ export interface WindowsState {
    * this is not the live index.
    */
   readonly closedWindowsByAccount: Map<number, ClosedWindows>
+  /** account seq → seqs of every window covering it, any state, in creation order (window-continuity.ts): continuity and the reconciliation status. */
+  readonly windowsByAccount: Map<number, number[]>
 }
 
 /** One account's closed windows by period start, and the latest end among them (a posting at or after it meets none). */
@@ -120,5 +135,5 @@ export interface ClosedWindows {
 }
 
 export function createWindowsState(): WindowsState {
-  return { windows: [], matches: [], liveWindowsByAccount: new Map(), closedWindowsByAccount: new Map() }
+  return { windows: [], matches: [], liveWindowsByAccount: new Map(), closedWindowsByAccount: new Map(), windowsByAccount: new Map() }
 }

@@ -13,11 +13,13 @@ import { addLiveWindow, liveWindowMeeting, removeLiveWindow } from './live-windo
 import { accept, type Outcome } from './outcome.js'
 import { collectPage, cursorSeq, invalidCursor, listScope, seqKeys } from './pages.js'
 import type { Account, WorkspaceState } from './state.js'
-import { sealOf } from './seal.js'
+import { sealOf, sealView, signatureOf } from './seal.js'
 import type { Visibility } from './visibility.js'
 import { derivedOf, findWindow, isTerminal, residualFrom, residualOf } from './window-effects.js'
 import { historyView } from './history-view.js'
-import { windowJson, type WindowView } from './window-json.js'
+import { addAccountWindows, continuityView, previousOf } from './window-continuity.js'
+import { balancesView, bookBalanceBefore, bookBalancesOf, statementBalancesRejection } from './window-balances.js'
+import { windowJson, type SealView, type WindowView } from './window-json.js'
 import { type HistoryEvent, type ReconciliationWindow, type StatementLine, type WindowStateName } from './windows-state.js'
 
 /** A window holds at most this many statement lines, so every scan of its lines is bounded. */
@@ -44,6 +46,8 @@ export interface WindowSpec {
   readonly startMs: number
   readonly endMs: number
   readonly claimedMovement: number
+  readonly openingBalance: number | null
+  readonly closingBalance: number | null
   readonly tolerance: number
   readonly statementRef: string | null
   readonly statementFingerprint: string | null
@@ -55,7 +59,8 @@ export function openWindow(state: WorkspaceState, command: WindowOpen): Outcome 
   if (!('accounts' in plan)) return plan
   const window = insertWindow(state, command, {
     label: command.label, accounts: plan.accounts, from: command.from, to: command.to, timeZone: command.time_zone, startMs: plan.startMs, endMs: plan.endMs,
-    claimedMovement: command.claimed_movement, tolerance: command.tolerance, statementRef: command.statement_ref, statementFingerprint: null,
+    claimedMovement: command.claimed_movement, openingBalance: command.opening_balance ?? null, closingBalance: command.closing_balance ?? null,
+    tolerance: command.tolerance, statementRef: command.statement_ref, statementFingerprint: null,
   })
   return 'ok' in window ? window : accept(201, windowView(state, window))
 }
@@ -63,17 +68,20 @@ export function openWindow(state: WorkspaceState, command: WindowOpen): Outcome 
 /** Adds the window (opened, in the live index, its history begun) or refuses when its figures leave the safe range; checks done. */
 export function insertWindow(state: WorkspaceState, command: { readonly at_ms: number; readonly key_id: string }, spec: WindowSpec): ReconciliationWindow | Rejection {
   const seq = state.windows.windows.length + 1
+  const accountSeqs = spec.accounts.map((account) => account.seq)
   const window: ReconciliationWindow = {
     id: makeId('rec_', state.tag, seq),
     seq,
     label: spec.label,
-    accountSeqs: spec.accounts.map((account) => account.seq),
+    accountSeqs,
     from: spec.from,
     to: spec.to,
     timeZone: spec.timeZone,
     startMs: spec.startMs,
     endMs: spec.endMs,
     claimedMovement: spec.claimedMovement,
+    openingBalance: spec.openingBalance,
+    closingBalance: spec.closingBalance,
     tolerance: spec.tolerance,
     statementRef: spec.statementRef,
     statementFingerprint: spec.statementFingerprint,
@@ -89,13 +97,18 @@ export function insertWindow(state: WorkspaceState, command: { readonly at_ms: n
     matchedEntries: new Map(),
     frozenDerived: null,
     frozenResidual: null,
+    frozenBook: null,
+    bookOpeningAtOpen: bookBalanceBefore(state, accountSeqs, spec.startMs),
+    previousSeqAtOpen: previousOf(state, { seq, accountSeqs, from: spec.from })?.seq ?? 0,
     closedAtMs: null,
     closedBy: null,
+    closedByName: null,
     closeReason: null,
     abandonedAtMs: null,
     abandonReason: null,
     history: [],
     seal: null,
+    sealSignature: null,
     postCloseEntryCount: 0,
   }
   const derived = movementOver(state, window.accountSeqs, window.startMs, window.endMs)
@@ -103,6 +116,7 @@ export function insertWindow(state: WorkspaceState, command: { readonly at_ms: n
   if (derived === null || residual === null) return reject('amount_out_of_range', 'The derived movement or residual of this window would leave the safe integer range.')
   state.windows.windows.push(window)
   addLiveWindow(state.windows, window)
+  addAccountWindows(state.windows, window)
   pushHistory(window, command, 'opened', residual, { claimed_movement: window.claimedMovement, derived_movement: derived })
   return window
 }
@@ -121,6 +135,9 @@ export function checkPeriod(from: string, to: string, atMs: number, timeZone: st
 
 /** Every check of an open, in the order of docs/API.md's error table, before anything changes. */
 function planOpen(state: WorkspaceState, command: WindowOpen): OpenPlan | Rejection {
+  // A contradiction within the request itself: before the operation's own rules.
+  const balances = statementBalancesRejection(command.claimed_movement, command.opening_balance ?? null, command.closing_balance ?? null)
+  if (balances !== null) return balances
   const bounds = checkPeriod(command.from, command.to, command.at_ms, command.time_zone)
   if ('ok' in bounds) return bounds
   const accounts = resolveAccounts(state, command)
@@ -281,11 +298,13 @@ function closeWindow(state: WorkspaceState, window: ReconciliationWindow, comman
   window.state = 'closed'
   window.closedAtMs = command.at_ms
   window.closedBy = command.key_id
+  window.closedByName = command.key_name ?? null
   window.closeReason = reason
   const writeOff = from === 'open' && reason !== null ? { write_off: { amount: residual, reason } } : {}
   pushHistory(window, command, 'closed', residual, { from, reason, ...writeOff })
   // Sealed last: the seal covers the history up to and including the close.
   window.seal = sealOf(state, window)
+  window.sealSignature = window.seal === null ? null : signatureOf(state, window.seal)
   addClosedWindow(state.windows, window)
   return accept(200, windowView(state, window))
 }
@@ -309,6 +328,7 @@ function freeze(state: WorkspaceState, window: ReconciliationWindow): void {
   const residual = residualOf(state, window)
   window.frozenDerived = derived
   window.frozenResidual = residual
+  window.frozenBook = bookBalancesOf(state, window)
   removeLiveWindow(state.windows, window)
 }
 
@@ -343,6 +363,8 @@ export function windowView(state: WorkspaceState, window: ReconciliationWindow):
     claimed_movement: window.claimedMovement,
     derived_movement: derived,
     residual,
+    ...balancesView(window, bookBalancesOf(state, window)),
+    ...continuityView(window, previousOf(state, window)),
     matched_count: window.activeMatchCount,
     tolerance: window.tolerance,
     statement_ref: window.statementRef,
@@ -370,12 +392,12 @@ function windowAnswer(state: WorkspaceState, window: ReconciliationWindow): Outc
  * movement now minus the frozen one (null when that sum would leave the safe range), and how many
  * entries were posted into the period after the close. null on a window that is not closed.
  */
-function postCloseFigures(state: WorkspaceState, window: ReconciliationWindow): { seal: string | null; post_close_drift: number | null; post_close_entries: number | null } {
+function postCloseFigures(state: WorkspaceState, window: ReconciliationWindow): { seal: SealView | null; post_close_drift: number | null; post_close_entries: number | null } {
   if (window.state !== 'closed') return { seal: null, post_close_drift: null, post_close_entries: null }
   assert(window.frozenDerived !== null)
   const now = movementOver(state, window.accountSeqs, window.startMs, window.endMs)
   const drift = now === null ? null : addSafe(now, -window.frozenDerived)
-  return { seal: window.seal, post_close_drift: drift, post_close_entries: window.postCloseEntryCount }
+  return { seal: sealView(state, window), post_close_drift: drift, post_close_entries: window.postCloseEntryCount }
 }
 
 export function getWindow(state: WorkspaceState, id: string, visibility: Visibility): Outcome {

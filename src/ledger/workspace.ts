@@ -15,6 +15,7 @@ import { answerText, type Outcome } from './outcome.js'
 import { runToEnd } from './proposals.js'
 import type { WorkspaceState } from './state.js'
 import { importStatements, importStatementsInSlices } from './statement-import.js'
+import { giveSealKey } from './seal-key.js'
 import { createWebhook, deleteWebhook } from './webhooks.js'
 import { addStatementLines, openWindow, transitionWindow } from './windows.js'
 
@@ -87,6 +88,7 @@ function dispatch(state: WorkspaceState, command: WorkspaceCommand): Outcome {
     case 'matching_rule.update': return updateMatchingRule(state, command)
     case 'matching_rule.delete': return deleteMatchingRule(state, command)
     case 'match.auto': return runToEnd(autoMatch(state, command))
+    case 'seal.key': return giveSealKey(state, command)
     default: return unknownCommand(command)
   }
 }

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict'
 import type { Database, RootDatabase } from 'lmdb'
 import { Packr, Unpackr } from 'msgpackr'
 import { factsOf, restoreWorkspace, type AccountFacts, type SystemFacts, type WindowFacts, type WorkspaceFacts } from '../ledger/restore.js'
-import { Entry, EntryStore, type EntryLine, type IdempotencyRecord, type SealHasher, type WorkspaceState } from '../ledger/state.js'
+import { Entry, EntryStore, type EntryLine, type IdempotencyRecord, type SealHasher, type SealKeyPair, type SealSigner, type WorkspaceState } from '../ledger/state.js'
 import type { Match } from '../ledger/windows-state.js'
 import type { MatchingRule } from '../ledger/matching-rules-state.js'
 import type { WebhookSubscription } from '../ledger/webhooks-state.js'
@@ -60,6 +60,8 @@ interface SnapshotFacts {
   readonly webhooks?: { readonly lastSeq: number; readonly subscriptions: readonly WebhookSubscription[] }
   /** Absent in snapshots written before matching rules existed: no rules then. */
   readonly matchingRules?: { readonly lastSeq: number; readonly rules: readonly MatchingRule[] }
+  /** Absent in snapshots written before seal keys existed: none then (an upgrade gives one through the log). */
+  readonly sealKey?: SealKeyPair | null
 }
 
 /** Version 1: one value, the entries as objects. */
@@ -190,8 +192,9 @@ function headOf(seq: number, facts: WorkspaceFacts, perChunk: number, chunks: nu
     windows: facts.windows,
     matches: facts.matches,
     webhooks: { lastSeq: facts.webhooks?.lastSeq ?? 0, subscriptions: facts.webhooks?.subscriptions ?? [] },
-    matchingRules: { lastSeq: facts.matchingRules?.lastSeq ?? 0, rules: facts.matchingRules?.rules ?? [] },
     entries: { count: facts.entries.length, perChunk, chunks },
+    sealKey: facts.sealKey ?? null,
+    matchingRules: { lastSeq: facts.matchingRules?.lastSeq ?? 0, rules: facts.matchingRules?.rules ?? [] },
   }
 }
 
@@ -363,13 +366,13 @@ function checkedEntriesV1(stored: readonly StoredEntryV1[], tag: string, account
 }
 
 /** The state of a snapshot of either version; its entries are read from their chunks for version 2. */
-function fromBody(db: Database<Buffer, string>, body: SnapshotBodyV1 | SnapshotHead, sealHasher: SealHasher | null): WorkspaceState {
+function fromBody(db: Database<Buffer, string>, body: SnapshotBodyV1 | SnapshotHead, sealHasher: SealHasher | null, sealSigner: SealSigner | null): WorkspaceState {
   assert.ok(body.v === 1 || body.v === snapshotVersion, `unknown snapshot version ${String(body.v)}`)
   const accountsCount = body.accounts.length
   // readEntries checks seqs and accounts as it builds the entries; a version 1 body holds them ready-made.
   const entries = body.v === 1 ? checkedEntriesV1((body as SnapshotBodyV1).entries, body.tag, accountsCount) : readEntries(db, body as SnapshotHead)
-  const { workspaceId, tag, accounts, idempotency, windows, matches, webhooks, matchingRules } = body
-  return restoreWorkspace({ workspaceId, tag, accounts, entries, idempotency, windows, matches, webhooks, matchingRules }, sealHasher)
+  const { workspaceId, tag, accounts, idempotency, windows, matches, webhooks, sealKey, matchingRules } = body
+  return restoreWorkspace({ workspaceId, tag, accounts, entries, idempotency, windows, matches, webhooks, sealKey, matchingRules }, sealHasher, sealSigner)
 }
 
 export interface LoadedSnapshots {
@@ -382,8 +385,8 @@ export interface LoadedSnapshots {
  * any of its chunks) is left out and named in `unusable`; its workspace is rebuilt from the log, which
  * is never truncated.
  */
-/** sealHasher: what the restored states seal closed windows with (the service's; null in tests of the format alone). */
-export function loadSnapshots(root: RootDatabase, sealHasher: SealHasher | null = null): LoadedSnapshots {
+/** sealHasher, sealSigner: what the restored states seal and sign closed windows with (the service's; null in tests of the format alone). */
+export function loadSnapshots(root: RootDatabase, sealHasher: SealHasher | null = null, sealSigner: SealSigner | null = null): LoadedSnapshots {
   const workspaces = new Map<string, LoadedSnapshot>()
   const unusable: UnusableSnapshot[] = []
   const db = snapshotsDb(root)
@@ -401,7 +404,7 @@ export function loadSnapshots(root: RootDatabase, sealHasher: SealHasher | null 
       const body = read.body as SnapshotBodyV1 | SnapshotHead
       assert.equal(body.workspaceId, key, 'the snapshot names another workspace')
       assert.ok(Number.isSafeInteger(body.seq) && body.seq >= 1, 'the snapshot has no seq')
-      workspaces.set(key, { seq: body.seq, state: fromBody(db, body, sealHasher) })
+      workspaces.set(key, { seq: body.seq, state: fromBody(db, body, sealHasher, sealSigner) })
     } catch (error) {
       // The checksums held, so these bytes are what was written: a bug, not the disk. Replay is still right.
       unusable.push({ name: `workspace ${key}`, reason: `the checksum matches but the body does not rebuild (${messageOf(error)})` })

@@ -11,6 +11,7 @@ import { Runtime, type ReplayReport } from '../actor/runtime.js'
 import type { Config } from '../config.js'
 import { limitsDefault, type SystemCommand } from '../ledger/system.js'
 import { CommandLog, type CommitFaults } from '../log/command-log.js'
+import { newSealKeyFields } from '../exports/seal-signature.js'
 import { WebhookDeliverer, type AttemptResult } from '../webhooks/deliverer.js'
 import { LocalShard } from './local-shard.js'
 
@@ -31,6 +32,8 @@ export interface LocalNodeHooks {
   readonly onWebhookAttempt?: (result: AttemptResult) => void
   readonly onWebhookGiveUp?: () => void
   readonly webhookWarn?: (message: string, error: unknown) => void
+  /** The registry of several shards (shard-set.ts): system state only, the workspaces' states are in the shards. */
+  readonly registry?: boolean
 }
 
 const warnToStderr = (line: string) => { process.stderr.write(`${line}\n`) }
@@ -63,7 +66,11 @@ export class LocalNode {
     })
     const runtime = new Runtime(log, config.snapshotCommandsInterval, hooks.warn)
     try {
-      return new LocalNode(config, hooks, log, runtime, runtime.replay(hooks.clock))
+      const replay = runtime.replay(hooks.clock)
+      // Workspaces made before seal keys existed get theirs, and their closed windows a signature (docs/API.md,
+      // "The seal"). Not in the registry of several shards: its workspaces' states live in the shards.
+      if (hooks.registry !== true) runtime.giveSealKeys(hooks.clock())
+      return new LocalNode(config, hooks, log, runtime, replay)
     } catch (error) {
       // Close the LMDB env so the data dir is left as found.
       await log.close()
@@ -74,7 +81,7 @@ export class LocalNode {
   /** On an empty data dir, the first workspace (UTC, default limits); false when the data dir had one. */
   createFirstWorkspace(id: string, tag: string): boolean {
     if (this.runtime.system.workspaces.size > 0) return false
-    this.submitSystem({ type: 'workspace.create', at_ms: this.#hooks.clock(), id, time_zone: 'UTC', limits: limitsDefault, tag })
+    this.submitSystem({ type: 'workspace.create', at_ms: this.#hooks.clock(), id, time_zone: 'UTC', limits: limitsDefault, tag, ...newSealKeyFields() })
     return true
   }
 

@@ -72,7 +72,7 @@ export class LocalShard implements Shard {
     const durableSeq = runtime.durableSeq
     const queueDepths = new Map<string, number>()
     for (const actor of runtime.actors.values()) queueDepths.set(actor.id, Math.max(0, actor.lastAppliedSeq - durableSeq))
-    return { pendingRecords: runtime.pendingRecords, queueDepths, outboxItems: runtime.outboxItems() }
+    return { pendingRecords: runtime.pendingRecords, queueDepths, outboxItems: runtime.outboxItems(), durableSeq }
   }
 
   send(operation: Operation): Promise<Reply> {

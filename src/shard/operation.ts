@@ -79,4 +79,6 @@ export interface ShardStats {
   readonly queueDepths: ReadonlyMap<string, number>
   /** Webhook deliveries not yet done. */
   readonly outboxItems: number
+  /** The log's durable end (several shards: their sum, each as last heard). */
+  readonly durableSeq: number
 }

@@ -6,6 +6,10 @@ import t from 'tap'
 import { Runtime } from '../../src/actor/runtime.ts'
 import { createKeyCommand, newKeySecret } from '../../src/api/admin-routes.ts'
 import { Lifecycle, stageNames, type ApiRequest, type Flow, type Headers, type RateBudgets, type Transport } from '../../src/api/lifecycle.ts'
+import { limitQuery, textQuery, timestampQuery } from '../../src/api/query.ts'
+import { v2Route, type V2Route } from '../../src/api/route.ts'
+import { validator } from '../../src/api/schemas/validate.ts'
+import { accountCreate } from '../../src/api/schemas/ledger.ts'
 import { v2Surface } from '../../src/api/surfaces.ts'
 import { limitsDefault, scopes } from '../../src/ledger/system.ts'
 import { CommandLog } from '../../src/log/command-log.ts'
@@ -130,4 +134,51 @@ t.test('once the shard has the operation, the flow lets go of the body and the c
   const answer = await answered
   t.equal(answer.status, 201, 'answered once durable, as before')
   t.equal(answer.body.name, 'assets:held')
+})
+
+const accountCreateBody = validator(accountCreate)
+
+t.test('query parameters are read from the route\'s declarations: the handler gets their values, a bad one answers before it is called', async (t) => {
+  const seen: unknown[] = []
+  const probe: V2Route[] = [
+    v2Route({
+      method: 'GET', pattern: '/v2/probe', scope: null, summary: 'A route declaring its query',
+      query: [limitQuery, textQuery('account', 'an account'), timestampQuery('from', 'an instant')],
+      handle: ({ query }) => {
+        seen.push(query)
+        const limit: number = query.limit
+        const account: string | null = query.account
+        const from: number | null = query.from
+        return { read: { name: 'account.list', params: { limit: from === null && account === null ? limit : 1, cursor: null } } }
+      },
+    }),
+    v2Route({
+      method: 'POST', pattern: '/v2/probe', scope: null, summary: 'A body and a query', body: { validate: accountCreateBody },
+      query: [textQuery('account', 'an account')],
+      handle: ({ query, body }) => {
+        seen.push(query)
+        return { read: { name: 'account.get', params: { account: query.account ?? body.name } } }
+      },
+    }),
+  ]
+  const lifecycle = new Lifecycle({ ...options, routes: probe, skip: [] }, transport)
+  const get = (query: string, headers: Record<string, string> = {}) => new Promise<Answer>((resolve) => lifecycle.run({ method: 'GET', path: '/v2/probe', query, headers: new Map(Object.entries({ authorization: `Bearer ${secret}`, ...headers })) }, resolve))
+  t.equal((await get('limit=5&account=a&from=2025-01-01T00:00:00Z&ignored=%25x')).status, 200, 'a parameter the route does not declare is ignored')
+  t.same(seen.shift(), { limit: 5, account: 'a', from: Date.UTC(2025, 0, 1) }, 'the parsed, typed values')
+  t.equal((await get('')).status, 200)
+  t.same(seen.shift(), { limit: 100, account: null, from: null }, 'absent: their defaults')
+  const bad = await get('from=yesterday&limit=0')
+  t.equal(bad.status, 400)
+  t.same(bad.body.error, { code: 'request_invalid', message: 'Query parameter limit: must be an integer from 1 to 1000.', details: [{ path: '/limit', message: 'must be an integer from 1 to 1000' }] }, 'the first bad one in declaration order, as before')
+  const fromBad = await get('from=yesterday')
+  t.same(fromBad.body.error.details, [{ path: '/from', message: 'must be an RFC 3339 timestamp' }])
+  const encoding = await get('other=%FC')
+  t.equal(encoding.status, 400, 'bytes that are not UTF-8, in any parameter')
+  t.same(encoding.body.error.details.map((detail: { path: string }) => detail.path), ['/other'])
+  t.equal(seen.length, 0, 'the handler was not called for a bad query')
+  const post = (query: string, body: string, headers: Record<string, string> = {}) => new Promise<Answer>((resolve) => lifecycle.run({ method: 'POST', path: '/v2/probe', query, headers: new Map(Object.entries({ authorization: `Bearer ${secret}`, 'content-type': 'application/json', ...headers })), body: Buffer.from(body) }, resolve))
+  t.equal((await post('account=', '{')).body.error.code, 'json_invalid', 'JSON answers before the query')
+  t.same((await post('account=', '{"name": 1}')).body.error.details, [{ path: '/account', message: 'must be 1 to 256 characters' }], 'the query before the body\'s schema')
+  t.same((await post('account=', '{"name": "x"}', { 'idempotency-key': '' })).body.error.details, [{ path: '/account', message: 'must be 1 to 256 characters' }], 'and before the Idempotency-Key\'s syntax')
+  t.equal(seen.length, 0, 'the handler was not called')
 })

@@ -1,6 +1,7 @@
 /**
  * scripts/verify-seal.mjs as an auditor runs it (docs/API.md, "The seal"): --help, no argument, a missing file,
- * a file that is not a sealed export, each with its own exit code and message; nothing waits on a terminal.
+ * a file that is not a sealed export, an unusable key: each unusable input exits 2 with its own message; nothing
+ * waits on a terminal. The signature against a key is checked in test/http/signed-seal.test.ts.
  * The seal itself (MATCH, exit 0) is checked against real exports in test/http/sealed-close.test.ts.
  */
 import { spawn } from 'node:child_process'
@@ -34,11 +35,12 @@ function run(args: readonly string[], input?: string): Promise<Run> {
   })
 }
 
-t.test('--help prints the usage and the exit codes, exit 0', async (t) => {
+t.test('--help prints the usage and the exit codes, exit 2 (no verdict was given)', async (t) => {
   const help = await run(['--help'])
-  t.equal(help.code, 0)
-  t.match(help.stdout, /^Usage: node scripts\/verify-seal\.mjs <export\.json \| ->/m)
-  for (const code of ['0', '1', '2', '3']) t.match(help.stdout, new RegExp(`^ +${code} `, 'm'), `exit code ${code} explained`)
+  t.equal(help.code, 2)
+  t.match(help.stdout, /^Usage: node scripts\/verify-seal\.mjs <export\.json \| -> \[--public-key <key or file>\]/m)
+  t.match(help.stdout, /checks only that the file agrees with itself/, 'says what a check without a key proves')
+  for (const code of ['0', '1', '2']) t.match(help.stdout, new RegExp(`^ +${code} `, 'm'), `exit code ${code} explained`)
   t.equal(help.stderr, '')
 })
 
@@ -51,10 +53,10 @@ t.test('no argument, or an unknown option: the usage on stderr, exit 2, without 
   }
 })
 
-t.test('a file that cannot be read: exit 3 and its own message, not a mismatch', async (t) => {
+t.test('a file that cannot be read: exit 2 (unusable input) and its own message, not a mismatch', async (t) => {
   const missing = path.join(tmpDir, 'no-such-export.json')
   const result = await run([missing])
-  t.equal(result.code, 3)
+  t.equal(result.code, 2)
   t.equal(result.stderr, `cannot read ${missing}: no such file\n`)
   t.notMatch(result.stdout, /MISMATCH/)
 })
@@ -68,4 +70,16 @@ t.test('not a sealed JSON export (not JSON, not an export, from a file or stdin 
   const fromStdin = await run(['-'], '{"format":"something else"}')
   t.equal(fromStdin.code, 2, 'stdin, explicitly')
   t.match(fromStdin.stderr, /^not the JSON export of a closed window/)
+})
+
+t.test('an unusable --public-key, or --public-key without a value: exit 2 before any verdict', async (t) => {
+  const pack = path.join(tmpDir, 'any.json')
+  fs.writeFileSync(pack, '{}')
+  const bad = await run([pack, '--public-key', 'bm90IGEga2V5'])
+  t.equal(bad.code, 2)
+  t.match(bad.stderr, /^unusable --public-key/)
+  t.notMatch(bad.stdout, /MATCH/)
+  const missingValue = await run([pack, '--public-key'])
+  t.equal(missingValue.code, 2)
+  t.match(missingValue.stderr, /Usage:/)
 })

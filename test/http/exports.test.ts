@@ -51,7 +51,9 @@ t.test('CSV: RFC 4180 read back with csv-parse, one row per line with its match;
   t.ok(reply.bytes.subarray(0, 3).equals(Buffer.from([0xef, 0xbb, 0xbf])), 'UTF-8 with a byte order mark, so spreadsheets read it as UTF-8')
   t.match(reply.bytes.toString('utf8'), /\r\n/, 'CRLF records')
   const rows = parse(reply.bytes, { bom: true, columns: true, cast: false }) as Record<string, string>[]
-  t.same(Object.keys(rows[0]), ['line', 'date', 'amount', 'currency', 'reference', 'description', 'match', 'strategy', 'match_reason'], 'the columns')
+  t.same(Object.keys(rows[0]), ['line', 'date', 'amount', 'amount_decimal', 'currency', 'reference', 'description', 'match', 'strategy', 'match_reason', 'entries'], 'the columns')
+  t.same(rows.map((row) => row.amount_decimal), ['3.00', '-0.40', '0.12', '0.05'], 'amounts in the currency\'s decimals (USD: 2), a negative one not guarded: it is a number')
+  t.same(rows.map((row) => row.entries.split('\n')[0].split(' ')[0]), [sale.id, refund.id, '', ''], 'the entries matched to each line')
   t.same(rows.map((row) => [row.line, row.date, row.amount, row.reference, row.description, row.match, row.strategy, row.match_reason]), [
     ['l1', '2026-03-10', '300', "'=cmd|calc", 'Invoice, "one"', saleMatch.id, 'amount_and_date', ''],
     ['l2', '2026-03-11', '-40', "'@SUM(1)", "'-40 refund", rows[1].match, 'amount_and_date', ''],
@@ -93,8 +95,10 @@ t.test('PDF: a report whose text (pdftotext) holds the label, the figures, the s
   t.match(text, 'Amounts in USD, 2 decimals.')
   t.match(text, /State: closed/)
   t.match(text, new RegExp(`Closed at: ${closed.body.closed_at.replaceAll('.', '\\.')}`))
-  t.match(text, new RegExp(`Closed by: ${closed.body.closed_by}`))
-  t.match(text, `Seal (SHA-256): ${closed.body.seal}`, 'the seal')
+  t.match(text, new RegExp(`Closed by: default \\(${closed.body.closed_by}\\)`), 'the closing key by name and id')
+  t.match(text, `Seal (SHA-256): ${closed.body.seal.sha256}`, 'the seal')
+  t.match(text, closed.body.seal.signature, 'its signature, whole')
+  t.match(text, closed.body.seal.public_key, 'and the key that made it')
   t.match(text, new RegExp(`l1 +2026-03-10 +3.00 ${saleMatch.id} amount_and_date`), 'a line with its match')
   t.match(text, 'reason: @bank charges, see letter', 'the write-off reason')
   t.match(text, /closed +closed +0\.00 key_/, 'the history')

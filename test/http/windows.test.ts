@@ -32,7 +32,9 @@ t.test('201 with every field of the window object', async (t) => {
   t.match(reply.body.id, /^rec_/, 'id rec_')
   t.same({ ...reply.body, id: null }, {
     id: null, label: 'Bank October', accounts: [account], currency: 'USD', window: { from: '2026-10-01', to: '2026-10-31' },
-    claimed_movement: 1200, derived_movement: 1234, residual: -34, matched_count: 0, tolerance: 0, statement_ref: 'stmt-10.pdf',
+    claimed_movement: 1200, derived_movement: 1234, residual: -34,
+    opening_balance: null, closing_balance: null, book_opening_balance: 0, book_closing_balance: 1234, opening_difference: null, closing_difference: null,
+    previous: null, gap_days: null, opening_matches_previous: null, matched_count: 0, tolerance: 0, statement_ref: 'stmt-10.pdf',
     state: 'open', opened_at: nowIso, lines_count: 0, unmatched_lines_count: 0, closed_at: null, closed_by: null, close_reason: null,
     abandoned_at: null, abandon_reason: null, seal: null, post_close_drift: null, post_close_entries: null,
   }, 'every value')

@@ -10,8 +10,11 @@ import { balanceAt } from '../../src/ledger/balances.ts'
 import { changesOf } from '../../src/ledger/changes.ts'
 import { workspaceCommandTypes, type WorkspaceCommand } from '../../src/ledger/commands.ts'
 import { windowView } from '../../src/ledger/windows.ts'
+import { createWorkspaceState } from '../../src/ledger/state.ts'
+import { sha256Hex } from '../../src/exports/seal-hash.ts'
+import { ed25519Signer, newSealKeyPair } from '../../src/exports/seal-signature.ts'
 import { executeWorkspace } from '../../src/ledger/workspace.ts'
-import { machine, ok, posting, run, type CommandBody, type Machine } from '../support/workspace-machine.ts'
+import { ok, posting, run, type CommandBody, type Machine } from '../support/workspace-machine.ts'
 
 const nowMs = Date.parse('2026-12-05T12:00:00.000Z')
 const secret = `whsec_${Buffer.alloc(24, 7).toString('base64')}`
@@ -28,7 +31,8 @@ interface World {
 
 /** One workspace with a window in each state on assets:bank, so every kind of change has something to show on. */
 function world(): World {
-  const ctx = machine([], nowMs)
+  // Sealed with node:crypto's hash and signer, as the service seals: the closed window has a seal to sign (seal.key).
+  const ctx: Machine = { state: createWorkspaceState('ws', 'abcdef', sha256Hex, ed25519Signer), visibility: null, atMs: nowMs }
   for (const name of ['assets:bank', 'income:sales', 'assets:cash']) ok(run(ctx, { type: 'account.create', name, tags: [], currency: 'EUR', external_id: name === 'assets:cash' ? 'CASH-1' : null }))
   const open = (label: string, from: string, to: string, claimed: number) => ok(run(ctx, { type: 'window.open', label, accounts: ['assets:bank'], from, to, claimed_movement: claimed, statement_ref: null, tolerance: 0, time_zone: 'UTC' })).id as string
   const sep = open('Sep', '2026-09-01', '2026-09-30', 0)
@@ -70,8 +74,9 @@ const scenarios: { readonly [T in WorkspaceCommand['type']]: readonly Scenario<T
   ],
   'entry.post': [
     { name: 'a posting into the live window', windows: ['nov'], command: () => sale('assets:bank', '2026-11-12T00:00:00Z') },
-    { name: 'a posting into the closed period (drift)', windows: ['oct'], command: () => sale('assets:bank', '2026-10-12T00:00:00Z') },
-    { name: 'a posting into the abandoned period', windows: [], command: () => sale('assets:bank', '2026-09-12T00:00:00Z') },
+    // The live November window's book balances move with any posting before its end.
+    { name: 'a posting into the closed period (drift)', windows: ['oct', 'nov'], command: () => sale('assets:bank', '2026-10-12T00:00:00Z') },
+    { name: 'a posting into the abandoned period', windows: ['nov'], command: () => sale('assets:bank', '2026-09-12T00:00:00Z') },
     { name: 'a posting outside every window', windows: [], command: () => sale('assets:cash', '2026-11-12T00:00:00Z') },
   ],
   'entry.batch': [{
@@ -100,6 +105,13 @@ const scenarios: { readonly [T in WorkspaceCommand['type']]: readonly Scenario<T
   'matching_rule.update': [{ name: 'a rule changed', windows: [], command: (w) => ({ type: 'matching_rule.update', rule: w.rule, priority: 5 }) }],
   'matching_rule.delete': [{ name: 'a rule deleted', windows: [], command: (w) => ({ type: 'matching_rule.delete', rule: w.rule }) }],
   'match.auto': [{ name: 'an auto-match', windows: ['nov'], command: (w) => ({ type: 'match.auto', window: w.windows.nov }) }],
+  'seal.key': [{ name: 'a key given on upgrade signs the closed window', windows: ['oct'], command: () => ({ type: 'seal.key', ...sealKeyCommandFields() }) }],
+}
+
+/** A fresh key pair in the command's wire names. */
+function sealKeyCommandFields(): { private_key: string; public_key: string } {
+  const pair = newSealKeyPair()
+  return { private_key: pair.privateKey, public_key: pair.publicKey }
 }
 
 /** What a subscriber would be sent for each window and account that exist now, by id. */

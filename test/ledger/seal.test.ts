@@ -8,6 +8,7 @@
 import t from 'tap'
 import type { WorkspaceCommand } from '../../src/ledger/commands.ts'
 import { sha256Hex } from '../../src/exports/seal-hash.ts'
+import { ed25519Signer, newSealKeyPair } from '../../src/exports/seal-signature.ts'
 import { factsOf, restoreWorkspace, type WorkspaceFacts } from '../../src/ledger/restore.ts'
 import { canonicalChunks, sealedContent } from '../../src/ledger/seal.ts'
 import { createWorkspaceState, type WorkspaceState } from '../../src/ledger/state.ts'
@@ -35,7 +36,9 @@ const commands: WorkspaceCommand[] = [
   { ...envelope(nowMs + 5), type: 'window.transition', window: `rec_${tag}000000001`, state: 'closed', reason: null },
 ]
 
-function run(list: readonly WorkspaceCommand[], state = createWorkspaceState('w', tag, sha256Hex)): WorkspaceState {
+const key = newSealKeyPair()
+
+function run(list: readonly WorkspaceCommand[], state = createWorkspaceState('w', tag, sha256Hex, ed25519Signer, key)): WorkspaceState {
   for (const command of list) {
     const outcome = executeWorkspace(state, command)
     if (!outcome.ok) throw new Error(`${command.type}: ${outcome.code} ${outcome.message}`)
@@ -52,13 +55,15 @@ const windowOf = (state: WorkspaceState, seq = 1): any => {
 t.test('live, replayed and restored states carry the same seal', async (t) => {
   const live = run(commands)
   const seal = windowOf(live).seal
-  t.match(seal, /^[0-9a-f]{64}$/)
-  t.equal(windowOf(run(commands)).seal, seal, 'replaying the same commands seals alike')
-  const restored = restoreWorkspace(factsOf(live), sha256Hex)
-  t.same(windowOf(restored), windowOf(live), 'restored from the facts: the same window, seal included')
+  t.match(seal.sha256, /^[0-9a-f]{64}$/)
+  t.equal(seal.public_key, key.publicKey)
+  t.match(seal.signature, /^[A-Za-z0-9+/]{86}==$/, 'an Ed25519 signature: 64 bytes, base64')
+  t.same(windowOf(run(commands)).seal, seal, 'replaying the same commands seals and signs alike, byte for byte')
+  const restored = restoreWorkspace(factsOf(live), sha256Hex, ed25519Signer)
+  t.same(windowOf(restored), windowOf(live), 'restored from the facts: the same window, seal and signature included')
   const facts = factsOf(live)
   const legacy: WorkspaceFacts = { ...facts, windows: facts.windows.map(({ seal: _seal, postCloseEntryCount: _count, ...rest }) => rest as typeof facts.windows[number]) }
-  t.equal(windowOf(restoreWorkspace(legacy, sha256Hex)).seal, seal, 'an older snapshot without seals is sealed on restore, alike')
+  t.equal(windowOf(restoreWorkspace(legacy, sha256Hex)).seal.sha256, seal.sha256, 'an older snapshot without seals is sealed on restore, alike')
 })
 
 t.test('the canonical form is RFC 8785 of the sealed content', async (t) => {
@@ -68,7 +73,7 @@ t.test('the canonical form is RFC 8785 of the sealed content', async (t) => {
   const plain = JSON.parse(text)
   t.equal(text, jcs(plain), 'sorted keys, no whitespace, as the test\'s own JCS writes it')
   t.same(Object.keys(plain), ['accounts', 'claimed_movement', 'close_reason', 'closed_at', 'closed_by', 'derived_movement', 'from', 'history', 'id', 'label', 'lines', 'matches', 'opened_at', 'residual', 'seal_version', 'statement_ref', 'time_zone', 'to', 'tolerance'])
-  t.equal(sha256Hex([text]), windowOf(state).seal, 'the seal is the SHA-256 of that text')
+  t.equal(sha256Hex([text]), windowOf(state).seal.sha256, 'the seal is the SHA-256 of that text')
 })
 
 t.test('a posting into a closed period counts and emits reconciliation.drifted; one after the period does neither', async (t) => {
@@ -95,4 +100,27 @@ t.test('overlapping closed windows (a period reopened) each see a posting into b
   run([post(2, '2026-03-20T00:00:00Z'), post(3, '2026-04-05T00:00:00Z'), post(4, '2026-03-02T00:00:00Z')], state)
   t.same([windowOf(state, 1).post_close_entries, windowOf(state, 1).post_close_drift], [2, 6], 'the first: March 20 and March 2')
   t.same([windowOf(state, 2).post_close_entries, windowOf(state, 2).post_close_drift], [2, 5], 'the second: March 20 and April 5')
+})
+
+t.test('seal.key on a workspace made without a key: its closed windows signed, a seal.signed event each, the sha256 unchanged', async (t) => {
+  const keyless = () => run(commands, createWorkspaceState('w', tag, sha256Hex, ed25519Signer, null))
+  const state = keyless()
+  const before = windowOf(state).seal
+  t.same([before.signature, before.public_key], [null, null], 'closed without a key: the sha256 alone')
+  const content = [...canonicalChunks(sealedContent(state, state.windows.windows[0]))].join('')
+  const give: WorkspaceCommand = { ...envelope(nowMs + 9), type: 'seal.key', private_key: key.privateKey, public_key: key.publicKey }
+  const outcome = executeWorkspace(state, give)
+  t.ok(outcome.ok && (outcome.body as any).signed.length === 1, 'one window signed')
+  const after = windowOf(state).seal
+  t.equal(after.sha256, before.sha256, 'the sha256 made at the close')
+  t.same(after, windowOf(run(commands)).seal, 'the same signature as a close with the key makes')
+  const history = state.windows.windows[0].history
+  t.match(history.at(-1), { type: 'seal.signed', keyId: 'key_test', state: 'closed', detail: { reason: 'signed on upgrade' } })
+  t.equal([...canonicalChunks(sealedContent(state, state.windows.windows[0]))].join(''), content, 'the sealed content leaves the seal.signed event out')
+  const replayed = keyless()
+  t.ok(executeWorkspace(replayed, give).ok)
+  t.same(windowOf(replayed), windowOf(state), 'replayed: the same bytes')
+  const again = executeWorkspace(state, { ...give, at_ms: nowMs + 10 })
+  t.ok(!again.ok, 'a second key is refused')
+  t.equal(state.windows.windows[0].history.length, history.length, 'and changes nothing')
 })

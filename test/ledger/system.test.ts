@@ -76,3 +76,18 @@ t.test('deterministic: the same commands give the same state', async (t) => {
   }
   t.equal(stableSerialize(left), stableSerialize(right))
 })
+
+t.test('seal keys: workspace.create carries its key pair (public key in the view); workspace.seal_key gives one to a workspace made without, once', async (t) => {
+  const state = createSystemState()
+  const withKey = accepted(state, { ...createWorkspace('keyed', 'tgk1'), seal_private_key: 'cHJpdmF0ZQ==', seal_public_key: 'cHVibGlj' } as SystemCommand)
+  t.equal(withKey.body.seal_public_key, 'cHVibGlj', 'the public key, never the private one, in the view')
+  t.notMatch(JSON.stringify(withKey.body), /cHJpdmF0ZQ/)
+  t.same([state.workspaces.get('keyed')!.sealKeyAtCreation], [true])
+  accepted(state, createWorkspace('old', 'tgk2'))
+  t.same([state.workspaces.get('old')!.sealKey, state.workspaces.get('old')!.sealKeyAtCreation], [null, false], 'the old command shape: no key')
+  const give = { type: 'workspace.seal_key', at_ms: nowMs, id: 'old', seal_private_key: 'cHJpdjI=', seal_public_key: 'cHViMg==' } as SystemCommand
+  t.equal(accepted(state, give).body.seal_public_key, 'cHViMg==')
+  t.equal(state.workspaces.get('old')!.sealKeyAtCreation, false, 'given later: the workspace\'s state gets it through its own log (seal.key)')
+  refused(t, state, { ...give, seal_public_key: 'b3RoZXI=' } as SystemCommand, 'request_invalid', 'a second key')
+  refused(t, state, { ...give, id: 'nope' } as SystemCommand, 'not_found', 'an unknown workspace')
+})

@@ -13,11 +13,16 @@ const textOrNull = fc.option(text, { nil: null })
 const amount = fc.oneof(fc.integer(), fc.maxSafeInteger(), fc.constantFrom(-0, 0, -Number.MAX_SAFE_INTEGER))
 const amountOrNull = fc.option(amount, { nil: null })
 
+const sealOrNull = fc.option(fc.record({ sha256: text, signature: textOrNull, public_key: textOrNull }), { nil: null })
+
 const views: fc.Arbitrary<WindowView> = fc.record({
   id: text, label: text, accounts: fc.array(text, { maxLength: 4 }), currency: text, window: fc.record({ from: text, to: text }),
-  claimed_movement: amount, derived_movement: amount, residual: amount, matched_count: amount, tolerance: amount, statement_ref: textOrNull,
+  claimed_movement: amount, derived_movement: amount, residual: amount,
+  opening_balance: amountOrNull, closing_balance: amountOrNull, book_opening_balance: amountOrNull, book_closing_balance: amountOrNull, opening_difference: amountOrNull, closing_difference: amountOrNull,
+  previous: textOrNull, gap_days: amountOrNull, opening_matches_previous: fc.option(fc.boolean(), { nil: null }),
+  matched_count: amount, tolerance: amount, statement_ref: textOrNull,
   state: text, opened_at: text, lines_count: amount, unmatched_lines_count: amount, closed_at: textOrNull, closed_by: textOrNull,
-  close_reason: textOrNull, abandoned_at: textOrNull, abandon_reason: textOrNull, seal: textOrNull, post_close_drift: amountOrNull, post_close_entries: amountOrNull,
+  close_reason: textOrNull, abandoned_at: textOrNull, abandon_reason: textOrNull, seal: sealOrNull, post_close_drift: amountOrNull, post_close_entries: amountOrNull,
 })
 
 t.test('windowJson is JSON.stringify of the view, whatever its strings and numbers', async (t) => {

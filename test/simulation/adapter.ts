@@ -12,6 +12,7 @@ import type { Outcome } from '../../src/ledger/outcome.ts'
 import { proposalsAnswer, runToEnd, type ProposalQuery } from '../../src/ledger/proposals.ts'
 import type { Visibility } from '../../src/ledger/visibility.ts'
 import { sha256Hex } from '../../src/exports/seal-hash.ts'
+import { ed25519Signer } from '../../src/exports/seal-signature.ts'
 import { createWorkspaceState, type WorkspaceState } from '../../src/ledger/state.ts'
 import { createSystemState, executeSystem, type SystemCommand, type SystemState } from '../../src/ledger/system.ts'
 import { executeWorkspace } from '../../src/ledger/workspace.ts'
@@ -177,7 +178,10 @@ export class SimNode {
       if (record.workspace === null) {
         const outcome = executeSystem(system, record.command)
         assert.ok(outcome.ok, `replay of system record ${seq} was rejected`)
-        if (record.command.type === 'workspace.create') workspaces.set(record.command.id, createWorkspaceState(record.command.id, record.command.tag, sha256Hex))
+        if (record.command.type === 'workspace.create') {
+          const { id, tag, seal_private_key: privateKey, seal_public_key: publicKey } = record.command
+          workspaces.set(id, createWorkspaceState(id, tag, sha256Hex, ed25519Signer, privateKey === undefined || publicKey === undefined ? null : { privateKey, publicKey }))
+        }
         continue
       }
       const state = workspaces.get(record.workspace)

@@ -32,16 +32,18 @@ export async function checkExports(page: Page, test: TestService, stored: any, t
   const matchOf = (line: string) => matches.find((match: { statement_lines: string[] }) => match.statement_lines.includes(line))
 
   const pack = JSON.parse(fs.readFileSync(await downloadThroughPage(page, 'JSON', t), 'utf8'))
-  t.equal(pack.window.seal, stored.seal, 'the JSON carries the window\'s seal')
-  t.equal(recomputeSeal(pack), stored.seal, 'the seal recomputed from the downloaded JSON (docs/API.md\'s recipe, own JCS and SHA-256)')
+  t.same(pack.window.seal, stored.seal, 'the JSON carries the window\'s seal')
+  t.equal(recomputeSeal(pack), stored.seal.sha256, 'the seal recomputed from the downloaded JSON (docs/API.md\'s recipe, own JCS and SHA-256)')
   const verified = execFileSync(process.execPath, [path.join(repositoryRoot, 'scripts', 'verify-seal.mjs'), path.join(outputDir, `${stored.id}.json`)], { encoding: 'utf8' })
   t.match(verified, 'MATCH: the export is the content that was sealed', 'scripts/verify-seal.mjs agrees')
 
   const csv = fs.readFileSync(await downloadThroughPage(page, 'CSV', t))
   const rows = parse(csv, { bom: true, columns: true }) as Record<string, string>[]
-  t.same(Object.keys(rows[0]), ['line', 'date', 'amount', 'currency', 'reference', 'description', 'match', 'strategy', 'match_reason'], 'the CSV\'s columns')
+  t.same(Object.keys(rows[0]), ['line', 'date', 'amount', 'amount_decimal', 'currency', 'reference', 'description', 'match', 'strategy', 'match_reason', 'entries'], 'the CSV\'s columns')
+  t.same(rows.map((row) => row.amount_decimal), ['1250.00', '480.00', '-312.40', '200.00', '-7.50'], 'amounts in EUR\'s decimals too')
   const strategy = ['amount_and_date', 'amount_and_date', 'amount_and_date', 'amount_and_date', 'write_off']
-  t.same(rows.map((row) => Object.values(row)), [
+  const columns = ['line', 'date', 'amount', 'currency', 'reference', 'description', 'match', 'strategy', 'match_reason']
+  t.same(rows.map((row) => columns.map((column) => row[column])), [
     ['l1', '2026-10-05', '125000', 'EUR', 'INV-1041', 'Invoice INV-1041'],
     ['l2', '2026-10-13', '48000', 'EUR', 'INV-1042', 'Invoice INV-1042'],
     ['l3', '2026-10-20', '-31240', 'EUR', 'PO-77', 'Office supplies PO-77'],
@@ -55,7 +57,7 @@ export async function checkExports(page: Page, test: TestService, stored: any, t
   t.match(text, 'Reconciliation: Girokonto October 2026', 'the PDF names the window')
   t.match(text, 'Period: 2026-10-01 to 2026-10-31, time zone UTC', 'its period')
   for (const figure of ['Claimed movement: 1,610.10', 'Derived movement: 1,617.60', 'Matched: -7.50', 'Residual: 0.00', 'State: closed', 'Amounts in EUR, 2 decimals.']) t.match(text, figure, `the figure ${figure}`)
-  t.match(text, `Seal (SHA-256): ${stored.seal}`, 'the seal')
+  t.match(text, `Seal (SHA-256): ${stored.seal.sha256}`, 'the seal')
   t.match(text, new RegExp(`l4 +2026-10-28 +200.00 ${matchOf('l4').id} amount_and_date`), 'a line with its match')
   t.match(text, 'reason: Bank account fee October, not booked', 'the write-off reason')
 }

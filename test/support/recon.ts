@@ -2,11 +2,13 @@
 
 import { call, type Reply } from './service.ts'
 
-/** Every field of the window object, docs/API.md, Reconciliation windows, its currency (9) and the sealed close (14). */
+/** Every field of the window object, docs/API.md, Reconciliation windows, its currency (9), the sealed close (14), the balances and continuity. */
 export const windowFields = [
   'id', 'label', 'accounts', 'currency', 'window', 'claimed_movement', 'derived_movement', 'residual', 'matched_count', 'tolerance',
   'statement_ref', 'state', 'opened_at', 'lines_count', 'unmatched_lines_count', 'closed_at', 'closed_by', 'close_reason',
   'abandoned_at', 'abandon_reason', 'seal', 'post_close_drift', 'post_close_entries',
+  'opening_balance', 'closing_balance', 'book_opening_balance', 'book_closing_balance', 'opening_difference', 'closing_difference',
+  'previous', 'gap_days', 'opening_matches_previous',
 ] as const
 
 export interface WindowInput {

@@ -46,7 +46,8 @@ export function recomputeSeal(pack: any): string {
     close_reason: window.close_reason,
     lines: pack.lines.map((line: any) => only(line, ['id', 'amount', 'date', 'reference', 'description', 'match'])),
     matches: pack.matches.map((match: any) => only(match, ['id', 'strategy', 'statement_lines', 'entries', 'matched_amount', 'reason', 'created_at', 'reversed_at'])),
-    history: pack.history,
+    // docs/API.md: every event but seal.signed (a signature added after the close, on upgrade).
+    history: pack.history.filter((event: any) => event.type !== 'seal.signed'),
   }
   return createHash('sha256').update(jcs(sealed), 'utf8').digest('hex')
 }

@@ -43,7 +43,7 @@ function Summary({ window, zone }) {
     tolerance <${Amount} minor=${window.tolerance} currency=${window.currency} /> · opened ${formatTimestamp(window.opened_at, zone)}
     ${window.closed_at ? html` · closed ${formatTimestamp(window.closed_at, zone)} by ${window.closed_by}${window.close_reason ? ` (${window.close_reason})` : ''}` : ''}
     ${window.abandoned_at ? html` · abandoned ${formatTimestamp(window.abandoned_at, zone)}: ${window.abandon_reason}` : ''}
-    ${window.seal ? html` · seal <code>${window.seal}</code>` : ''}
+    ${window.seal ? html` · seal <code>${window.seal.sha256}</code>` : ''}
     ${typeof window.post_close_drift === 'number' && window.post_close_drift !== 0 ? html` · <strong>drift since the close <${Amount} minor=${window.post_close_drift} currency=${window.currency} /></strong> (${window.post_close_entries} entries posted into the period since)` : ''}
   </p>`
 }

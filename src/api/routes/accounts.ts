@@ -1,9 +1,9 @@
 /** @module /v2/accounts routes: create, list, read, rename or re-tag, and balance at a time. */
 
 import { v2Route, type V2Route } from '../route.js'
-import { cursorQuery, limitQuery, pageParams, timestampQuery } from '../query.js'
+import { cursorQuery, limitQuery, timestampQuery } from '../query.js'
 import { accountCreate, accountUpdate } from '../schemas/ledger.js'
-import { account, accountPage, balance } from '../schemas/responses.js'
+import { account, accountPage, balance, reconciliationStatus as reconciliationStatusSchema } from '../schemas/responses.js'
 import { validator } from '../schemas/validate.js'
 
 const accountCreateBody = validator(accountCreate)
@@ -28,11 +28,7 @@ export const accountRoutes: V2Route[] = [
     query: [limitQuery, accountCursor],
     errors: ['request_invalid'],
     response: { status: 200, description: 'A page of accounts, in creation order', schema: accountPage },
-    handle: ({ query }) => {
-      const page = pageParams(query, accountCursor)
-      if (!page.ok) return page
-      return { read: { name: 'account.list', params: page.value } }
-    },
+    handle: ({ query }) => ({ read: { name: 'account.list', params: { limit: query.limit, cursor: query.cursor } } }),
   }),
   v2Route({
     method: 'GET', pattern: '/v2/accounts/:id', scope: 'accounts:read', summary: 'Read an account by id or URL-encoded name',
@@ -54,10 +50,12 @@ export const accountRoutes: V2Route[] = [
     query: [atQuery],
     errors: ['request_invalid', 'not_found'],
     response: { status: 200, description: 'The sum of every entry line on the account with effective_at ≤ at', schema: balance },
-    handle: ({ params, query, atMs }) => {
-      const at = atQuery.parse(query)
-      if (!at.ok) return at
-      return { read: { name: 'account.balance', params: { account: params.id, atMs: at.value ?? atMs } } }
-    },
+    handle: ({ params, query, atMs }) => ({ read: { name: 'account.balance', params: { account: params.id, atMs: query.at ?? atMs } } }),
+  }),
+  v2Route({
+    method: 'GET', pattern: '/v2/accounts/:id/reconciliation-status', scope: 'recon:read', summary: 'How far the account\'s windows reconcile it: open windows, gaps, breaks',
+    errors: ['not_found'],
+    response: { status: 200, description: 'The account\'s reconciliation status (docs/API.md, Reconciliation windows, "Continuity")', schema: reconciliationStatusSchema },
+    handle: ({ params }) => ({ read: { name: 'account.reconciliation-status', params: { account: params.id } } }),
   }),
 ]

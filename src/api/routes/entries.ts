@@ -48,16 +48,8 @@ export const entryRoutes: V2Route[] = [
     errors: ['request_invalid', 'account_unknown', 'not_found'],
     response: { status: 200, description: 'A page of entries', schema: entryPage },
     handle: ({ query }) => {
-      const limit = limitQuery.parse(query)
-      if (!limit.ok) return limit
-      const parsed = [listQuery.account.parse(query), listQuery.reconciliation.parse(query), listQuery.cursor.parse(query)] as const
-      for (const param of parsed) if (!param.ok) return param
-      const from = listQuery.from.parse(query)
-      if (!from.ok) return from
-      const to = listQuery.to.parse(query)
-      if (!to.ok) return to
-      const [account, reconciliation, cursor] = parsed.map((param) => (param.ok ? param.value : null))
-      return { read: { name: 'entry.list', params: { account, reconciliation, fromMs: from.value, toMs: to.value, limit: limit.value, cursor } } }
+      const { account, reconciliation, from, to, limit, cursor } = query
+      return { read: { name: 'entry.list', params: { account, reconciliation, fromMs: from, toMs: to, limit, cursor } } }
     },
   }),
 ]

@@ -3,7 +3,7 @@
 import { Type, type Static } from 'typebox'
 import type { RuleConditions } from '../../ledger/commands.js'
 import { v2Route, type V2Route } from '../route.js'
-import { cursorQuery, limitQuery, pageParams } from '../query.js'
+import { cursorQuery, limitQuery } from '../query.js'
 import { autoMatchRequest, matchingRuleCreate, matchingRuleUpdate, ruleConditions } from '../schemas/ledger.js'
 import { autoMatchDone, dryRunAutoMatch, matchingRule, matchingRulePage } from '../schemas/responses.js'
 import { validator } from '../schemas/validate.js'
@@ -45,11 +45,7 @@ export const matchingRuleRoutes: V2Route[] = [
     query: [limitQuery, cursor],
     errors: ['request_invalid'],
     response: { status: 200, description: 'A page of rules, in creation order', schema: matchingRulePage },
-    handle: ({ query }) => {
-      const page = pageParams(query, cursor)
-      if (!page.ok) return page
-      return { read: { name: 'matching-rule.list', params: page.value } }
-    },
+    handle: ({ query }) => ({ read: { name: 'matching-rule.list', params: { limit: query.limit, cursor: query.cursor } } }),
   }),
   v2Route({
     method: 'GET', pattern: '/v2/matching-rules/:id', scope: 'recon:read', summary: 'Read a matching rule',

@@ -69,28 +69,15 @@ export const matchingRoutes: V2Route[] = [
     query: [toleranceQuery, maxGroupQuery, limitQuery, cursor],
     errors: ['request_invalid', 'not_found'],
     response: { status: 200, description: 'A page of proposals, best score first (then the earliest line)', schema: proposalPage },
-    handle: ({ params, query }) => {
-      const parsed = [toleranceQuery.parse(query), maxGroupQuery.parse(query), limitQuery.parse(query)] as const
-      for (const each of parsed) if (!each.ok) return each
-      const after = cursor.parse(query)
-      if (!after.ok) return after
-      const [dateToleranceDays, maxGroup, limit] = parsed.map((each) => (each as { value: number }).value)
-      return { read: { name: 'proposals', params: { window: params.id, dateToleranceDays, maxGroup, limit, cursor: after.value } } }
-    },
+    handle: ({ params, query }) => ({
+      read: { name: 'proposals', params: { window: params.id, dateToleranceDays: query.date_tolerance_days, maxGroup: query.max_group, limit: query.limit, cursor: query.cursor } },
+    }),
   }),
   v2Route({
     method: 'GET', pattern: '/v2/reconciliations/:id/entries', scope: 'recon:read', summary: 'The entries of the window\'s period on its accounts, with their amount for the window and match',
     query: [limitQuery, statusQuery, cursor],
     errors: ['request_invalid', 'not_found'],
     response: { status: 200, description: 'A page of entries, by effective_at then id', schema: windowEntryPage },
-    handle: ({ params, query }) => {
-      const limit = limitQuery.parse(query)
-      if (!limit.ok) return limit
-      const status = statusQuery.parse(query)
-      if (!status.ok) return status
-      const after = cursor.parse(query)
-      if (!after.ok) return after
-      return { read: { name: 'window.entries', params: { window: params.id, status: status.value, limit: limit.value, cursor: after.value } } }
-    },
+    handle: ({ params, query }) => ({ read: { name: 'window.entries', params: { window: params.id, status: query.status, limit: query.limit, cursor: query.cursor } } }),
   }),
 ]

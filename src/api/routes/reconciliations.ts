@@ -5,9 +5,9 @@ import { reject, type Rejection } from '../../errors.js'
 import type { CommandEnvelope, StatementLineInput } from '../../ledger/commands.js'
 import { zeroAmountRejection } from '../../ledger/money.js'
 import { canonicalTimeZone } from '../../ledger/time-zone-name.js'
-import type { Statement } from '../../statements/types.js'
+import type { Statement, StatementFormat } from '../../statements/types.js'
 import { v2Route, type Built, type BuiltLater, type V2Route } from '../route.js'
-import { cursorQuery, enumQuery, limitQuery, pageParams, textQuery } from '../query.js'
+import { cursorQuery, enumQuery, limitQuery, textQuery } from '../query.js'
 import { linesAdd, windowOpen, windowTransition } from '../schemas/ledger.js'
 import { history, linesAdded, linePage, match, matchPage, reconciliationWindow, windowPage, windowStates } from '../schemas/responses.js'
 import { validator, type Validator } from '../schemas/validate.js'
@@ -34,14 +34,14 @@ const csvFormat = {
 }
 
 /** A statement file's lines for one window: read (in a worker when large), balanced, then checked against the window by the ledger. */
-function statementLinesCommand(envelope: CommandEnvelope, window: string, file: StatementFile): BuiltLater {
+function statementLinesCommand(envelope: CommandEnvelope, window: string, file: StatementFile, format: StatementFormat | null): BuiltLater {
   const build = (statements: readonly Statement[] | Rejection): Built => {
     if ('ok' in statements) return statements
     const lines = statements.flatMap((statement) => statement.entries.map(lineInputOf))
     if (lines.length === 0) return reject('request_invalid', 'The statement file holds no lines.', [{ path: '/lines', message: 'empty' }])
     return { ...envelope, type: 'window.lines.add', window, lines, keep_outside: true, statements: statementAccountsOf(statements) }
   }
-  return readStatementFile(file).then(build)
+  return readStatementFile(file, format).then(build)
 }
 
 function counterpartyOf(counterparty: { name?: string | null; account?: string | null } | null | undefined): StatementLineInput['counterparty'] {
@@ -58,7 +58,7 @@ export const reconciliationRoutes: V2Route[] = [
     handle: ({ envelope, body, workspace }) => {
       return {
         ...envelope, type: 'window.open', label: body.label, accounts: body.accounts, from: body.window.from, to: body.window.to,
-        claimed_movement: body.claimed_movement, statement_ref: body.statement_ref ?? null, tolerance: body.tolerance ?? 0, time_zone: canonicalTimeZone(workspace.timeZone) ?? workspace.timeZone,
+        claimed_movement: body.claimed_movement, opening_balance: body.opening_balance ?? null, closing_balance: body.closing_balance ?? null, statement_ref: body.statement_ref ?? null, tolerance: body.tolerance ?? 0, time_zone: canonicalTimeZone(workspace.timeZone) ?? workspace.timeZone,
       }
     },
   }),
@@ -67,17 +67,7 @@ export const reconciliationRoutes: V2Route[] = [
     query: [limitQuery, stateQuery, accountQuery, cursor],
     errors: ['request_invalid', 'account_unknown'],
     response: { status: 200, description: 'A page of windows, in creation order', schema: windowPage },
-    handle: ({ query }) => {
-      const limit = limitQuery.parse(query)
-      if (!limit.ok) return limit
-      const state = stateQuery.parse(query)
-      if (!state.ok) return state
-      const account = accountQuery.parse(query)
-      if (!account.ok) return account
-      const after = cursor.parse(query)
-      if (!after.ok) return after
-      return { read: { name: 'window.list', params: { state: state.value, account: account.value, limit: limit.value, cursor: after.value } } }
-    },
+    handle: ({ query }) => ({ read: { name: 'window.list', params: { state: query.state, account: query.account, limit: query.limit, cursor: query.cursor } } }),
   }),
   v2Route({
     method: 'GET', pattern: '/v2/reconciliations/:id', scope: 'recon:read', summary: 'Read a window with live figures',
@@ -90,10 +80,10 @@ export const reconciliationRoutes: V2Route[] = [
     body: { validate: windowTransitionBody },
     errors: ['request_invalid', 'not_found', 'recon_state_invalid'],
     response: { status: 200, description: 'The window, closed or abandoned', schema: reconciliationWindow },
-    handle: ({ envelope, body, params }) => {
+    handle: ({ envelope, body, params, key }) => {
       // A missing abandon reason is a schema failure (docs/API.md, Conventions), so it answers before the window's state rules.
       if (body.state === 'abandoned' && (body.reason ?? '') === '') return reject('request_invalid', 'Abandoning a window needs a reason.', [{ path: '/reason', message: 'required when state is abandoned' }])
-      return { ...envelope, type: 'window.transition', window: params.id, state: body.state, reason: body.reason ?? null }
+      return { ...envelope, type: 'window.transition', window: params.id, state: body.state, reason: body.reason ?? null, key_name: key.name }
     },
   }),
   v2Route({
@@ -101,13 +91,13 @@ export const reconciliationRoutes: V2Route[] = [
     body: {
       validate: linesAddBody, limit: 'import', parseFormat: [csvFormat, ...statementMediaTypes],
       reads: namesStatementFile,
-      parse: (bytes, contentType, query) => (namesStatementFile(contentType, query) ? statementFileOf(bytes, contentType, query) : parseStatementCsv(bytes)),
+      parse: (bytes, contentType, query) => (namesStatementFile(contentType, query) ? statementFileOf(bytes, contentType) : parseStatementCsv(bytes)),
     },
     query: [formatQuery],
     errors: ['request_invalid', 'statement_invalid', 'not_found', 'account_unknown', 'recon_state_invalid', 'line_outside_window', 'statement_unbalanced', 'currency_mismatch'],
     response: { status: 201, description: 'The lines added, with their ids', schema: linesAdded },
-    handle: ({ envelope, body, params }) => {
-      if (isStatementFile(body)) return statementLinesCommand(envelope, params.id, body)
+    handle: ({ envelope, body, params, query }) => {
+      if (isStatementFile(body)) return statementLinesCommand(envelope, params.id, body, query.format)
       const zero = zeroAmountRejection(body.lines, 'Statement line')
       if (zero !== null) return zero
       const lines: StatementLineInput[] = body.lines.map((line) => ({
@@ -121,26 +111,14 @@ export const reconciliationRoutes: V2Route[] = [
     query: [limitQuery, statusQuery, cursor],
     errors: ['request_invalid', 'not_found'],
     response: { status: 200, description: 'A page of statement lines, in import order', schema: linePage },
-    handle: ({ params, query }) => {
-      const limit = limitQuery.parse(query)
-      if (!limit.ok) return limit
-      const status = statusQuery.parse(query)
-      if (!status.ok) return status
-      const after = cursor.parse(query)
-      if (!after.ok) return after
-      return { read: { name: 'window.lines', params: { window: params.id, status: status.value, limit: limit.value, cursor: after.value } } }
-    },
+    handle: ({ params, query }) => ({ read: { name: 'window.lines', params: { window: params.id, status: query.status, limit: query.limit, cursor: query.cursor } } }),
   }),
   v2Route({
     method: 'GET', pattern: '/v2/reconciliations/:id/matches', scope: 'recon:read', summary: 'List matches, active and reversed',
     query: [limitQuery, cursor],
     errors: ['request_invalid', 'not_found'],
     response: { status: 200, description: 'A page of matches, in creation order', schema: matchPage },
-    handle: ({ params, query }) => {
-      const page = pageParams(query, cursor)
-      if (!page.ok) return page
-      return { read: { name: 'window.matches', params: { window: params.id, ...page.value } } }
-    },
+    handle: ({ params, query }) => ({ read: { name: 'window.matches', params: { window: params.id, limit: query.limit, cursor: query.cursor } } }),
   }),
   v2Route({
     method: 'DELETE', pattern: '/v2/reconciliations/:id/matches/:match_id', scope: 'recon:write', summary: 'Reverse a match (unmatch)',
@@ -153,10 +131,6 @@ export const reconciliationRoutes: V2Route[] = [
     query: [limitQuery, cursor],
     errors: ['request_invalid', 'not_found'],
     response: { status: 200, description: 'A page of the window\'s events, oldest first', schema: history },
-    handle: ({ params, query }) => {
-      const page = pageParams(query, cursor)
-      if (!page.ok) return page
-      return { read: { name: 'window.history', params: { window: params.id, ...page.value } } }
-    },
+    handle: ({ params, query }) => ({ read: { name: 'window.history', params: { window: params.id, limit: query.limit, cursor: query.cursor } } }),
   }),
 ]

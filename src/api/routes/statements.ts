@@ -7,7 +7,7 @@ import type { Statement } from '../../statements/types.js'
 import { v2Route, type Built, type V2Route } from '../route.js'
 import { statementImported } from '../schemas/responses.js'
 import type { Validator } from '../schemas/validate.js'
-import { formatQuery, isStatementFile, labelQuery, readStatementFile, statementFileOf, statementInputsLater, statementFileMediaTypes, statementMediaTypes, type StatementFile } from '../statement-file.js'
+import { formatQuery, isStatementFile, labelQuery, readStatementFile, statementFileOf, statementInputsLater, statementFileMediaTypes, type StatementFile } from '../statement-file.js'
 
 /** The parser hands on the file itself; it is read by the handler (in a worker when large). */
 export const statementFileBody: Validator<StatementFile> = Object.assign(
@@ -16,7 +16,7 @@ export const statementFileBody: Validator<StatementFile> = Object.assign(
 )
 
 export const statementRoutes: V2Route[] = [
-  v2Route<StatementFile>({
+  v2Route({
     method: 'POST', pattern: '/v2/statements', scope: 'recon:write', summary: 'Import a bank statement file: each statement opens a window with its lines',
     body: { validate: statementFileBody, limit: 'import', parse: statementFileOf, parsesEvery: true, parseFormat: statementFileMediaTypes },
     query: [formatQuery, labelQuery],
@@ -25,12 +25,12 @@ export const statementRoutes: V2Route[] = [
       'statement_unbalanced', 'currency_mismatch', 'amount_out_of_range',
     ],
     response: { status: 201, description: 'The windows opened, one per statement in file order (a statement imported before: its window, with Replayed: true when all were)', schema: statementImported },
-    handle: ({ envelope, body, workspace }) => {
+    handle: ({ envelope, body, query, workspace }) => {
       const build = async (statements: readonly Statement[] | Rejection): Promise<Built> => {
         if ('ok' in statements) return statements
-        return { ...envelope, type: 'statements.import', statements: await statementInputsLater(statements, body.label), time_zone: canonicalTimeZone(workspace.timeZone) ?? workspace.timeZone }
+        return { ...envelope, type: 'statements.import', statements: await statementInputsLater(statements, query.label), time_zone: canonicalTimeZone(workspace.timeZone) ?? workspace.timeZone }
       }
-      return readStatementFile(body).then(build)
+      return readStatementFile(body, query.format).then(build)
     },
   }),
 ]

@@ -4,7 +4,7 @@ import { reject } from '../../errors.js'
 import { webhookUrlProblem } from '../../ledger/webhooks.js'
 import { newWebhookSecret } from '../../webhooks/signature.js'
 import { v2Route, type V2Route } from '../route.js'
-import { cursorQuery, limitQuery, pageParams } from '../query.js'
+import { cursorQuery, limitQuery } from '../query.js'
 import { webhookCreate } from '../schemas/ledger.js'
 import { createdWebhook, webhook, webhookDeliveryPage, webhookPage } from '../schemas/responses.js'
 import { validator } from '../schemas/validate.js'
@@ -31,11 +31,7 @@ export const webhookRoutes: V2Route[] = [
     query: [limitQuery, cursor],
     errors: ['request_invalid'],
     response: { status: 200, description: 'A page of subscriptions, in creation order', schema: webhookPage },
-    handle: ({ query }) => {
-      const page = pageParams(query, cursor)
-      if (!page.ok) return page
-      return { read: { name: 'webhook.list', params: page.value } }
-    },
+    handle: ({ query }) => ({ read: { name: 'webhook.list', params: { limit: query.limit, cursor: query.cursor } } }),
   }),
   v2Route({
     method: 'GET', pattern: '/v2/webhooks/:id', scope: 'hooks:read', summary: 'Read a subscription (without its secret)',
@@ -54,10 +50,6 @@ export const webhookRoutes: V2Route[] = [
     query: [limitQuery, cursor],
     errors: ['request_invalid', 'not_found'],
     response: { status: 200, description: 'A page of deliveries, in event order (the order they are delivered in)', schema: webhookDeliveryPage },
-    handle: ({ params, query }) => {
-      const page = pageParams(query, cursor)
-      if (!page.ok) return page
-      return { deliveries: { webhook: params.id, ...page.value } }
-    },
+    handle: ({ params, query }) => ({ deliveries: { webhook: params.id, limit: query.limit, cursor: query.cursor } }),
   }),
 ]

@@ -73,6 +73,8 @@ export const windowOpen = fields({
   accounts: Type.Array(accountName, { minItems: 1, maxItems: 100 }),
   window: fields({ from: Type.String({ maxLength: 32 }), to: Type.String({ maxLength: 32 }) }),
   claimed_movement: amount,
+  opening_balance: Type.Optional(Type.Union([amount, Type.Null()])),
+  closing_balance: Type.Optional(Type.Union([amount, Type.Null()])),
   statement_ref: Type.Optional(Type.Union([text({ maxLength: 500 }), Type.Null()])),
   tolerance: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
 })

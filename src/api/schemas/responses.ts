@@ -44,6 +44,8 @@ export const balance = Type.Object({
   at: timestamp,
 })
 
+const nullableAmount = (description: string) => Type.Union([Type.Integer({ minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER, description }), Type.Null()])
+
 export const windowStates = ['open', 'balanced', 'closed', 'abandoned'] as const
 const windowState = Type.Union(windowStates.map((state) => Type.Literal(state)))
 
@@ -56,6 +58,15 @@ export const reconciliationWindow = Type.Object({
   claimed_movement: amount,
   derived_movement: amount,
   residual: amount,
+  opening_balance: nullableAmount('The statement\'s opening balance; null when not given (docs/API.md, "Balances")'),
+  closing_balance: nullableAmount('The statement\'s closing balance; null when not given'),
+  book_opening_balance: nullableAmount('The books\' balance of the window\'s accounts at the period\'s start (null only past the safe range)'),
+  book_closing_balance: nullableAmount('The books\' balance of the window\'s accounts at the period\'s end (null only past the safe range)'),
+  opening_difference: nullableAmount('opening_balance − book_opening_balance; null without the statement\'s figure'),
+  closing_difference: nullableAmount('closing_balance − book_closing_balance; null without the statement\'s figure'),
+  previous: Type.Union([Type.String({ description: 'rec_… of the latest earlier window of the same accounts not abandoned (docs/API.md, "Continuity")' }), Type.Null()]),
+  gap_days: Type.Union([Type.Integer({ description: 'Whole days between the previous window\'s to and this one\'s from that neither covers (0: it follows on)' }), Type.Null()]),
+  opening_matches_previous: Type.Union([Type.Boolean({ description: 'opening_balance = the previous window\'s closing_balance; null when either is unknown' }), Type.Null()]),
   matched_count: Type.Integer({ minimum: 0, description: 'Active matches' }),
   tolerance: Type.Integer({ minimum: 0 }),
   statement_ref: nullableText,
@@ -68,9 +79,22 @@ export const reconciliationWindow = Type.Object({
   close_reason: nullableText,
   abandoned_at: nullableTimestamp,
   abandon_reason: nullableText,
-  seal: Type.Union([Type.String({ pattern: '^[0-9a-f]{64}$', description: 'Closed windows: the lowercase hex SHA-256 of the canonical frozen content (docs/API.md, "The seal")' }), Type.Null()]),
+  seal: Type.Union([Type.Object({
+    sha256: Type.String({ pattern: '^[0-9a-f]{64}$', description: 'The lowercase hex SHA-256 of the canonical frozen content (docs/API.md, "The seal")' }),
+    signature: Type.String({ description: 'Ed25519 signature of the 32 bytes of sha256 by the workspace key, base64' }),
+    public_key: Type.String({ description: 'The workspace key that signed it: base64 of its raw 32 bytes (also GET /v2/workspace seal_public_key)' }),
+  }, { description: 'Closed windows: the seal (docs/API.md, "The seal")' }), Type.Null()]),
   post_close_drift: Type.Union([Type.Integer({ description: 'Closed windows: the period\'s derived movement now minus the frozen one (null when that leaves the safe range)' }), Type.Null()]),
   post_close_entries: Type.Union([Type.Integer({ minimum: 0, description: 'Closed windows: how many entries were posted into the period after the close' }), Type.Null()]),
+})
+
+/** GET /v2/accounts/:id/reconciliation-status (docs/API.md, Reconciliation windows, "Continuity"). */
+export const reconciliationStatus = Type.Object({
+  account: Type.String({ description: 'acc_…' }),
+  reconciled_through: Type.Union([date, Type.Null()], { description: 'The last day through which closed windows cover every day since the first window, with no open window or break starting by then' }),
+  open_windows: Type.Array(Type.Object({ id: Type.String({ description: 'rec_…' }), from: date, to: date, state: windowState }), { description: 'Windows open or balanced, by period' }),
+  gaps: Type.Array(Type.Object({ from: date, to: date }), { description: 'Runs of days between the first window and the last that no window covers' }),
+  breaks: Type.Array(Type.String({ description: 'rec_…' }), { description: 'Windows whose opening balance is not the previous window\'s closing balance, by period' }),
 })
 
 export const counterparty = Type.Object({ name: nullableText, account: nullableText })
@@ -197,7 +221,7 @@ export const windowEntry = Type.Object({
 
 /** An audit-trail event; besides these fields each type carries its own details (match, reason, entry, …). */
 export const historyEvent = Type.Object({
-  type: Type.String({ description: 'opened, lines_added, matched, unmatched, entry_posted, balanced, open, closed, abandoned' }),
+  type: Type.String({ description: 'opened, lines_added, matched, unmatched, entry_posted, balanced, open, closed, abandoned, seal.signed (key_id system: a seal signed on upgrade)' }),
   at: timestamp,
   key_id: Type.String(),
   state: windowState,
@@ -228,7 +252,7 @@ export const workspace = Type.Object({
   currency: Type.String({ description: 'ISO 4217: the currency of accounts created without one' }),
   limits: Type.Object({ writes_per_minute: Type.Integer({ minimum: 1 }), reads_per_minute: Type.Integer({ minimum: 1 }) }),
   settings: Type.Object({}, { additionalProperties: true, description: 'The workspace\'s settings: none yet, an empty object' }),
-  seal_public_key: Type.Union([Type.String(), Type.Null()], { description: 'The public key that signs seals; null: seals are SHA-256 hashes no key signs' }),
+  seal_public_key: Type.String({ description: 'The Ed25519 public key that signs the workspace\'s seals: base64 of its raw 32 bytes (docs/API.md, "The seal")' }),
   created_at: timestamp,
 })
 
@@ -291,10 +315,21 @@ export const auditPack = Type.Object({
   time_zone: Type.String({ description: 'The IANA zone of the window\'s period' }),
   accounts: Type.Array(Type.Object({ id: Type.String({ description: 'acc_…' }), name: Type.String(), currency: Type.Optional(Type.String()) }), { description: 'In the window\'s order' }),
   matched: Type.Integer({ description: 'Σ matched_amount of active matches (claimed − derived − residual)' }),
+  closed_by: Type.Union([Type.Object({
+    id: Type.String({ description: 'key_… of the key that closed the window' }),
+    name: Type.Union([Type.String(), Type.Null()], { description: 'Its name when it closed; null: it has none, or the window was closed before names were recorded' }),
+  }), Type.Null()], { description: 'Who closed the window; null unless closed' }),
   lines: Type.Array(Type.Object({
     id: Type.String(), amount, date, reference: nullableText, description: nullableText,
     match: Type.Union([Type.String({ description: 'mat_… of the active match covering it' }), Type.Null()]),
-  }), { description: 'Every statement line, with exactly the fields the seal covers' }),
+    entries: Type.Array(Type.Object({
+      id: Type.String({ description: 'ent_…' }),
+      effective_at: timestamp,
+      effective_date: date,
+      amount: Type.Union([Type.Integer({ description: 'The sum of its lines on the window\'s accounts, in minor units' }), Type.Null()]),
+      description: nullableText,
+    }), { description: 'The entries of that match the key can read, in the match\'s order; empty when unmatched' }),
+  }), { description: 'Every statement line: the fields the seal covers, and the entries matched to it' }),
   matches: Type.Array(match, { description: 'Every match, active and reversed, as GET …/matches lists them' }),
   history: Type.Array(historyEvent, { description: 'Every event, as GET …/history lists them' }),
 })
@@ -323,7 +358,7 @@ export const entryBatchAnswer = Type.Object({ data: Type.Array(Type.Union([entry
 
 export const namedSchemas: readonly (readonly [string, TSchema])[] = [
   ['Account', account], ['AccountCreate', accountCreate], ['AccountUpdate', accountUpdate], ['AccountPage', accountPage],
-  ['Balance', balance],
+  ['Balance', balance], ['ReconciliationStatus', reconciliationStatus],
   ['EntryLine', entryLine], ['Entry', entry], ['EntryPost', entryPost], ['EntryPage', entryPage],
   ['Reconciliation', reconciliationWindow], ['ReconciliationOpen', windowOpen], ['ReconciliationTransition', windowTransition], ['ReconciliationPage', windowPage],
   ['StatementLineInput', statementLine], ['StatementLinesAdd', linesAdd], ['StatementLine', addedStatementLine], ['StatementLinesAdded', linesAdded],

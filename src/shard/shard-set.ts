@@ -1,0 +1,122 @@
+/**
+ * @module Workspaces on several shards, each a worker thread (SHARDS > 1): the Shard the ways in hold routes each
+ * operation to the shard of its workspace (placement.ts: a stable hash of its id), and system operations to the
+ * registry (workspaces and keys, its own small log on this thread). A new workspace is written to the registry
+ * first, then to its shard; at start a workspace the registry has and its shard lacks (a crash in between) is
+ * given to the shard again.
+ */
+
+import type { ReplayReport } from '../actor/runtime.js'
+import type { Config } from '../config.js'
+import type { SystemCommand, SystemState, WorkspaceRecord } from '../ledger/system.js'
+import { registryDir, shardDir } from './layout.js'
+import { LocalNode, type LocalNodeHooks } from './local-node.js'
+import type { Operation, Reply, Shard, ShardStats, UpdateListener } from './operation.js'
+import { shardOf } from './placement.js'
+import { WorkerShard } from './worker-shard.js'
+
+function createCommand(record: WorkspaceRecord): SystemCommand {
+  const keys = record.sealKey === null ? {} : { seal_private_key: record.sealKey.privateKey, seal_public_key: record.sealKey.publicKey }
+  return { type: 'workspace.create', at_ms: record.createdAtMs, id: record.id, time_zone: record.timeZone, limits: record.limits, tag: record.tag, currency: record.currency, ...keys }
+}
+
+export class ShardSet implements Shard {
+  readonly registry: LocalNode
+  readonly shards: readonly WorkerShard[]
+  readonly replays: readonly ReplayReport[]
+
+  private constructor(registry: LocalNode, shards: readonly WorkerShard[], replays: readonly ReplayReport[]) {
+    this.registry = registry
+    this.shards = shards
+    this.replays = replays
+  }
+
+  /** The registry and every shard replayed, the shards in parallel (each on its thread); then the registry's workspaces given to shards that lack them. */
+  static async open(config: Config, hooks: LocalNodeHooks): Promise<ShardSet> {
+    const registry = await LocalNode.open({ ...config, dataDir: registryDir(config.dataDir) }, { ...hooks, registry: true })
+    const workerHooks = { onLogFailure: hooks.onLogFailure, warn: hooks.warn ?? ((line: string) => process.stderr.write(`${line}\n`)) }
+    const started = await Promise.all(Array.from({ length: config.shards }, (_, index) => WorkerShard.start(index, { ...config, dataDir: shardDir(config.dataDir, index) }, workerHooks)))
+    const set = new ShardSet(registry, started.map(({ shard }) => shard), [registry.replay, ...started.map(({ replay }) => replay)])
+    const held = started.map(({ workspaces }) => new Set(workspaces))
+    for (const record of registry.runtime.system.workspaces.values()) {
+      const owner = shardOf(record.id, config.shards)
+      if (!held[owner].has(record.id)) await set.shards[owner].send({ op: 'system.command', command: createCommand(record) })
+    }
+    return set
+  }
+
+  /** The set is the Shard the ways in hold. */
+  get shard(): Shard {
+    return this
+  }
+
+  get system(): SystemState {
+    return this.registry.shard.system
+  }
+
+  send(operation: Operation): Promise<Reply> {
+    switch (operation.op) {
+      case 'system.query':
+      case 'system.refuse': return this.registry.shard.send(operation)
+      case 'system.command': return this.#system(operation)
+      default: return this.shards[shardOf(operation.workspace, this.shards.length)].send(operation)
+    }
+  }
+
+  /** The registry decides; a new workspace then goes to its shard, and the answer waits for both logs. */
+  async #system(operation: Extract<Operation, { op: 'system.command' }>): Promise<Reply> {
+    const reply = await this.registry.shard.send(operation)
+    const command = operation.command
+    if (command.type !== 'workspace.create' || reply.status >= 300) return reply
+    await this.shards[shardOf(command.id, this.shards.length)].send({ op: 'system.command', command })
+    return reply
+  }
+
+  onUpdate(listener: UpdateListener): void {
+    for (const shard of this.shards) shard.onUpdate(listener)
+  }
+
+  onSystemCommand(listener: (command: SystemCommand) => void): void {
+    this.registry.shard.onSystemCommand(listener)
+  }
+
+  /** The registry's now, each shard's as it last posted them (once a second). */
+  stats(): ShardStats {
+    const own = this.registry.shard.stats()
+    const queueDepths = new Map(own.queueDepths)
+    let pendingRecords = own.pendingRecords
+    let outboxItems = own.outboxItems
+    let durableSeq = own.durableSeq
+    for (const shard of this.shards) {
+      pendingRecords += shard.stats.pendingRecords
+      outboxItems += shard.stats.outboxItems
+      durableSeq += shard.stats.durableSeq
+      for (const [workspace, depth] of shard.stats.queueDepths) queueDepths.set(workspace, depth)
+    }
+    return { pendingRecords, queueDepths, outboxItems, durableSeq }
+  }
+
+  /** The registry's and every shard's replays as one: records and snapshots added, the durations the longest (they ran at once). */
+  get replay(): ReplayReport {
+    const all = this.replays
+    return {
+      records: all.reduce((sum, each) => sum + each.records, 0), snapshots: all.reduce((sum, each) => sum + each.snapshots, 0),
+      recordsSkipped: all.reduce((sum, each) => sum + each.recordsSkipped, 0), unusableSnapshots: all.flatMap((each) => each.unusableSnapshots),
+      snapshotsLoadMs: Math.max(...all.map((each) => each.snapshotsLoadMs)), durationMs: Math.max(...all.map((each) => each.durationMs)),
+    }
+  }
+
+  stopHousekeeping(): Promise<void> {
+    return this.registry.stopHousekeeping()
+  }
+
+  start(): void {
+    this.registry.start()
+    for (const shard of this.shards) shard.start()
+  }
+
+  async close(): Promise<{ readonly snapshotsWrittenCount: number; readonly durableSeq: number }> {
+    const closed = await Promise.all([this.registry.close(), ...this.shards.map((shard) => shard.close())])
+    return { snapshotsWrittenCount: closed.reduce((sum, each) => sum + each.snapshotsWrittenCount, 0), durableSeq: closed.reduce((sum, each) => sum + each.durableSeq, 0) }
+  }
+}

@@ -1,0 +1,48 @@
+/**
+ * @module One shard on a worker thread: its own LocalNode (log, replay, actors, group commit, snapshots,
+ * retention, webhooks) under DATA_DIR/shards/<n>, executing the operations the main thread forwards over the
+ * thread's port and posting back each Reply (after durable) and each live update, in the order they leave.
+ */
+
+import { parentPort, workerData } from 'node:worker_threads'
+import type { Config } from '../config.js'
+import { LocalNode } from './local-node.js'
+import type { Operation } from './operation.js'
+import type { FromShard, ToShard } from './worker-messages.js'
+
+const port = parentPort!
+const { config } = workerData as { readonly config: Config }
+const post = (message: FromShard) => port.postMessage(message)
+
+let node: LocalNode
+try {
+  node = await LocalNode.open(config, {
+    clock: () => Date.now(),
+    onLogFailure: (error) => post({ kind: 'failed', message: error.message }),
+    warn: (line) => post({ kind: 'warn', line }),
+  })
+} catch (error) {
+  post({ kind: 'error', name: error instanceof Error ? error.name : 'Error', message: error instanceof Error ? error.message : String(error) })
+  port.close()
+  throw error
+}
+node.shard.onUpdate((topic, text) => post({ kind: 'update', topic, text }))
+const postStats = () => {
+  const stats = node.shard.stats()
+  post({ kind: 'stats', stats: { ...stats, queueDepths: [...stats.queueDepths] } })
+}
+const statsTimer = setInterval(postStats, 1_000)
+statsTimer.unref()
+
+port.on('message', (message: ToShard) => {
+  switch (message.kind) {
+    case 'operation': return void node.shard.send(message.operation as Operation).then((reply) => post({ kind: 'reply', id: message.id, reply }))
+    case 'start': return node.start()
+    case 'close': return void node.close().then((closed) => {
+      clearInterval(statsTimer)
+      post({ kind: 'closed', ...closed })
+      port.close()
+    })
+  }
+})
+post({ kind: 'ready', workspaces: [...node.runtime.system.workspaces.keys()], replay: node.replay })

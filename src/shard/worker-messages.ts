@@ -1,0 +1,27 @@
+/** @module What the main thread and a shard's worker thread say to each other (structured clones of plain data). */
+
+import type { ReplayReport } from '../actor/runtime.js'
+import type { Operation, Reply } from './operation.js'
+
+export type ToShard =
+  | { readonly kind: 'operation'; readonly id: number; readonly operation: Operation }
+  /** Housekeeping on (snapshots, retention, webhooks), once the service answers. */
+  | { readonly kind: 'start' }
+  | { readonly kind: 'close' }
+
+export interface PostedStats {
+  readonly pendingRecords: number
+  readonly queueDepths: readonly (readonly [string, number])[]
+  readonly outboxItems: number
+  readonly durableSeq: number
+}
+
+export type FromShard =
+  | { readonly kind: 'ready'; readonly workspaces: readonly string[]; readonly replay: ReplayReport }
+  | { readonly kind: 'error'; readonly name: string; readonly message: string }
+  | { readonly kind: 'reply'; readonly id: number; readonly reply: Reply }
+  | { readonly kind: 'update'; readonly topic: string; readonly text: string }
+  | { readonly kind: 'stats'; readonly stats: PostedStats }
+  | { readonly kind: 'failed'; readonly message: string }
+  | { readonly kind: 'warn'; readonly line: string }
+  | { readonly kind: 'closed'; readonly snapshotsWrittenCount: number; readonly durableSeq: number }
