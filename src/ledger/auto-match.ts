@@ -6,7 +6,7 @@
 
 import { reject, type Rejection } from '../errors.js'
 import { planAutoMatch, type AutoMatchPlan, type PlannedMatch } from './auto-match-plan.js'
-import type { MatchAuto, MatchCreate } from './commands.js'
+import type { CommandEnvelope, MatchAuto, MatchCreate } from './commands.js'
 import { eventsOf } from './events.js'
 import type { LedgerEvent } from './ledger-event.js'
 import { markWindow, undoToMark } from './match-undo.js'
@@ -36,13 +36,32 @@ function liveWindow(state: WorkspaceState, id: string, visibility: Visibility): 
 export function* autoMatch(state: WorkspaceState, command: MatchAuto): Generator<undefined, Outcome, undefined> {
   const window = liveWindow(state, command.window, command.visibility)
   if ('ok' in window) return window
+  const run = yield* autoMatchWindow(state, window, command)
+  if ('ok' in run) return run
+  const answer = accept(200, { data: run.data, by_rule: run.byRule, residual: residualOf(state, window), state: window.state })
+  return run.events.length === 0 ? answer : { ...answer, events: run.events }
+}
+
+/** What the rules made on one window: each match's answer, the count by rule, the events of the matches (with subscriptions only). */
+export interface AutoMatched {
+  readonly data: readonly object[]
+  readonly byRule: Readonly<Record<string, number>>
+  readonly events: readonly LedgerEvent[]
+}
+
+/**
+ * The rules' plan for a live window applied through createMatch, all or nothing (a refusal undoes the
+ * matches before it and is returned); also what a statement import with auto_match runs on each window it
+ * opens. `envelope` is the command's: time, key, visibility.
+ */
+export function* autoMatchWindow(state: WorkspaceState, window: ReconciliationWindow, envelope: CommandEnvelope): Generator<undefined, AutoMatched | Rejection, undefined> {
   const meter = new WorkMeter(proposalDefaults.yieldSteps)
-  const plan = yield* planAutoMatch(state, window, command.visibility, meter)
+  const plan = yield* planAutoMatch(state, window, envelope.visibility, meter)
   const mark = markWindow(state, window)
   const data: object[] = []
   const events: LedgerEvent[] = []
   for (const planned of plan.matches) {
-    const single = matchCommandOf(command, planned)
+    const single = matchCommandOf(envelope, window.id, planned)
     const outcome = createMatch(state, single)
     if (!outcome.ok) {
       undoToMark(state, window, mark)
@@ -52,18 +71,17 @@ export function* autoMatch(state: WorkspaceState, command: MatchAuto): Generator
     if (state.webhooks.subscriptions.size > 0) events.push(...eventsOf(state, single, outcome))
     if (meter.spend(itemSteps)) yield
   }
-  const answer = accept(200, { data, by_rule: countsByRule(plan), residual: residualOf(state, window), state: window.state })
-  return events.length === 0 ? answer : { ...answer, events }
+  return { data, byRule: countsByRule(plan), events }
 }
 
 /**
  * A planned match as a match command: amount_and_date when it nets to zero (its dates within the rule's
  * window), else manual, its difference written off; the rule's name is the reason either way.
  */
-function matchCommandOf(command: MatchAuto, planned: PlannedMatch): MatchCreate {
+function matchCommandOf(envelope: CommandEnvelope, windowId: string, planned: PlannedMatch): MatchCreate {
   const nets = matchedAmountOf(planned) === 0
   return {
-    type: 'match.create', at_ms: command.at_ms, key_id: command.key_id, visibility: command.visibility, window: command.window,
+    type: 'match.create', at_ms: envelope.at_ms, key_id: envelope.key_id, visibility: envelope.visibility, window: windowId,
     statement_lines: planned.lines.map((line) => line.line.id), entries: planned.entries.map((entry) => entry.entry.id),
     strategy: nets ? 'amount_and_date' : 'manual', reason: planned.rule.rule.name, date_tolerance_days: planned.rule.rule.conditions.date_window_days,
   }

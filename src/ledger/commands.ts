@@ -127,6 +127,8 @@ export interface StatementsImport extends CommandEnvelope {
   readonly statements: readonly StatementInput[]
   /** The workspace timezone when imported; the windows keep it. */
   readonly time_zone: string
+  /** ?auto_match=true: the auto_match rules run on each window this import opens, in this command (absent: false). */
+  readonly auto_match?: boolean
 }
 
 export type MatchStrategy = 'amount_and_date' | 'manual' | 'write_off'

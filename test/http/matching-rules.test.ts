@@ -93,6 +93,26 @@ t.test('auto-match: the dry run keeps nothing, the command makes the same matche
   assertError(t, await call(baseUrl, 'POST', `/v2/reconciliations/${closed.id}/auto-match`, { key, body: {} }), 409, 'recon_state_invalid', 'an abandoned window')
 })
 
+t.test('a statement import with ?auto_match=true matches each window it opens in the same command', async (t) => {
+  const { writeMt940 } = await import('../support/statement-writers.ts')
+  t.equal((await call(baseUrl, 'POST', '/v2/accounts', { key, body: { name: 'assets:giro', external_id: 'DE00GIRO' } })).status, 201)
+  const paid = (await postEntryOk(baseUrl, key, pair('assets:giro', 'income:sales', 4200), { effective_at: '2026-08-05T10:00:00Z' })).id
+  const file = writeMt940([{
+    format: 'mt940', statement_ref: 'AUG/1', account: 'DE00GIRO', currency: 'USD', opening: { amount: 0, date: '2026-07-31' }, closing: { amount: 4200, date: '2026-08-31' },
+    period: { from: '2026-08-01', to: '2026-08-31' },
+    entries: [{ amount: 4200, mark: 'credit', reversal: false, date: '2026-08-06', value_date: '2026-08-06', reference: 'INV-42', description: 'invoice 42', counterparty: null }],
+  }])
+  const bad = await call(baseUrl, 'POST', '/v2/statements?auto_match=yes', { key, raw: file, headers: { 'content-type': 'application/x-mt940' } })
+  assertError(t, bad, 400, 'request_invalid', 'auto_match is true or false')
+  const reply = await call(baseUrl, 'POST', '/v2/statements?auto_match=true', { key, raw: file, headers: { 'content-type': 'application/x-mt940' } })
+  t.equal(reply.status, 201, reply.text)
+  const ruleIds = Object.fromEntries((await call(baseUrl, 'GET', '/v2/matching-rules', { key })).body.data.map((rule: { name: string; id: string }) => [rule.name, rule.id]))
+  t.match(reply.body.data[0], { matched_count: 1, unmatched_lines_count: 0, state: 'balanced' })
+  t.same(reply.body.auto_match, [{ reconciliation: reply.body.data[0].id, by_rule: { [ruleIds.invoices]: 1, [ruleIds.payouts]: 0 } }], 'every auto_match rule, with what it made')
+  const matches = await call(baseUrl, 'GET', `/v2/reconciliations/${reply.body.data[0].id}/matches`, { key })
+  t.same(matches.body.data.map((match: { entries: string[]; reason: string }) => [match.entries, match.reason]), [[[paid], 'invoices']])
+})
+
 t.test('a restart from a snapshot keeps the rules', async (t) => {
   const before = (await call(baseUrl, 'GET', '/v2/matching-rules', { key })).body
   t.ok(service.service.runtime.snapshotDue(true) >= 1, 'a snapshot was written')

@@ -215,3 +215,22 @@ t.test('rules: refusals change nothing; update, delete; a snapshot keeps them', 
   t.same([...restored.matchingRules.rules.values()], [...world.ctx.state.matchingRules.rules.values()], 'the rules come back')
   t.equal(restored.matchingRules.lastSeq, 2, 'and the last seq: a deleted id is not reused')
 })
+
+t.test('a statement import with auto_match runs the rules on each window it opens, in the same command', async (t) => {
+  const importing = (autoMatch: boolean) => {
+    const ctx = machine([], nowMs)
+    ok(run(ctx, { type: 'account.create', name: 'assets:bank', tags: [], currency: 'EUR', external_id: 'DE00 1' }))
+    ok(run(ctx, { type: 'account.create', name: 'income:sales', tags: [], currency: 'EUR' }))
+    const entry = ok(run(ctx, posting([['assets:bank', 700], ['income:sales', -700]], '2026-11-03T09:00:00Z'))).id as string
+    const rule = ok(run(ctx, { type: 'matching_rule.create', name: 'invoices', priority: 1, action: 'auto_match', strategy: 'one_to_one', conditions: { amount: 'exact', date_window_days: 1, reference: { contains: 'inv' }, counterparty: null, description: null } })).id as string
+    const statement = { account: 'DE00 1', currency: 'EUR', statement_ref: 'S1', label: 'S1', from: '2026-11-01', to: '2026-11-30', claimed_movement: 700, fingerprint: 'f1', lines: [{ amount: 700, date: '2026-11-04', reference: 'INV 9', description: null }] }
+    const body = ok(run(ctx, { type: 'statements.import', time_zone: 'UTC', statements: [statement], ...(autoMatch ? { auto_match: true } : {}) }))
+    return { body, entry, rule }
+  }
+  const plain = importing(false)
+  t.equal(plain.body.data[0].matched_count, 0, 'without auto_match nothing is matched')
+  t.equal(plain.body.auto_match, undefined)
+  const matched = importing(true)
+  t.match(matched.body.data[0], { matched_count: 1, unmatched_lines_count: 0, residual: 0, state: 'balanced' }, 'the window as the rules left it')
+  t.same(matched.body.auto_match, [{ reconciliation: matched.body.data[0].id, by_rule: { [matched.rule]: 1 } }])
+})

@@ -4,6 +4,7 @@ import { Type } from 'typebox'
 import { reject, type Rejection } from '../../errors.js'
 import { canonicalTimeZone } from '../../ledger/time-zone-name.js'
 import type { Statement } from '../../statements/types.js'
+import { enumQuery } from '../query.js'
 import { v2Route, type Built, type V2Route } from '../route.js'
 import { statementImported } from '../schemas/responses.js'
 import type { Validator } from '../schemas/validate.js'
@@ -15,11 +16,13 @@ export const statementFileBody: Validator<StatementFile> = Object.assign(
   { schema: Type.String({ description: 'The statement file' }) },
 )
 
+const autoMatchQuery = enumQuery('auto_match', ['true', 'false'] as const, 'true: the auto_match rules run on each window the file opens, in the same command (docs/API.md, Matching rules)')
+
 export const statementRoutes: V2Route[] = [
   v2Route({
     method: 'POST', pattern: '/v2/statements', scope: 'recon:write', summary: 'Import a bank statement file: each statement opens a window with its lines',
     body: { validate: statementFileBody, limit: 'import', parse: statementFileOf, parsesEvery: true, parseFormat: statementFileMediaTypes },
-    query: [formatQuery, labelQuery],
+    query: [formatQuery, labelQuery, autoMatchQuery],
     errors: [
       'request_invalid', 'statement_invalid', 'window_invalid', 'account_unknown', 'idempotency_conflict', 'window_overlap',
       'statement_unbalanced', 'currency_mismatch', 'amount_out_of_range',
@@ -28,7 +31,8 @@ export const statementRoutes: V2Route[] = [
     handle: ({ envelope, body, query, workspace }) => {
       const build = async (statements: readonly Statement[] | Rejection): Promise<Built> => {
         if ('ok' in statements) return statements
-        return { ...envelope, type: 'statements.import', statements: await statementInputsLater(statements, query.label), time_zone: canonicalTimeZone(workspace.timeZone) ?? workspace.timeZone }
+        const command: Built = { ...envelope, type: 'statements.import', statements: await statementInputsLater(statements, query.label), time_zone: canonicalTimeZone(workspace.timeZone) ?? workspace.timeZone }
+        return query.auto_match === 'true' ? { ...command, auto_match: true } : command
       }
       return readStatementFile(body, query.format).then(build)
     },

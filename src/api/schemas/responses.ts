@@ -102,6 +102,10 @@ export const counterparty = Type.Object({ name: nullableText, account: nullableT
 export const statementImported = Type.Object({
   data: Type.Array(reconciliationWindow, { description: 'One window per statement, in file order' }),
   statements: Type.Integer({ minimum: 1, description: 'The number of statements in the file' }),
+  auto_match: Type.Optional(Type.Array(Type.Object({
+    reconciliation: Type.String({ description: 'rec_… of a window this import opened' }),
+    by_rule: Type.Record(Type.String(), Type.Integer({ minimum: 0 })),
+  }), { description: 'With ?auto_match=true: the matches the rules made on each window this import opened, by rule' })),
 })
 
 export const addedStatementLine = Type.Object({
