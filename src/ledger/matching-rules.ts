@@ -28,6 +28,10 @@ export const ruleTextLengthMax = 500
 function ruleProblem(fields: MatchingRuleFields): Rejection | null {
   const details: ErrorDetail[] = []
   const { conditions } = fields
+  for (const name of ['reference', 'counterparty', 'description'] as const) {
+    const condition = conditions[name]
+    if (condition !== null && Object.keys(condition).length !== 1) details.push({ path: `/conditions/${name}`, message: 'must hold exactly one of equals, contains, regex' })
+  }
   for (const name of ['reference', 'description'] as const) {
     const condition = conditions[name]
     if (condition === null || !('regex' in condition)) continue

@@ -202,6 +202,8 @@ t.test('rules: refusals change nothing; update, delete; a snapshot keeps them', 
   const bad = refused(t, world.ctx, { type: 'matching_rule.create', ...base, conditions: { ...base.conditions, reference: { regex: '(a+)\\1' } } }, 'request_invalid', 'a backreference')
   t.equal(bad.details?.[0].path, '/conditions/reference/regex')
   refused(t, world.ctx, { type: 'matching_rule.create', ...base, conditions: { ...base.conditions, description: { regex: '(?=a)' } } }, 'request_invalid', 'a lookahead')
+  const twice = refused(t, world.ctx, { type: 'matching_rule.create', ...base, conditions: { ...base.conditions, reference: { equals: 'a', contains: 'b' } as unknown as RuleTextCondition } }, 'request_invalid', 'two tests in one condition')
+  t.equal(twice.details?.[0].path, '/conditions/reference')
   refused(t, world.ctx, { type: 'matching_rule.create', ...base, strategy: 'many_to_one', conditions: { ...base.conditions, amount: { tolerance: 5 } } }, 'request_invalid', 'a tolerance on a group rule')
   const made = ok(run(world.ctx, { type: 'matching_rule.create', ...base }))
   refused(t, world.ctx, { type: 'matching_rule.update', rule: made.id, strategy: 'one_to_many', conditions: { ...base.conditions, amount: { tolerance: 1 } } }, 'request_invalid', 'an update to an invalid rule')

@@ -19,8 +19,9 @@ function conditionsOf(body: Static<typeof ruleConditions>): RuleConditions {
   return {
     amount: body.amount ?? 'exact',
     date_window_days: body.date_window_days ?? 0,
-    reference: body.reference ?? null,
-    counterparty: body.counterparty ?? null,
+    // The schema lets an object hold several of equals, contains, regex (one object, so an unknown field is named alone); the ledger refuses that.
+    reference: (body.reference ?? null) as RuleConditions['reference'],
+    counterparty: (body.counterparty ?? null) as RuleConditions['counterparty'],
     description: body.description ?? null,
   }
 }

@@ -145,16 +145,17 @@ export const webhookCreate = fields({
 
 const ruleText = text({ minLength: 1, maxLength: ruleTextLengthMax, description: 'Compared ignoring case' })
 const rulePattern = text({ minLength: 1, maxLength: regexPatternLengthMax, description: 'A regular expression run in linear time; backreferences and lookaround are refused (docs/API.md, Matching rules)' })
-const equalsText = fields({ equals: ruleText })
-const containsText = fields({ contains: ruleText })
 const regexText = fields({ regex: rulePattern })
+/** One object, not a union: an unknown field is then named alone. Exactly one of its fields is the ledger's check (matching-rules.ts). */
+const textCondition = fields({ equals: Type.Optional(ruleText), contains: Type.Optional(ruleText), regex: Type.Optional(rulePattern) }, { minProperties: 1, description: 'Exactly one of equals, contains, regex' })
+const plainTextCondition = fields({ equals: Type.Optional(ruleText), contains: Type.Optional(ruleText) }, { minProperties: 1, description: 'Exactly one of equals, contains' })
 
 /** docs/API.md, Matching rules: absent fields are no condition (amount exact, date_window_days 0). */
 export const ruleConditions = fields({
   amount: Type.Optional(Type.Union([Type.Literal('exact'), fields({ tolerance: Type.Integer({ minimum: 0, maximum: ruleToleranceMax, description: 'Minor units; the difference is written off (one_to_one only)' }) })])),
   date_window_days: Type.Optional(Type.Integer({ minimum: 0, maximum: 31, description: 'The most days between the line\'s date and each entry\'s' })),
-  reference: Type.Optional(Type.Union([equalsText, containsText, regexText, Type.Null()], { description: 'On the statement line\'s reference' })),
-  counterparty: Type.Optional(Type.Union([equalsText, containsText, Type.Null()], { description: 'On the statement line\'s counterparty name or account' })),
+  reference: Type.Optional(Type.Union([textCondition, Type.Null()], { description: 'On the statement line\'s reference' })),
+  counterparty: Type.Optional(Type.Union([plainTextCondition, Type.Null()], { description: 'On the statement line\'s counterparty name or account' })),
   description: Type.Optional(Type.Union([regexText, Type.Null()], { description: 'On the statement line\'s description' })),
 })
 
