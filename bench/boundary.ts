@@ -1,7 +1,9 @@
 /**
- * @module What the Shard boundary costs (issue 25): this tree's server and another checkout's (the code before
- * the boundary, BENCH_BASE_REPO) on copies of one seeded data dir, beside the bare ceiling, each row run on the
- * three in turn. The figure that matters on a shared 2-core machine is the server's CPU per answer, not req/s.
+ * @module What the Shard boundary costs (issue 25): this tree's server with SHARDS=1 and SHARDS=2 and another
+ * checkout's (the code before the boundary, BENCH_BASE_REPO) on copies of one seeded data dir, beside the bare
+ * ceiling, each row run on each in turn. The figure that matters on a shared 2-core machine is the server's CPU
+ * per answer, not req/s; with SHARDS=2 it is also given per thread (the main thread, where HTTP, authentication
+ * and forwarding run, and each shard's), with each thread's busy fraction over the run.
  */
 // Run: node --import=tsx bench/boundary.ts     (build first: npm run build, here and in the base checkout)
 //   BENCH_BASE_REPO=/path/to/checkout   a checkout with dist/ built (say `git worktree add --detach ../base <commit>`);
@@ -30,11 +32,23 @@ interface Row {
   readonly key: string
   readonly name: string
   readonly settings: LoadSettings
-  readonly next: (secret: string, accounts: readonly string[], window: string) => () => LoadRequest
+  readonly next: (secret: string, accounts: readonly string[], window: string, extraKeys: readonly string[]) => () => LoadRequest
+  /** Workspaces made (over the admin API) before the row, each with a key and the two accounts postings name. */
+  readonly workspaces?: number
 }
 
 const c64: LoadSettings = { connections: 64, pipelining: 1, durationS, warmupS }
 const c640: LoadSettings = { ...c64, connections: 640 }
+
+/** Postings spread over several workspaces' keys in turn, each between its two accounts. */
+function spreadPost(keys: readonly string[]): () => LoadRequest {
+  let index = 0
+  return () => {
+    index++
+    const body = JSON.stringify({ lines: [{ account: 'assets:bank', amount: index }, { account: 'income:sales', amount: -index }], description: `spread ${index}` })
+    return { method: 'POST', path: '/v2/entries', headers: { authorization: `Bearer ${keys[index % keys.length]}`, 'content-type': 'application/json' }, body }
+  }
+}
 
 function entryPost(secret: string, keyed: boolean): () => LoadRequest {
   const random = seededRandom(7)
@@ -61,13 +75,51 @@ const rows: readonly Row[] = [
     next: (secret, accounts) => { const random = seededRandom(3); return () => ({ method: 'GET', path: `/v2/accounts/${accounts[Math.floor(random() * accounts.length)]}/balance`, headers: { authorization: `Bearer ${secret}` } }) },
   },
   { key: 'window', name: 'GET reconciliation (-c 64)', settings: c64, next: (secret, _accounts, window) => () => ({ method: 'GET', path: `/v2/reconciliations/${window}`, headers: { authorization: `Bearer ${secret}` } }) },
+  { key: 'post-8-workspaces', name: 'POST /v2/entries to 8 workspaces at once (-c 64)', settings: c64, workspaces: 8, next: (_secret, _accounts, _window, keys) => spreadPost(keys) },
 ]
 
-interface Cell { readonly reqPerS: number; readonly cpuUsPerAnswer: number | null; readonly non2xx: number; readonly errors: number }
+/** Per thread of a process (/proc/<pid>/task): its name and CPU ms so far. */
+function threadCpuMs(pid: number): Map<string, { name: string; cpuMs: number }> {
+  const threads = new Map<string, { name: string; cpuMs: number }>()
+  try {
+    for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
+      const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8')
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      threads.set(tid, { name: fs.readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim(), cpuMs: ((Number(fields[11]) + Number(fields[12])) * 1000) / 100 })
+    }
+  } catch {
+    // The process ended meanwhile: what was read.
+  }
+  return threads
+}
 
-function cellOf(result: LoadResult): Cell {
+/** The node process under `timeout`. */
+function nodePid(child: Child): number | null {
+  try {
+    return Number(fs.readFileSync(`/proc/${child.process.pid}/task/${child.process.pid}/children`, 'utf8').trim().split(' ')[0])
+  } catch {
+    return null
+  }
+}
+
+interface ThreadUse { readonly name: string; readonly cpuUsPerAnswer: number; readonly busy: number }
+
+/** Threads that used at least 1 % of the run: CPU per answer and busy fraction. */
+function threadUse(before: Map<string, { name: string; cpuMs: number }>, after: Map<string, { name: string; cpuMs: number }>, answers: number, wallMs: number): ThreadUse[] {
+  const used: ThreadUse[] = []
+  for (const [tid, end] of after) {
+    const cpuMs = end.cpuMs - (before.get(tid)?.cpuMs ?? 0)
+    if (cpuMs < wallMs * 0.01 || answers === 0) continue
+    used.push({ name: `${end.name}#${tid}`, cpuUsPerAnswer: Math.round((cpuMs * 1000 / answers) * 10) / 10, busy: Math.round((cpuMs / wallMs) * 100) / 100 })
+  }
+  return used.sort((a, b) => b.cpuUsPerAnswer - a.cpuUsPerAnswer)
+}
+
+interface Cell { readonly reqPerS: number; readonly cpuUsPerAnswer: number | null; readonly non2xx: number; readonly errors: number; readonly threads?: readonly ThreadUse[] }
+
+function cellOf(result: LoadResult, threads?: readonly ThreadUse[]): Cell {
   const cpuUsPerAnswer = result.cpuMs === null || result.total === 0 ? null : Math.round((result.cpuMs * 1000 / result.total) * 10) / 10
-  return { reqPerS: Math.round(result.reqPerS), cpuUsPerAnswer, non2xx: result.non2xx, errors: result.errors }
+  return { reqPerS: Math.round(result.reqPerS), cpuUsPerAnswer, non2xx: result.non2xx, errors: result.errors, ...(threads === undefined ? {} : { threads }) }
 }
 
 function better(a: Cell | undefined, b: Cell): Cell {
@@ -75,16 +127,43 @@ function better(a: Cell | undefined, b: Cell): Cell {
   return b.cpuUsPerAnswer !== null && b.cpuUsPerAnswer < a.cpuUsPerAnswer ? b : a
 }
 
-async function startServer(dist: string, dataDir: string, label: string, tmp: string): Promise<Child> {
-  return startTrueup(dist, { dataDir, adminToken, nodeFlags: startScriptNodeFlags(), logLevel: 'warn', outputPath: path.join(tmp, `${label}.out`) })
+interface Server { readonly label: string; readonly dist: string; readonly shards: number }
+
+async function startServer(server: Server, dataDir: string, tmp: string): Promise<Child> {
+  const previous = process.env.SHARDS
+  // startTrueup passes the bench's environment on: SHARDS for this server only.
+  if (server.shards === 1) delete process.env.SHARDS
+  else process.env.SHARDS = String(server.shards)
+  try {
+    return await startTrueup(server.dist, { dataDir, adminToken, nodeFlags: startScriptNodeFlags(), logLevel: 'warn', outputPath: path.join(tmp, `${server.label}.out`) })
+  } finally {
+    if (previous === undefined) delete process.env.SHARDS
+    else process.env.SHARDS = previous
+  }
+}
+
+/** Workspaces w0…, each with a key and its two accounts; their secrets. */
+async function makeWorkspaces(port: number, count: number): Promise<string[]> {
+  const secrets: string[] = []
+  for (let index = 0; index < count; index++) {
+    const id = `w${index}`
+    const created = await call(port, 'POST', '/admin/workspaces', adminToken, { id, timezone: 'UTC', limits: { writes_per_minute: 100_000_000, reads_per_minute: 100_000_000 } })
+    if (created.status !== 201) throw new Error(`workspace ${id}: ${created.status}`)
+    const key = await call(port, 'POST', '/admin/keys', adminToken, { workspace: id, scopes: ['accounts:write', 'entries:write'] })
+    const secret = (key.json as { secret: string }).secret
+    for (const name of ['assets:bank', 'income:sales']) await call(port, 'POST', '/v2/accounts', secret, { name })
+    secrets.push(secret)
+  }
+  return secrets
 }
 
 async function main(): Promise<void> {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'trueup-boundary-'))
   const seedDir = path.join(tmp, 'seed')
   const seed = await seedHttp(seedDir, entries, 0, 0)
-  const servers: { label: string; dist: string }[] = [{ label: 'this', dist: path.join(repoDir, 'dist') }]
-  if (baseRepo !== null) servers.unshift({ label: 'base', dist: path.join(baseRepo, 'dist') })
+  const dist = path.join(repoDir, 'dist')
+  const servers: Server[] = [{ label: 'this', dist, shards: 1 }, { label: 'this-2-shards', dist, shards: 2 }]
+  if (baseRepo !== null) servers.unshift({ label: 'base', dist: path.join(baseRepo, 'dist'), shards: 1 })
   const ceiling = await startCeiling(benchDir, path.join(tmp, 'ceiling.out'))
   const table: Record<string, Record<string, Cell>> = {}
   try {
@@ -94,21 +173,33 @@ async function main(): Promise<void> {
         for (const server of servers) {
           const dataDir = path.join(tmp, `${server.label}-${row.key}-${round}`)
           fs.cpSync(seedDir, dataDir, { recursive: true })
-          const child = await startServer(server.dist, dataDir, server.label, tmp)
+          // The seed's single log is not moved between layouts: a sharded server starts on a new data dir.
+          if (server.shards > 1) fs.rmSync(dataDir, { recursive: true, force: true })
+          const child = await startServer(server, dataDir, tmp)
           try {
-            const sanity = await call(child.port, 'GET', `/v2/reconciliations/${seed.bigWindowId}`, seed.secret)
-            if (sanity.status !== 200) throw new Error(`${server.label}: the seeded window answered ${sanity.status}`)
-            // The rows measure the request path, not the rate limit.
-            const raised = await call(child.port, 'PATCH', '/admin/workspaces/default', adminToken, { limits: { writes_per_minute: 100_000_000, reads_per_minute: 100_000_000 } })
-            if (raised.status !== 200) throw new Error(`${server.label}: raising the rate limits answered ${raised.status}`)
-            const result = await measure(child.port, row.settings, row.next(seed.secret, seed.accountIds, seed.bigWindowId), () => child.cpuMs())
-            table[row.key][server.label] = better(table[row.key][server.label], cellOf(result))
+            const seeded = server.shards === 1
+            if (!seeded && row.workspaces === undefined) continue
+            if (seeded) {
+              const sanity = await call(child.port, 'GET', `/v2/reconciliations/${seed.bigWindowId}`, seed.secret)
+              if (sanity.status !== 200) throw new Error(`${server.label}: the seeded window answered ${sanity.status}`)
+              // The rows measure the request path, not the rate limit.
+              const raised = await call(child.port, 'PATCH', '/admin/workspaces/default', adminToken, { limits: { writes_per_minute: 100_000_000, reads_per_minute: 100_000_000 } })
+              if (raised.status !== 200) throw new Error(`${server.label}: raising the rate limits answered ${raised.status}`)
+            }
+            const keys = row.workspaces === undefined ? [] : await makeWorkspaces(child.port, row.workspaces)
+            const pid = nodePid(child)
+            const threadsBefore = pid === null ? new Map() : threadCpuMs(pid)
+            const startedMs = Date.now()
+            const result = await measure(child.port, row.settings, row.next(seed.secret, seed.accountIds, seed.bigWindowId, keys), () => child.cpuMs())
+            // The warm-up is inside this span too: busy fractions are of the whole run.
+            const threads = pid === null ? undefined : threadUse(threadsBefore, threadCpuMs(pid), result.total, Date.now() - startedMs)
+            table[row.key][server.label] = better(table[row.key][server.label], cellOf(result, threads))
           } finally {
             await child.stop(10_000)
             fs.rmSync(dataDir, { recursive: true, force: true })
           }
         }
-        const bare = await measure(ceiling.port, row.settings, row.next(seed.secret, seed.accountIds, seed.bigWindowId), () => ceiling.cpuMs())
+        const bare = await measure(ceiling.port, row.settings, row.next(seed.secret, seed.accountIds, seed.bigWindowId, ['ceiling']), () => ceiling.cpuMs())
         table[row.key].ceiling = better(table[row.key].ceiling, cellOf(bare))
       }
       print(row, table[row.key])
@@ -126,8 +217,13 @@ function print(row: Row, cells: Record<string, Cell>): void {
     const cell = cells[label]
     return cell === undefined ? '—' : `${cell.reqPerS.toLocaleString('en')} req/s, ${cell.cpuUsPerAnswer ?? '?'} µs CPU/answer${cell.non2xx + cell.errors > 0 ? ` (${cell.non2xx} non-2xx, ${cell.errors} errors)` : ''}`
   }
-  process.stdout.write(`| ${row.name} | ${text('ceiling')} | ${text('base')} | ${text('this')} |\n`)
+  process.stdout.write(`| ${row.name} | ${text('ceiling')} | ${text('base')} | ${text('this')} | ${text('this-2-shards')} |\n`)
+  for (const label of ['this', 'this-2-shards']) {
+    const threads = cells[label]?.threads
+    if (threads === undefined || row.workspaces === undefined) continue
+    process.stdout.write(`|   per thread, ${label} | ${threads.map((thread) => `${thread.name}: ${thread.cpuUsPerAnswer} µs/answer, busy ${thread.busy}`).join('; ')} | | | |\n`)
+  }
 }
 
-process.stdout.write('| row | ceiling | base (before the boundary) | this tree |\n| --- | --- | --- | --- |\n')
+process.stdout.write('| row | ceiling | base (before the boundary) | this tree, SHARDS=1 | this tree, SHARDS=2 |\n| --- | --- | --- | --- | --- |\n')
 await main()

@@ -28,6 +28,8 @@ export const errorCatalogue = {
   line_already_matched: { status: 409, message: 'A statement line is already part of an active match.' },
   entry_already_matched: { status: 409, message: 'An entry is already part of an active match of this window.' },
   account_in_use: { status: 409, message: 'The account\'s currency cannot change once it has lines or a window.' },
+  period_locked: { status: 409, message: 'An entry line falls in a closed and locked period of its account.' },
+  entry_already_reversed: { status: 409, message: 'This entry was already reversed.' },
   body_too_large: { status: 413, message: 'The request body is too large.' },
   entry_unbalanced: { status: 422, message: 'The entry lines do not sum to zero.' },
   entry_outside_window: { status: 422, message: 'An entry is not inside the window\'s period or touches none of its accounts.' },

@@ -43,10 +43,11 @@ export const adminRoutes: readonly AdminRoute[] = [
     }),
   }),
   adminRoute({
-    method: 'PATCH', pattern: '/admin/workspaces/:id', body: { validate: workspaceUpdateBody }, summary: 'Change a workspace\'s timezone, currency or limits (apply at once)',
+    method: 'PATCH', pattern: '/admin/workspaces/:id', body: { validate: workspaceUpdateBody }, summary: 'Change a workspace\'s timezone, currency, limits or settings (apply at once)',
     errors: ['request_invalid', 'not_found'], response: { status: 200, description: 'The workspace', schema: workspace },
     handle: ({ params, body, atMs }) => ({
       type: 'workspace.update', at_ms: atMs, id: params.id, limits: knownLimits(body.limits), currency: body.currency,
+      settings: body.settings?.lock_closed_periods === undefined ? undefined : { lock_closed_periods: body.settings.lock_closed_periods },
       time_zone: body.timezone === undefined ? undefined : canonicalTimeZone(body.timezone) ?? body.timezone,
     }),
   }),

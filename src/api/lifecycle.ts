@@ -14,6 +14,7 @@ import { fingerprint, isIdempotencyKey } from './idempotency.js'
 import { queryValuesOf } from './query.js'
 import type { LabeledRoute, LifecycleRoute } from './route.js'
 import { allowOf, Router } from './router.js'
+import { declaredFormatOf, readStatementFile, StatementFile } from './statement-file.js'
 import { pullFrom, StreamedAnswer, type Pull } from './streamed-answer.js'
 
 export type { Headers } from '../shard/operation.js'
@@ -202,11 +203,16 @@ export class Flow {
     if (this.bytes === null || this.bytes === undefined) return null
     return (this.#parsed = parseBody(this.route, this.bytes, this.contentType, this.request.query))
   }
+
+  /** The `parse` stage's second step: a statement file's statements (or why it cannot be read) in place of the file. */
+  parsedAs(parsed: ParsedBody): void {
+    this.#parsed = parsed
+  }
 }
 
 /** A stage goes on (undefined), answers a refusal at once, or halts (answered, or resumes the flow itself later). */
 type Step = undefined | Rejection | typeof halted
-/** The stage answered, or resumes the flow itself later (the body stage). */
+/** The stage answered, or resumes the flow itself later (the body stage, a statement file's reading). */
 const halted = Symbol('halted')
 
 interface Stage {
@@ -513,9 +519,26 @@ function sizeStage(flow: Flow, lifecycle: Lifecycle<unknown>): Step {
   return reject('body_too_large', `The body exceeds ${bytesMaxOf(flow.route!, lifecycle.options)} bytes.`)
 }
 
-function parseStage(flow: Flow): Step {
+/**
+ * The body parsed. A statement file is read here too, in the worker thread (statement-worker-pool.ts):
+ * the stage halts, then runs again on the statements (or statement_invalid, statement_unbalanced), so the
+ * handler receives them, never an unread file.
+ */
+function parseStage(flow: Flow, lifecycle: Lifecycle<unknown>): Step {
   const parsed = flow.parsed()
-  return parsed === null || parsed.ok ? undefined : parsed
+  if (parsed === null) return undefined
+  if (!parsed.ok) return parsed
+  if (!(parsed.value instanceof StatementFile)) return undefined
+  // A bad query parameter (?format= among them) and a malformed Idempotency-Key answer before the file's
+  // own errors (docs/API.md, Conventions): the `query` and `schema` stages answer them next, the file unread.
+  const query = queryValuesOf(flow.route!.query ?? [], flow.request.query)
+  if (!query.ok || flow.idempotencyKeyInvalid) return undefined
+  const again = flow.next - 1
+  readStatementFile(parsed.value, declaredFormatOf(query.value)).then((read) => {
+    flow.parsedAs(read)
+    lifecycle.resume(flow, again)
+  }, (error: unknown) => lifecycle.failed(flow, error))
+  return halted
 }
 
 /**
@@ -543,7 +566,7 @@ function schemaStage(flow: Flow): Step {
   return undefined
 }
 
-/** A handler may build later (a large statement file is read in a worker): the flow resumes when it has. */
+/** A handler may build later (a statement import's inputs are hashed a slice per turn): the flow resumes when it has. */
 function commandStage(flow: Flow, lifecycle: Lifecycle<unknown>): Step {
   const built = lifecycle.options.handler.build(flow)
   if (!(built instanceof Promise)) {

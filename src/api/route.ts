@@ -56,7 +56,7 @@ export type Built = WorkspaceCommand | Read | SystemRead | DeliveriesRead | Stre
 /** A handler that works off the event loop first (reading a large statement file in a worker) builds later. */
 export type BuiltLater = Built | Promise<Built>
 
-/** The query string comes along: `?format=` says a body is a statement file (its value is read by the `query` stage, after the parser). */
+/** A route's own body parser (the statement-line CSV); the query string comes along (its values are read by the `query` stage, after the parser). */
 export type BodyParser = (bytes: Buffer, contentType: string, query: URLSearchParams) => { ok: true; value: unknown } | Rejection
 
 export interface ParseFormat {
@@ -97,14 +97,17 @@ export interface RouteBody<B> {
   readonly validate: Validator<B>
   /** 'import': the statement import limit (Config.importBodyBytesMax); else the JSON body limit (Config.bodyBytesMax). */
   readonly limit?: 'import'
-  /** Overrides JSON parsing (the CSV import) for its media type; returns the value to validate. */
+  /** Overrides JSON parsing (the CSV import) for its media type (text/csv); returns the value to validate. */
   readonly parse?: BodyParser
-  /** Every body goes to `parse`, whatever its Content-Type: a statement file is never JSON. */
-  readonly parsesEvery?: true
-  /** Besides a text/csv body, the bodies `parse` reads (a statement file's Content-Type or `?format=`). */
-  readonly reads?: (contentType: string, query: URLSearchParams) => boolean
   /** The media types `parse` reads and their format, for the OpenAPI document. */
   readonly parseFormat?: ParseFormat | readonly ParseFormat[]
+  /**
+   * The body may be a bank statement file (api/statement-file.ts): `every` body is one, whatever its
+   * Content-Type (never JSON); `named`, a body whose Content-Type names a format or that comes with
+   * `?format=`. The `parse` stage reads it (in the worker thread) and the handler receives its
+   * statements (StatementsRead); the OpenAPI document lists the formats' media types.
+   */
+  readonly statementFile?: 'every' | 'named'
 }
 
 /** What the lifecycle needs of any route (v2 or admin). */

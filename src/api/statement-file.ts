@@ -1,20 +1,22 @@
 /**
  * @module A bank statement file as a request body (docs/API.md, Bank statement formats): the query that names its format and
- * label, read into statements (off the event loop: statement-worker.ts), balances checked, and
- * turned into the statements.import command's inputs.
+ * label, the media types that name a format (all from the formats' list, statements/formats.ts), and its reading
+ * into statements by the lifecycle's `parse` stage (off the event loop: statement-worker.ts), balances checked;
+ * then the statements.import command's inputs.
  */
 
 import { createHash } from 'node:crypto'
 import { reject, type Rejection } from '../errors.js'
 import type { StatementInput, StatementLineInput } from '../ledger/commands.js'
-import { formatOfContentType } from '../statements/detect.js'
+import { formatOfContentType, isStatementFormat } from '../statements/detect.js'
+import { formatTitles, statementFormatNames, statementFormats } from '../statements/formats.js'
 import type { Statement, StatementFormat } from '../statements/types.js'
 import { enumQuery, textQuery, type QueryParam } from './query.js'
 import type { ParseFormat } from './route.js'
 import { hasControlCharacter, textProblem } from './schemas/text.js'
 import { readInWorker } from './statement-worker-pool.js'
 
-export const formatQuery = enumQuery('format', ['camt053', 'mt940', 'bai2'] as const, 'The file format; overrides Content-Type and the content')
+export const formatQuery = enumQuery('format', statementFormatNames, 'The file format; overrides Content-Type and the content')
 const labelText = textQuery('label', 'The label of every window the file opens; default `<statement_ref> <account identifier>`', 200)
 /** A label is free text like a window's, shown in lists and exports: the same rule (schemas/text.ts). */
 export const labelQuery: QueryParam<string | null, 'label'> = {
@@ -26,24 +28,27 @@ export const labelQuery: QueryParam<string | null, 'label'> = {
   },
 }
 
-/** The body of a statement route, as its parser hands it on: read later, by the handler (with `?format=`'s value). */
-export interface StatementFile {
-  readonly kind: 'statement-file'
-  readonly bytes: Uint8Array
-  readonly contentType: string | null
+/** The `?format=` of a route's query values (null: from Content-Type, else the content). */
+export function declaredFormatOf(values: Readonly<Record<string, unknown>>): StatementFormat | null {
+  const format = values[formatQuery.name]
+  return typeof format === 'string' && isStatementFormat(format) ? format : null
 }
 
-export function isStatementFile(value: unknown): value is StatementFile {
-  return typeof value === 'object' && value !== null && (value as { kind?: unknown }).kind === 'statement-file'
+/**
+ * A statement file as the body parser hands it to the `parse` stage, unread. A class, so no JSON value
+ * (a WebSocket message's body) can pass for one.
+ */
+export class StatementFile {
+  constructor(readonly bytes: Uint8Array, readonly contentType: string | null) {}
 }
 
-/** The Content-Types that name a statement format (statements/detect.ts): a statement file wherever one is read. */
-export const statementMediaTypes: readonly ParseFormat[] = [
-  { mediaType: 'application/xml', description: 'camt.053 (ISO 20022 BankToCustomerStatement, 001.02 and later)' },
-  { mediaType: 'text/xml', description: 'camt.053, as application/xml' },
-  { mediaType: 'application/x-mt940', description: 'MT940 (SWIFT customer statement), with or without the {1:…}{4: envelope' },
-  { mediaType: 'application/x-bai2', description: 'BAI2 (BAI Cash Management Balance Reporting, version 2)' },
-]
+/** A statement file as its route's handler receives it: read by the `parse` stage, every statement balanced. */
+export class StatementsRead {
+  constructor(readonly statements: readonly Statement[]) {}
+}
+
+/** The Content-Types that name a statement format (each format's own, statements/formats.ts): a statement file wherever one is read. */
+export const statementMediaTypes: readonly ParseFormat[] = statementFormats.flatMap((format) => format.mediaTypes)
 
 /**
  * POST /v2/statements reads every body as a statement file, whatever its type: besides those above, the
@@ -51,7 +56,7 @@ export const statementMediaTypes: readonly ParseFormat[] = [
  */
 export const statementFileMediaTypes: readonly ParseFormat[] = [
   ...statementMediaTypes,
-  { mediaType: 'text/plain', description: 'Any of the three: the format from ?format=, else from the content (XML: camt.053; 01,: BAI2; {1: or :20:: MT940)' },
+  { mediaType: 'text/plain', description: `Any of ${formatTitles('or')}: the format from ?format=, else from the content (${statementFormats.map((format) => `${format.signature}: ${format.title}`).join('; ')})` },
   { mediaType: 'application/octet-stream', description: 'As text/plain: ?format=, else the content' },
 ]
 
@@ -60,17 +65,17 @@ export function namesStatementFile(contentType: string, query: URLSearchParams):
   return query.has('format') || formatOfContentType(contentType) !== null
 }
 
-/** The route's body parser: the file handed on unread (the `query` stage then reads ?format= and ?label=), read by the handler. */
+/** The body parser of a statement file: the file, unread (the `parse` stage reads it once the query's ?format= is known good). */
 export function statementFileOf(bytes: Buffer, contentType: string): { ok: true; value: StatementFile } {
-  return { ok: true, value: { kind: 'statement-file', bytes, contentType } }
+  return { ok: true, value: new StatementFile(bytes, contentType) }
 }
 
 /**
  * The statements of a file, balanced (statement_invalid, statement_unbalanced otherwise), read in the worker
  * thread whatever its size (statement-worker-pool.ts says why).
  */
-export function readStatementFile(file: StatementFile, format: StatementFormat | null): Promise<readonly Statement[] | Rejection> {
-  return readInWorker(file.bytes, file.contentType, format).then((result) => (result.ok ? result.statements : result))
+export function readStatementFile(file: StatementFile, format: StatementFormat | null): Promise<{ ok: true; value: StatementsRead } | Rejection> {
+  return readInWorker(file.bytes, file.contentType, format).then((result) => (result.ok ? { ok: true, value: new StatementsRead(result.statements) } : result))
 }
 
 /** Statements turned into inputs per turn of the event loop: each is hashed, a few tens of microseconds. */

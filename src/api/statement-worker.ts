@@ -7,18 +7,18 @@
 import { parentPort } from 'node:worker_threads'
 import { checkBalances } from '../statements/balance.js'
 import { readStatements } from '../statements/read.js'
-import type { ReadResult } from '../statements/types.js'
+import type { ReadResult, StatementFormat } from '../statements/types.js'
 
 /** Statements per message: a few milliseconds of copying on the main thread each. */
 const statementsPerMessage = 256
 
-function readChecked(message: { bytes: Uint8Array; contentType: string | null; format: 'camt053' | 'mt940' | 'bai2' | null }): ReadResult {
+function readChecked(message: { bytes: Uint8Array; contentType: string | null; format: StatementFormat | null }): ReadResult {
   const result = readStatements(message.bytes, message.contentType, message.format)
   if (!result.ok) return result
   return checkBalances(result.statements) ?? result
 }
 
-parentPort?.on('message', (message: { id: number; bytes: Uint8Array; contentType: string | null; format: 'camt053' | 'mt940' | 'bai2' | null }) => {
+parentPort?.on('message', (message: { id: number; bytes: Uint8Array; contentType: string | null; format: StatementFormat | null }) => {
   try {
     const result = readChecked(message)
     if (!result.ok || result.statements.length <= statementsPerMessage) return parentPort!.postMessage({ id: message.id, result })

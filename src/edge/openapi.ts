@@ -10,6 +10,7 @@ import type { QueryParam } from '../api/query.js'
 import { bytesMaxOf } from '../api/lifecycle.js'
 import type { AdminRoute, LabeledRoute, ParseFormat, PlainRoute, RouteResponse, V2Route } from '../api/route.js'
 import { allowOf, Router } from '../api/router.js'
+import { statementFileMediaTypes, statementMediaTypes } from '../api/statement-file.js'
 import { namedSchemas } from '../api/schemas/responses.js'
 import { streamNamedSchemas } from '../stream/message-schemas.js'
 import { streamPathItem } from './openapi-stream.js'
@@ -65,10 +66,17 @@ function v2Errors(route: V2Route): ErrorCode[] {
   if (pathParams(route.pattern).length > 0) codes.push('not_found')
   if (route.method !== 'GET') codes.push('idempotency_conflict', 'request_invalid')
   codes.push('rate_limited')
-  if (route.body !== undefined) codes.push('body_too_large', ...(route.body.parsesEvery === true ? [] : ['json_invalid' as const]), 'request_invalid')
+  if (route.body !== undefined) codes.push('body_too_large', ...(route.body.statementFile === 'every' ? [] : ['json_invalid' as const]), 'request_invalid')
   if (route.query !== undefined && route.query.length > 0) codes.push('request_invalid')
   codes.push(...(route.errors ?? []), 'unavailable')
   return sortedCodes(codes)
+}
+
+/** A /v2 body: its own media types, and those of the statement formats where it may be a statement file (every one: no JSON). */
+function v2Body(body: NonNullable<V2Route['body']>, bytesMax: number): Operation['body'] {
+  const own = body.parseFormat === undefined ? [] : 'mediaType' in body.parseFormat ? [body.parseFormat] : body.parseFormat
+  if (body.statementFile === 'every') return { schema: body.validate.schema, bytesMax, parseFormat: [...own, ...statementFileMediaTypes], parsesEvery: true }
+  return { schema: body.validate.schema, bytesMax, parseFormat: body.statementFile === 'named' ? [...own, ...statementMediaTypes] : body.parseFormat }
 }
 
 function v2Operation(route: V2Route, options: OpenApiOptions): Operation {
@@ -77,7 +85,7 @@ function v2Operation(route: V2Route, options: OpenApiOptions): Operation {
     // No scope: any valid key (an empty list of scopes).
     security: [{ apiKey: route.scope === null ? [] : [route.scope] }],
     query: route.query ?? [],
-    body: route.body === undefined ? undefined : { schema: route.body.validate.schema, bytesMax: bytesMaxOf(route, options), parseFormat: route.body.parseFormat, parsesEvery: route.body.parsesEvery },
+    body: route.body === undefined ? undefined : v2Body(route.body, bytesMaxOf(route, options)),
     idempotent: route.method !== 'GET', rateLimited: true,
     response: route.response ?? { status: 200, description: 'Success' },
     errors: v2Errors(route),
@@ -126,6 +134,8 @@ function successHeaders(operation: Operation): Json {
   const headers: Json = { 'Request-Id': headerRef('RequestId') }
   if (operation.rateLimited) Object.assign(headers, { 'X-RateLimit-Limit': headerRef('RateLimitLimit'), 'X-RateLimit-Remaining': headerRef('RateLimitRemaining') })
   if (operation.idempotent) headers.Replayed = headerRef('Replayed')
+  // A route that posts entries (it may refuse one as period_locked) warns of a posting into a closed period that is not locked.
+  if (operation.errors.includes('period_locked')) headers['Trueup-Warning'] = headerRef('TrueupWarning')
   return headers
 }
 
@@ -212,6 +222,7 @@ const components = {
     RateLimitRemaining: { description: 'Whole tokens left in that bucket.', schema: { type: 'integer', minimum: 0 } },
     RetryAfter: { description: 'Whole seconds (at least 1) until a token is back.', schema: { type: 'integer', minimum: 1 } },
     Replayed: { description: 'Present (true) when this is the stored answer to an earlier request with the same Idempotency-Key.', schema: { type: 'string', const: 'true' } },
+    TrueupWarning: { description: 'post-close <window id>: an entry was posted into the period of a closed window that is not locked (docs/API.md, Period locks).', schema: { type: 'string' } },
     Allow: { description: 'The methods this path serves, sorted, comma-separated (HEAD wherever GET).', schema: { type: 'string' } },
   },
   responses: {

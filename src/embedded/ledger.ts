@@ -15,6 +15,7 @@ import { adminSurface, v2Surface } from '../api/surfaces.js'
 import { reject, statusOf, type ErrorCode, type ErrorDetail, type Rejection } from '../errors.js'
 import { scopes, type KeyRecord, type Scope } from '../ledger/system.js'
 import { LocalNode } from '../shard/local-node.js'
+import type { StatementFormat } from '../statements/formats.js'
 import { checkDataDirContents, lockDataDir, type DataDirLock } from '../data-dir.js'
 import { TrueupError } from './trueup-error.js'
 
@@ -46,9 +47,9 @@ export type EntryInput = Static<typeof entryPost>
 export type WindowInput = Static<typeof windowOpen>
 export type StatementLineInput = Static<typeof statementLine>
 
-/** How a statement file is read: its format (else from contentType, else the content) and the label of its windows. */
+/** How a statement file is read: its format (a name of statements/formats.ts; else from contentType, else the content) and the label of its windows. */
 export interface StatementFileInput {
-  readonly format?: 'camt053' | 'mt940' | 'bai2'
+  readonly format?: StatementFormat
   readonly contentType?: string
   readonly label?: string
 }
@@ -207,6 +208,11 @@ export class Ledger {
     return this.#call('POST', '/v2/entries', { body: input }, options) as Promise<Entry>
   }
 
+  /** A new entry with every line of `id` negated (docs/API.md, Reversals). */
+  reverseEntry(id: string, input: { readonly effective_at?: string; readonly description?: string | null } = {}, options?: CallOptions): Promise<Entry> {
+    return this.#call('POST', '/v2/entries/:id/reverse', { params: { id }, body: input }, options) as Promise<Entry>
+  }
+
   getEntry(id: string, options?: CallOptions): Promise<Entry> {
     return this.#call('GET', '/v2/entries/:id', { params: { id } }, options) as Promise<Entry>
   }
@@ -268,7 +274,7 @@ export class Ledger {
   }
 
   /** From balanced; from open only within tolerance and with a reason (or an active write-off). */
-  closeWindow(window: string, input: { readonly reason?: string } = {}, options?: CallOptions): Promise<ReconciliationWindow> {
+  closeWindow(window: string, input: { readonly reason?: string; readonly lock_period?: boolean } = {}, options?: CallOptions): Promise<ReconciliationWindow> {
     return this.#call('PATCH', '/v2/reconciliations/:id', { params: { id: window }, body: { state: 'closed', ...input } }, options) as Promise<ReconciliationWindow>
   }
 

@@ -29,7 +29,7 @@ const lineColumns: readonly Column[] = [
   { title: 'strategy', width: 15 }, { title: 'reference', width: 18 }, { title: 'description', width: rowChars - 7 - 10 - 15 - 20 - 15 - 18 - 6 },
 ]
 const matchColumns: readonly Column[] = [
-  { title: 'match', width: 20 }, { title: 'strategy', width: 15 }, { title: 'amount', width: 15, right: true }, { title: 'lines', width: 11 },
+  { title: 'match', width: 20 }, { title: 'strategy', width: 15 }, { title: 'cleared', width: 15, right: true }, { title: 'lines', width: 11 },
   { title: 'entries', width: 7, right: true }, { title: 'created', width: 24 }, { title: 'reversed', width: rowChars - 20 - 15 - 15 - 11 - 7 - 24 - 6 },
 ]
 const historyColumns: readonly Column[] = [
@@ -53,6 +53,23 @@ function cellPieces(value: unknown, column: Column): string[] {
 
 function cell(value: unknown, column: Column): string {
   return cellPieces(value, column)[0]
+}
+
+/**
+ * The statement's balances beside the books' at both ends, their differences, and how the window follows
+ * the previous one (docs/API.md, Reconciliation windows, Balances and Continuity). A figure the statement
+ * did not give prints as -.
+ */
+function balanceRows(window: Record<string, unknown>, amount: (minor: unknown) => string): [string, unknown][] {
+  const follows = window.opening_matches_previous
+  const opening = follows === true ? 'opening balance follows its closing' : follows === false ? 'opening balance does NOT follow its closing' : 'opening balance not known'
+  return [
+    ['Opening balance per bank', amount(window.opening_balance)], ['Opening balance per books', amount(window.book_opening_balance)],
+    ['Opening difference (bank - books)', amount(window.opening_difference)],
+    ['Closing balance per bank', amount(window.closing_balance)], ['Closing balance per books', amount(window.book_closing_balance)],
+    ['Closing difference (bank - books)', amount(window.closing_difference)],
+    ['Previous window', window.previous === null || window.previous === undefined ? 'none' : `${String(window.previous)}, gap ${String(window.gap_days)} days, ${opening}`],
+  ]
 }
 
 export class PdfPackWriter implements PackWriter {
@@ -83,8 +100,8 @@ export class PdfPackWriter implements PackWriter {
       ['Window', window.id], ['Accounts', head.accounts.map((account) => `${account.name} (${account.id})`).join(', ')],
       ...(currency === undefined ? [] : [['Currency', currency] as [string, unknown]]),
       ['Period', `${period.from} to ${period.to}, time zone ${head.time_zone}`], ['Statement', window.statement_ref ?? '-'],
-      ['Claimed movement', amount(window.claimed_movement)], ['Derived movement', amount(window.derived_movement)], ['Matched', amount(head.matched)],
-      ['Residual', amount(window.residual)], ['Tolerance', amount(window.tolerance)], ['State', window.state], ['Opened at', window.opened_at],
+      ['Claimed movement', amount(window.claimed_movement)], ['Derived movement', amount(window.derived_movement)], ['Cleared by matches', amount(head.matched)],
+      ['Residual', amount(window.residual)], ['Tolerance', amount(window.tolerance)], ...balanceRows(window, amount), ['State', window.state], ['Opened at', window.opened_at],
       ['Closed at', window.closed_at ?? '-'], ['Closed by', head.closed_by === null ? '-' : `${head.closed_by.name ?? 'key without a name'} (${head.closed_by.id})`], ['Close reason', window.close_reason ?? '-'],
       ...(window.state === 'abandoned' ? [['Abandoned at', window.abandoned_at], ['Abandon reason', window.abandon_reason]] as [string, unknown][] : []),
       ['Post-close drift', amount(window.post_close_drift)], ['Post-close entries', window.post_close_entries ?? '-'],
@@ -134,7 +151,9 @@ export class PdfPackWriter implements PackWriter {
 
   historyEvent(item: Record<string, unknown>): void {
     const { at, type, state, residual, key_id: keyId, ...detail } = item
-    const details = Object.entries(detail).map(([name, value]) => `${name}=${typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value)}`).join(' ')
+    // A match event's matched_amount is what the match cleared (a difference, or a write-off), not a "matched" total.
+    const details = Object.entries(detail).map(([name, value]) => name === 'matched_amount' ? `cleared=${this.#amount(value)}`
+      : `${name}=${typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value)}`).join(' ')
     this.#row([at, type, state, this.#amount(residual), keyId, details])
   }
 

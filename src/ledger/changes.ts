@@ -30,14 +30,16 @@ const none: Changes = { windows: [], accountSeqs: [] }
  */
 export function changesOf(state: WorkspaceState, command: WorkspaceCommand, outcome: Accepted): Changes {
   switch (command.type) {
-    case 'entry.post': return postingChanges(state, [state.entries[state.entries.length - 1]])
+    case 'entry.post':
+    case 'entry.reverse': return postingChanges(state, [state.entries[state.entries.length - 1]])
     case 'entry.batch': {
       const posted = (outcome.body as BatchResult).posted
       return posted === 0 ? none : postingChanges(state, state.entries.slice(state.entries.length - posted))
     }
     case 'window.open': return windowChanges(state, (outcome.body as { id: string }).id, true)
+    // A write-off's adjustment posted an entry too: its accounts and windows, besides the match's window.
+    case 'match.create': return command.adjustment === undefined ? windowChanges(state, command.window, false) : adjustmentChanges(state, command.window)
     case 'window.lines.add':
-    case 'match.create':
     case 'match.batch':
     case 'match.auto':
     case 'match.reverse': return windowChanges(state, command.window, false)
@@ -88,6 +90,12 @@ function importChanges(state: WorkspaceState, outcome: Accepted): Changes {
     if (window !== undefined) for (const follower of followersOf(state, window)) windows.add(follower)
   }
   return { windows: [...windows].sort((a, b) => a.seq - b.seq), accountSeqs: [] }
+}
+
+function adjustmentChanges(state: WorkspaceState, id: string): Changes {
+  const posting = postingChanges(state, [state.entries[state.entries.length - 1]])
+  const window = windowChanges(state, id, false).windows
+  return { windows: [...new Set([...posting.windows, ...window])], accountSeqs: posting.accountSeqs }
 }
 
 function postingChanges(state: WorkspaceState, entries: readonly Entry[]): Changes {

@@ -5,6 +5,7 @@
  * postings are dated after every closed period and leave at the first comparison (endMsMax).
  */
 
+import { addClosedPeriod } from './period-locks.js'
 import type { Entry } from './state.js'
 import type { ReconciliationWindow, WindowsState } from './windows-state.js'
 
@@ -30,6 +31,7 @@ export function addClosedWindow(windows: WindowsState, window: ReconciliationWin
     closed.seqs.splice(countStartingAtOrBefore(windows, closed.seqs, window.startMs), 0, window.seq)
     if (window.endMs > closed.endMsMax) closed.endMsMax = window.endMs
   }
+  addClosedPeriod(windows, window)
 }
 
 /** The closed windows on these accounts whose period holds atMs, each once, in seq order. */

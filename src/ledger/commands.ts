@@ -50,6 +50,8 @@ export interface EntryPost extends CommandEnvelope {
   readonly metadata: Readonly<Record<string, string>> | null
   /** entryRulesVersion when built; absent in records logged before version 2 (read as 1). */
   readonly rules?: number
+  /** True when the workspace locked every closed period (its setting lock_closed_periods) as the edge built it; absent: false. */
+  readonly lock_closed?: boolean
 }
 
 /** One entry of a batch: an entry.post's own fields (the batch carries the envelope and the rules version). */
@@ -65,6 +67,24 @@ export interface EntryBatch extends CommandEnvelope {
   readonly atomic: boolean
   readonly entries: readonly (EntryBatchItem | { readonly refused: Rejection })[]
   readonly rules: number
+  /** As entry.post's. */
+  readonly lock_closed?: boolean
+}
+
+/**
+ * Reverses an entry (docs/API.md, Reversals): a new entry with every line of `entry` negated, linked both ways
+ * (`reverses`, `reversed_by`); an entry is reversed at most once.
+ */
+export interface EntryReverse extends CommandEnvelope {
+  readonly type: 'entry.reverse'
+  /** The id of the entry reversed (ent_…). */
+  readonly entry: string
+  /** null: the command's time. */
+  readonly effective_at_ms: number | null
+  /** null: `Reversal of <entry id>`. */
+  readonly description: string | null
+  /** As entry.post's. */
+  readonly lock_closed?: boolean
 }
 
 export interface WindowOpen extends CommandEnvelope {
@@ -142,6 +162,13 @@ export interface MatchCreate extends CommandEnvelope {
   readonly reason: string | null
   /** 0..31 (absent: 0, as in records logged before it existed): how many days apart a 1:1 amount_and_date line and entry may be. */
   readonly date_tolerance_days?: number
+  /**
+   * A write-off of one line that also posts the entry the books lacked (docs/API.md, Adjustments): the line's amount on
+   * the window's account, the opposite on `account`, matched to the line. Absent: a plain match.
+   */
+  readonly adjustment?: { readonly account: string; readonly description: string | null }
+  /** As entry.post's (the adjustment's entry). */
+  readonly lock_closed?: boolean
 }
 
 /** One match of a batch: a match body without its window (the batch names it once). */
@@ -169,6 +196,8 @@ export interface WindowTransition extends CommandEnvelope {
   readonly reason: string | null
   /** The acting key's name, stamped at the edge: the audit pack says who closed (absent in records logged before: null). */
   readonly key_name?: string | null
+  /** A close that locks the period for the window's accounts (docs/API.md, Period locks); absent in records logged before locks: false. */
+  readonly lock_period?: boolean
 }
 
 /** The event types a subscription can name (docs/API.md, Webhooks; reconciliation.drifted: docs/API.md, Exports). */
@@ -256,6 +285,7 @@ export type WorkspaceCommand =
   | AccountUpdate
   | EntryPost
   | EntryBatch
+  | EntryReverse
   | WindowOpen
   | WindowLinesAdd
   | StatementsImport
@@ -277,7 +307,7 @@ export type WorkspaceCommand =
  * checked by them as soon as it exists.
  */
 const commandTypeTable: { readonly [T in WorkspaceCommand['type']]: true } = {
-  'account.create': true, 'account.update': true, 'entry.post': true, 'entry.batch': true, 'window.open': true, 'window.lines.add': true,
+  'account.create': true, 'account.update': true, 'entry.post': true, 'entry.batch': true, 'entry.reverse': true, 'window.open': true, 'window.lines.add': true,
   'statements.import': true, 'match.create': true, 'match.batch': true, 'match.reverse': true, 'window.transition': true,
   'webhook.create': true, 'webhook.delete': true, 'seal.key': true, 'matching_rule.create': true, 'matching_rule.update': true, 'matching_rule.delete': true,
   'match.auto': true,

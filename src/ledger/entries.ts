@@ -11,12 +11,13 @@ import { accept, type Accepted, type Outcome } from './outcome.js'
 import { Entry, type Account, type EntryLine, type WorkspaceState } from './state.js'
 import { isVisible, type Visibility } from './visibility.js'
 import { applyEntryToClosedWindows } from './closed-windows.js'
+import { periodLockRejection, postCloseWarning } from './period-locks.js'
 import { EntryJsonWriter } from './entry-json.js'
 import { applyEntryToWindows, checkEntryAgainstWindows } from './window-effects.js'
 
 /** What postEntry reads of a command: the entry's own fields, the batch's envelope for a batch item. */
 export type EntryFields = Pick<EntryPost, 'lines' | 'effective_at_ms' | 'description' | 'metadata'>
-export type EntryEnvelope = CommandEnvelope & { readonly rules?: number }
+export type EntryEnvelope = CommandEnvelope & { readonly rules?: number; readonly lock_closed?: boolean }
 
 /**
  * An entry that passed every rule against the state as it is, not yet applied: its fields as the command
@@ -57,7 +58,8 @@ export class CheckedEntry implements PostingLines {
 export function postEntry(state: WorkspaceState, command: EntryPost): Outcome {
   const checked = checkEntry(state, command, command)
   if ('ok' in checked) return checked
-  return postedAnswer(state, applyEntry(state, checked, command))
+  const warning = postCloseWarning(state, checked.perAccount.keys(), checked.effectiveAtMs, command.visibility)
+  return postedAnswer(state, applyEntry(state, checked, command), warning)
 }
 
 /**
@@ -107,7 +109,7 @@ export function checkEntry(state: WorkspaceState, item: EntryFields, envelope: E
   }
   const windowRejection = checkEntryAgainstWindows(state, checked, perAccount)
   if (windowRejection !== null) return windowRejection
-  return checked
+  return periodLockRejection(state, perAccount.keys(), effectiveAtMs, envelope.lock_closed === true, envelope.visibility) ?? checked
 }
 
 /** Posts a checked entry, which must be the next one; answers the Entry it made. */
@@ -127,8 +129,8 @@ export function applyEntry(state: WorkspaceState, checked: CheckedEntry, envelop
  * keeps), without the view object and JSON.stringify's walk over it; the view only if something reads
  * `body` (the webhook events, in the same synchronous step).
  */
-function postedAnswer(state: WorkspaceState, entry: Entry): Accepted {
-  return new PostedAnswer(state, entry)
+export function postedAnswer(state: WorkspaceState, entry: Entry, warning?: string): Accepted {
+  return new PostedAnswer(state, entry, warning)
 }
 
 /**
@@ -140,14 +142,16 @@ class PostedAnswer implements Accepted {
   readonly ok = true
   readonly status = 201
   readonly json: string
+  readonly warning: string | undefined
   readonly #state: WorkspaceState
   readonly #entry: Entry
   #view: object | undefined = undefined
 
-  constructor(state: WorkspaceState, entry: Entry) {
+  constructor(state: WorkspaceState, entry: Entry, warning: string | undefined) {
     this.#state = state
     this.#entry = entry
     this.json = entryJson(state, entry)
+    this.warning = warning
   }
 
   get body(): object {
@@ -218,6 +222,18 @@ export function entryView(state: WorkspaceState, entry: Entry): object {
     posted_at: formatTimestamp(entry.postedAtMs),
     description: entry.description,
     metadata: entry.metadata,
+    ...reversalLinks(state, entry),
+  }
+}
+
+/** `reverses` and `reversed_by` (docs/API.md, Reversals), each only when there is one: entries without keep their shape. */
+function reversalLinks(state: WorkspaceState, entry: Entry): { reverses?: string; reversed_by?: string } {
+  if (state.reverses.size === 0) return {}
+  const reverses = state.reverses.get(entry.seq)
+  const reversedBy = state.reversedBy.get(entry.seq)
+  return {
+    ...(reverses === undefined ? {} : { reverses: state.entries[reverses - 1].id }),
+    ...(reversedBy === undefined ? {} : { reversed_by: state.entries[reversedBy - 1].id }),
   }
 }
 

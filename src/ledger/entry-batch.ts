@@ -6,6 +6,7 @@ import { applyEntry, checkEntry, type CheckedEntry } from './entries.js'
 import { EntryJsonWriter } from './entry-json.js'
 import { addSafe } from './money.js'
 import { accept, type Outcome } from './outcome.js'
+import { postCloseWarning } from './period-locks.js'
 import type { Entry, WorkspaceState } from './state.js'
 import { derivedOf, liveWindowsTouched, residualFrom, touchesLiveWindows, windowAmountOf } from './window-effects.js'
 import type { ReconciliationWindow } from './windows-state.js'
@@ -38,14 +39,20 @@ export function postedCountOf(body: unknown): number {
 }
 
 /** `{"data": [...]}`: each entry as entryView shows it, each refusal as its error envelope. */
-function answerOf(state: WorkspaceState, result: BatchResult): Outcome {
+/** The first item posted into a closed period that is not locked names the batch's warning (docs/API.md, Period locks). */
+function warningOf(state: WorkspaceState, entry: CheckedEntry, command: EntryBatch): string | undefined {
+  return postCloseWarning(state, entry.perAccount.keys(), entry.effectiveAtMs, command.visibility)
+}
+
+function answerOf(state: WorkspaceState, result: BatchResult, warning: string | undefined): Outcome {
   const writer = new EntryJsonWriter(state)
   const parts: string[] = new Array(result.items.length)
   for (let index = 0; index < result.items.length; index++) {
     const item = result.items[index]
     parts[index] = 'ok' in item ? errorBody(item) : writer.write(item)
   }
-  return { ...accept(201, result), json: `{"data":[${parts.join(',')}]}` }
+  const answer = { ...accept(201, result), json: `{"data":[${parts.join(',')}]}` }
+  return warning === undefined ? answer : { ...answer, warning }
 }
 
 /**
@@ -98,16 +105,19 @@ function postAll(state: WorkspaceState, command: EntryBatch): Outcome {
   const checked = firstRefusal(state, command, command.entries.length)
   if ('ok' in checked) return checked
   const items: Entry[] = new Array(checked.length)
+  let warning: string | undefined
   for (let index = 0; index < checked.length; index++) {
+    warning ??= warningOf(state, checked[index], command)
     items[index] = applyEntry(state, checked[index], command)
   }
-  return answerOf(state, { posted: items.length, items })
+  return answerOf(state, { posted: items.length, items }, warning)
 }
 
 /** Each item on its own, in order: a refused one answers in its place and the rest go on. */
 function postEach(state: WorkspaceState, command: EntryBatch): Outcome {
   const items: (Entry | Rejection)[] = new Array(command.entries.length)
   let posted = 0
+  let warning: string | undefined
   for (let index = 0; index < command.entries.length; index++) {
     const item = command.entries[index]
     const one = 'refused' in item ? item.refused : checkEntry(state, item, command)
@@ -115,8 +125,9 @@ function postEach(state: WorkspaceState, command: EntryBatch): Outcome {
       items[index] = itemRejection(index, one)
       continue
     }
+    warning ??= warningOf(state, one, command)
     items[index] = applyEntry(state, one, command)
     posted++
   }
-  return answerOf(state, { posted, items })
+  return answerOf(state, { posted, items }, warning)
 }

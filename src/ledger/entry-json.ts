@@ -32,6 +32,14 @@ export class EntryJsonWriter {
     // A field that is undefined (a record from before it existed) is left out, as JSON.stringify leaves it out.
     if (entry.description !== undefined) parts.push(',"description":', JSON.stringify(entry.description))
     if (entry.metadata !== undefined) parts.push(',"metadata":', JSON.stringify(entry.metadata))
+    // Reversal links, each only when there is one (docs/API.md, Reversals); most workspaces have none.
+    const state = this.#state
+    if (state.reverses.size !== 0) {
+      const reverses = state.reverses.get(entry.seq)
+      if (reverses !== undefined) parts.push(',"reverses":', JSON.stringify(state.entries[reverses - 1].id))
+      const reversedBy = state.reversedBy.get(entry.seq)
+      if (reversedBy !== undefined) parts.push(',"reversed_by":', JSON.stringify(state.entries[reversedBy - 1].id))
+    }
     parts.push('}')
     return parts.join('')
   }

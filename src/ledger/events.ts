@@ -25,6 +25,7 @@ export function eventsOf(state: WorkspaceState, command: WorkspaceCommand, outco
   const body = outcome.body as { id: string; reconciliation?: string; state?: string }
   switch (command.type) {
     case 'entry.post':
+    case 'entry.reverse':
       return entryEvents(state, state.entries[state.entries.length - 1], outcome.body, timestamp)
     case 'entry.batch': {
       const events: LedgerEvent[] = []
@@ -44,16 +45,10 @@ export function eventsOf(state: WorkspaceState, command: WorkspaceCommand, outco
     case 'window.transition':
       return [event(body.state === 'closed' ? 'reconciliation.closed' : 'reconciliation.abandoned', outcome.body, accountNamesOf(state, windowOf(state, body.id)))]
     case 'match.create':
-    case 'match.reverse': {
-      const window = windowOf(state, body.reconciliation!)
-      const accountNames = accountNamesOf(state, window)
-      const match = matchEvent(state, outcome.body as { id: string; residual: number; state: WindowStateName })
-      const own = event(command.type === 'match.create' ? 'match.created' : 'match.reversed', match.data, match.accountNames)
-      const cause = command.type === 'match.create' ? 'match' : 'unmatch'
-      const last = window.history[window.history.length - 1]
-      const flipped = last.type === 'balanced' && last.detail.cause === cause && last.detail.match === body.id
-      return flipped ? [own, event('reconciliation.balanced', windowView(state, window), accountNames)] : [own]
-    }
+      if (command.adjustment !== undefined) return adjustmentEvents(state, outcome, timestamp)
+      return matchEvents(state, command.type, outcome, timestamp)
+    case 'match.reverse':
+      return matchEvents(state, command.type, outcome, timestamp)
     // createMatchBatch and autoMatch gathered the events of their matches one by one (match-batch.ts, auto-match.ts).
     case 'match.batch':
     case 'match.auto':
@@ -110,4 +105,34 @@ function windowsBalancedBy(state: WorkspaceState, accountSeqs: readonly number[]
     const last = window.history[window.history.length - 1]
     return last !== undefined && last.type === 'balanced' && isCause(last.detail)
   })
+}
+
+/** A match's own event (match.created, match.reversed), then its window's flip to balanced when the match made it. */
+function matchEvents(state: WorkspaceState, type: 'match.create' | 'match.reverse', outcome: Accepted, timestamp: string): LedgerEvent[] {
+  const body = outcome.body as { id: string; reconciliation: string; residual: number; state: WindowStateName }
+  const window = windowOf(state, body.reconciliation)
+  const match = matchEvent(state, body)
+  const own: LedgerEvent = { type: type === 'match.create' ? 'match.created' : 'match.reversed', timestamp, data: match.data, accountNames: match.accountNames }
+  const cause = type === 'match.create' ? 'match' : 'unmatch'
+  const last = window.history[window.history.length - 1]
+  const flipped = last.type === 'balanced' && last.detail.cause === cause && last.detail.match === body.id
+  return flipped ? [own, balancedEvent(state, window, timestamp)] : [own]
+}
+
+/**
+ * A write-off with an adjustment (match-adjustment.ts): the entry's events (entry.posted; drifted windows of the
+ * adjustment account), the match's, then the window's flip to balanced when the entry made it: the flip is the
+ * event before the match's (the match nets to 0 and flips nothing).
+ */
+function adjustmentEvents(state: WorkspaceState, outcome: Accepted, timestamp: string): LedgerEvent[] {
+  const entry = state.entries[state.entries.length - 1]
+  const events = [...entryEvents(state, entry, entryView(state, entry), timestamp), ...matchEvents(state, 'match.create', outcome, timestamp)]
+  const window = windowOf(state, (outcome.body as { reconciliation: string }).reconciliation)
+  const before = window.history[window.history.length - 2]
+  const flipped = before !== undefined && before.type === 'balanced' && before.detail.cause === 'entry_posted' && before.detail.entry === entry.id
+  return flipped ? [...events, balancedEvent(state, window, timestamp)] : events
+}
+
+function balancedEvent(state: WorkspaceState, window: ReconciliationWindow, timestamp: string): LedgerEvent {
+  return { type: 'reconciliation.balanced', timestamp, data: windowView(state, window), accountNames: accountNamesOf(state, window) }
 }

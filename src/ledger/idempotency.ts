@@ -76,13 +76,15 @@ export function answerAccountSeqs(state: WorkspaceState, command: WorkspaceComma
       const account = findAccount(state, (outcome.body as { id: string }).id, null)
       return account === undefined ? [] : [account.seq]
     }
-    case 'entry.post': return state.entries[state.entries.length - 1].accountSeqs()
+    case 'entry.post':
+    case 'entry.reverse': return state.entries[state.entries.length - 1].accountSeqs()
     case 'entry.batch': return accountSeqsOfLast(state, postedCountOf(outcome.body))
     case 'window.open': return findWindow(state, (outcome.body as { id: string }).id, null)?.accountSeqs ?? []
     case 'statements.import': return (outcome.body as { data: { id: string }[] }).data.flatMap((window) => findWindow(state, window.id, null)?.accountSeqs ?? [])
+    // A write-off's adjustment names its entry, whose lines are on the window's account and the adjustment's.
+    case 'match.create': return command.adjustment === undefined ? findWindow(state, command.window, null)?.accountSeqs ?? [] : [...new Set([...findWindow(state, command.window, null)?.accountSeqs ?? [], ...state.entries[state.entries.length - 1].accountSeqs()])]
     case 'window.lines.add':
     case 'window.transition':
-    case 'match.create':
     case 'match.batch':
     case 'match.auto':
     case 'match.reverse': return findWindow(state, command.window, null)?.accountSeqs ?? []

@@ -16,7 +16,7 @@ import { terminalRejection, windowListPage, type PositionListQuery } from './win
 
 export const writeOffReasonLengthMax = 500
 
-interface MatchPlan {
+export interface MatchPlan {
   readonly lines: readonly StatementLine[]
   readonly entries: readonly Entry[]
   readonly matchedAmount: number
@@ -31,6 +31,14 @@ export function createMatch(state: WorkspaceState, command: MatchCreate): Outcom
   if (isTerminal(window.state)) return terminalRejection(window)
   const plan = planMatch(state, window, command)
   if (!('lines' in plan)) return plan
+  return accept(200, matchView(state, insertMatch(state, window, command, plan), command.visibility))
+}
+
+/**
+ * Makes a planned match (every check done) active in its window and records it. adjustmentEntrySeq: the entry a
+ * write-off's adjustment posted for it (match-adjustment.ts), 0 for any other match.
+ */
+export function insertMatch(state: WorkspaceState, window: ReconciliationWindow, command: MatchCreate, plan: MatchPlan, adjustmentEntrySeq = 0): Match {
   const seq = state.windows.matches.length + 1
   const id = makeId('mat_', state.tag, seq)
   window.matchSeqs.push(seq)
@@ -57,9 +65,11 @@ export function createMatch(state: WorkspaceState, command: MatchCreate): Outcom
     stateAfterCreate: window.state,
     reversedAtMs: null,
     reversedBy: null,
+    // Only on an adjustment's match: every other match keeps its shape (and its snapshot bytes).
+    ...(adjustmentEntrySeq === 0 ? {} : { adjustmentEntrySeq }),
   }
   state.windows.matches.push(match)
-  return accept(200, matchView(state, match, command.visibility))
+  return match
 }
 
 /**
@@ -93,7 +103,7 @@ function duplicatesOf(ids: readonly string[], path: string): ErrorDetail[] {
 }
 
 /** Every check of a match, in the order of docs/API.md's error table, before anything changes. */
-function planMatch(state: WorkspaceState, window: ReconciliationWindow, command: MatchCreate): MatchPlan | Rejection {
+export function planMatch(state: WorkspaceState, window: ReconciliationWindow, command: MatchCreate): MatchPlan | Rejection {
   const resolved = resolveReferences(state, window, command)
   if (!('lines' in resolved)) return resolved
   const { lines, entries } = resolved
@@ -274,6 +284,8 @@ export function matchView(state: WorkspaceState, match: Match, visibility: Visib
     state: figures.state,
     created_at: formatTimestamp(match.createdAtMs),
     reversed_at: match.reversedAtMs === null ? null : formatTimestamp(match.reversedAtMs),
+    // A write-off's adjustment (docs/API.md, Adjustments): the entry it posted; absent on every other match.
+    ...(match.adjustmentEntrySeq === undefined ? {} : { adjustment_entry: state.entries[match.adjustmentEntrySeq - 1].id }),
   }
 }
 

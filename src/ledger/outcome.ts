@@ -21,6 +21,8 @@ export interface Accepted {
   readonly replayed?: true
   /** With replayed: the answer stored under the request's Idempotency-Key (its rate tokens go back), json its text. */
   readonly keyReplayed?: true
+  /** A warning the answer carries as `Trueup-Warning` (a posting into a closed period that is not locked: `post-close <window id>`). */
+  readonly warning?: string
 }
 
 export type Outcome = Accepted | Rejection

@@ -11,12 +11,13 @@ import { storeIdempotency } from './idempotency.js'
 import { addClosedWindow } from './closed-windows.js'
 import { sealOf } from './seal.js'
 import { createWorkspaceState, EntryStore, type Account, type Entry, type IdempotencyRecord, type SealHasher, type SealKeyPair, type SealSigner, type WorkspaceState } from './state.js'
-import { currencyDefault, type KeyRecord, type SystemState, type WorkspaceRecord } from './system.js'
+import { currencyDefault, settingsDefault, type KeyRecord, type SystemState, type WorkspaceRecord } from './system.js'
 import { isTerminal } from './window-effects.js'
 import type { MatchingRule } from './matching-rules-state.js'
 import type { WebhookSubscription } from './webhooks-state.js'
 import { addLiveWindow } from './live-windows.js'
 import { addAccountWindows } from './window-continuity.js'
+import { linkReversal } from './entry-reversal.js'
 import { fillMatchFigures } from './matches.js'
 import type { Match, ReconciliationWindow, StatementLine } from './windows-state.js'
 
@@ -34,7 +35,9 @@ export interface AccountFacts {
 }
 
 /** A window with its matched entries as pairs (entry seq, match seq) instead of a Map; fields added later are optional. */
-export type WindowFacts = Omit<ReconciliationWindow, 'matchedEntries' | 'statementFingerprint' | 'lines'> & {
+export type WindowFacts = Omit<ReconciliationWindow, 'matchedEntries' | 'statementFingerprint' | 'lines' | 'periodLocked'> & {
+  /** Absent in snapshots written before period locks: unlocked. */
+  readonly periodLocked?: boolean
   readonly matchedEntries: [number, number][]
   /** Absent in snapshots written before statement imports: not imported. */
   readonly statementFingerprint?: string | null
@@ -68,6 +71,8 @@ export interface WorkspaceFacts {
   readonly matchingRules?: { readonly lastSeq: number; readonly rules: readonly MatchingRule[] }
   /** Absent in snapshots written before seal keys existed: none then. */
   readonly sealKey?: SealKeyPair | null
+  /** Pairs (entry seq, seq of the entry that reversed it); absent in snapshots written before reversals, and when there are none. */
+  readonly reversals?: readonly (readonly [number, number])[]
 }
 
 /** The facts of a state as it stands; they share its objects, so they are encoded before the state moves on. */
@@ -87,7 +92,8 @@ export function factsOf(state: WorkspaceState): WorkspaceFacts {
     matches: state.windows.matches,
     webhooks: { lastSeq: state.webhooks.lastSeq, subscriptions: [...state.webhooks.subscriptions.values()] },
     sealKey: state.sealKey,
-    matchingRules: { lastSeq: state.matchingRules.lastSeq, rules: [...state.matchingRules.rules.values()] },
+    ...(state.reversedBy.size === 0 ? {} : { reversals: [...state.reversedBy] }),
+    ...(state.matchingRules.lastSeq === 0 ? {} : { matchingRules: { lastSeq: state.matchingRules.lastSeq, rules: [...state.matchingRules.rules.values()] } }),
   }
 }
 
@@ -125,7 +131,7 @@ export function restoreWorkspace(facts: WorkspaceFacts, sealHasher: SealHasher |
       ...stored, statementFingerprint: stored.statementFingerprint ?? null, lines: stored.lines.map(restoredLine), matchedEntries: new Map(stored.matchedEntries),
       seal: legacy.seal ?? null, sealSignature: legacy.sealSignature ?? null, closedByName: legacy.closedByName ?? null, postCloseEntryCount: legacy.postCloseEntryCount ?? -1,
       openingBalance: legacy.openingBalance ?? null, closingBalance: legacy.closingBalance ?? null, frozenBook: legacy.frozenBook ?? null, bookOpeningAtOpen: legacy.bookOpeningAtOpen ?? null,
-      previousSeqAtOpen: legacy.previousSeqAtOpen ?? null,
+      previousSeqAtOpen: legacy.previousSeqAtOpen ?? null, periodLocked: stored.periodLocked ?? false,
     }
     assert.equal(window.seq, state.windows.windows.length + 1, 'window seqs are dense from 1')
     state.windows.windows.push(window)
@@ -137,6 +143,7 @@ export function restoreWorkspace(facts: WorkspaceFacts, sealHasher: SealHasher |
   // Snapshots written before matches kept their figures after creation get them from the window history.
   fillMatchFigures(state.windows)
   fillSeals(state)
+  for (const [original, reversal] of facts.reversals ?? []) linkReversal(state, original, reversal)
   if (facts.webhooks !== undefined) {
     state.webhooks.lastSeq = facts.webhooks.lastSeq
     for (const subscription of facts.webhooks.subscriptions) state.webhooks.subscriptions.set(subscription.id, subscription)
@@ -179,9 +186,10 @@ export function restoreSystem(system: SystemState, facts: SystemFacts): void {
     // Snapshots written before limitsChangedAtMs existed lack it; only a live change reads it, and that sets it.
     // Snapshots written before currencies existed lack the workspace's: it was the default then.
     const stored = workspace as Partial<WorkspaceRecord>
-    // Snapshots written before seal keys existed lack the key: the upgrade gives one (runtime.ts).
+    // Snapshots written before seal keys existed lack the key: the upgrade gives one (runtime.ts). Those written
+    // before settings existed lack them: the defaults, which every workspace had then.
     system.workspaces.set(workspace.id, {
-      ...workspace, limitsChangedAtMs: stored.limitsChangedAtMs ?? workspace.createdAtMs, currency: stored.currency ?? currencyDefault,
+      ...workspace, limitsChangedAtMs: stored.limitsChangedAtMs ?? workspace.createdAtMs, currency: stored.currency ?? currencyDefault, settings: stored.settings ?? settingsDefault,
       sealKey: stored.sealKey ?? null, sealKeyAtCreation: stored.sealKeyAtCreation ?? false,
     })
     system.tags.add(workspace.tag)

@@ -192,6 +192,9 @@ export interface WorkspaceState {
   readonly windows: WindowsState
   readonly webhooks: WebhooksState
   readonly matchingRules: MatchingRulesState
+  /** Reversals (entry-reversal.ts): entry seq → seq of the entry that reversed it, and back. */
+  readonly reversedBy: Map<number, number>
+  readonly reverses: Map<number, number>
   /** Seals closed windows (seal.ts); null only in bare ledger tests, whose closed windows then carry no seal. */
   readonly sealHasher: SealHasher | null
   /** Signs seals with sealKey (seal.ts); null in bare ledger tests. */
@@ -240,6 +243,8 @@ export function createWorkspaceState(
     windows: createWindowsState(),
     webhooks: createWebhooksState(),
     matchingRules: createMatchingRulesState(),
+    reversedBy: new Map(),
+    reverses: new Map(),
     sealHasher,
     sealSigner,
     sealKey,

@@ -21,6 +21,14 @@ export const limitsDefault: Limits = { writes_per_minute: 600, reads_per_minute:
 /** A workspace logged (or snapshotted) before currencies existed is in this one (docs/API.md, Accounts (currencies)). */
 export const currencyDefault = 'USD'
 
+/** What a workspace's settings are (docs/API.md, "The workspace"). lock_closed_periods: every closed window's period is locked (docs/API.md, Period locks). */
+export interface WorkspaceSettings {
+  readonly lock_closed_periods: boolean
+}
+
+/** The settings of a new workspace, and of one created (or snapshotted) before settings existed. */
+export const settingsDefault: WorkspaceSettings = { lock_closed_periods: false }
+
 export interface WorkspaceRecord {
   readonly id: string
   timeZone: string
@@ -29,6 +37,8 @@ export interface WorkspaceRecord {
   limits: Limits
   /** When the limits last changed (create or update): rate buckets switch rate as of then, not when next asked. */
   limitsChangedAtMs: number
+  /** Absent in records of snapshots written before settings existed: settingsDefault (restore.ts fills it). */
+  settings: WorkspaceSettings
   readonly tag: string
   readonly createdAtMs: number
   /** Signs its closed windows' seals: made with it, or given on upgrade (workspace.seal_key); null until then. */
@@ -67,7 +77,7 @@ export type SystemCommand =
   }
   /** A key for a workspace created before keys existed, logged at start-up (runtime.ts). */
   | { readonly type: 'workspace.seal_key'; readonly at_ms: number; readonly id: string; readonly seal_private_key: string; readonly seal_public_key: string }
-  | { readonly type: 'workspace.update'; readonly at_ms: number; readonly id: string; readonly time_zone?: string; readonly limits?: Partial<Limits>; readonly currency?: string }
+  | { readonly type: 'workspace.update'; readonly at_ms: number; readonly id: string; readonly time_zone?: string; readonly limits?: Partial<Limits>; readonly currency?: string; readonly settings?: Partial<WorkspaceSettings> }
   | { readonly type: 'key.create'; readonly at_ms: number; readonly id: string; readonly workspace: string; readonly scopes: readonly Scope[]; readonly accounts: readonly string[] | null; readonly name: string | null; readonly secret_hash: string }
   | { readonly type: 'key.revoke'; readonly at_ms: number; readonly id: string }
 
@@ -76,15 +86,14 @@ export function createSystemState(): SystemState {
 }
 
 /**
- * A workspace as every answer shows it. `settings`: a workspace has no settings yet (an empty object, so
- * clients can read it as one when settings come). `seal_public_key`: the key its seals are signed with
+ * A workspace as every answer shows it. `settings` (docs/API.md, Period locks). `seal_public_key`: the key its seals are signed with
  * (docs/API.md, "The workspace"), null only before a workspace made before keys existed got its own.
  */
 export function workspaceView(workspace: WorkspaceRecord): object {
   // Workspaces created before names were canonicalised at the edge keep the name as typed in their log.
   return {
     id: workspace.id, timezone: canonicalTimeZone(workspace.timeZone) ?? workspace.timeZone, currency: workspace.currency, limits: workspace.limits,
-    settings: {}, seal_public_key: workspace.sealKey?.publicKey ?? null, created_at: formatTimestamp(workspace.createdAtMs),
+    settings: workspace.settings, seal_public_key: workspace.sealKey?.publicKey ?? null, created_at: formatTimestamp(workspace.createdAtMs),
   }
 }
 
@@ -103,7 +112,7 @@ export function executeSystem(state: SystemState, command: SystemCommand): Outco
       const currency = command.currency ?? currencyDefault
       const sealKey = command.seal_private_key === undefined || command.seal_public_key === undefined ? null : { privateKey: command.seal_private_key, publicKey: command.seal_public_key }
       const workspace: WorkspaceRecord = {
-        id: command.id, timeZone: command.time_zone, currency, limits: command.limits, limitsChangedAtMs: command.at_ms, tag: command.tag, createdAtMs: command.at_ms,
+        id: command.id, timeZone: command.time_zone, currency, limits: command.limits, limitsChangedAtMs: command.at_ms, settings: settingsDefault, tag: command.tag, createdAtMs: command.at_ms,
         sealKey, sealKeyAtCreation: sealKey !== null,
       }
       state.workspaces.set(workspace.id, workspace)
@@ -117,6 +126,7 @@ export function executeSystem(state: SystemState, command: SystemCommand): Outco
       if (command.currency !== undefined && currencyExponent(command.currency) === undefined) return unknownCurrency(command.currency)
       if (command.time_zone !== undefined) workspace.timeZone = command.time_zone
       if (command.currency !== undefined) workspace.currency = command.currency
+      if (command.settings !== undefined) workspace.settings = { ...workspace.settings, ...command.settings }
       if (command.limits !== undefined) {
         workspace.limits = { ...workspace.limits, ...command.limits }
         workspace.limitsChangedAtMs = command.at_ms

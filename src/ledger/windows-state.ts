@@ -40,6 +40,8 @@ export interface Match {
   readonly stateAfterCreate: WindowStateName
   reversedAtMs: number | null
   reversedBy: string | null
+  /** A write-off with an adjustment (match-adjustment.ts): the seq of the entry it posted; absent on every other match. */
+  readonly adjustmentEntrySeq?: number
 }
 
 export interface HistoryEvent {
@@ -106,6 +108,8 @@ export interface ReconciliationWindow {
   sealSignature: string | null
   /** Entries posted into the period after the close (they change no frozen figure): counted as they land. */
   postCloseEntryCount: number
+  /** Closed with lock_period (docs/API.md, Period locks): no posting into its period on its accounts. */
+  periodLocked: boolean
 }
 
 export interface WindowsState {
@@ -126,6 +130,17 @@ export interface WindowsState {
   readonly closedWindowsByAccount: Map<number, ClosedWindows>
   /** account seq → seqs of every window covering it, any state, in creation order (window-continuity.ts): continuity and the reconciliation status. */
   readonly windowsByAccount: Map<number, number[]>
+  /** account seq → the periods of its closed windows as disjoint spans (period-locks.ts): the post-close warning, and the lock when the workspace locks closed periods. */
+  readonly closedSpansByAccount: Map<number, LockSpans>
+  /** account seq → the periods of its windows closed with lock_period, as disjoint spans. */
+  readonly lockedSpansByAccount: Map<number, LockSpans>
+}
+
+/** Disjoint periods [starts[i], ends[i]) in order of start, windowSeqs[i] the window that covered each first (period-locks.ts). */
+export interface LockSpans {
+  readonly starts: number[]
+  readonly ends: number[]
+  readonly windowSeqs: number[]
 }
 
 /** One account's closed windows by period start, and the latest end among them (a posting at or after it meets none). */
@@ -135,5 +150,5 @@ export interface ClosedWindows {
 }
 
 export function createWindowsState(): WindowsState {
-  return { windows: [], matches: [], liveWindowsByAccount: new Map(), closedWindowsByAccount: new Map(), windowsByAccount: new Map() }
+  return { windows: [], matches: [], liveWindowsByAccount: new Map(), closedWindowsByAccount: new Map(), windowsByAccount: new Map(), closedSpansByAccount: new Map(), lockedSpansByAccount: new Map() }
 }

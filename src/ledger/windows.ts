@@ -110,6 +110,7 @@ export function insertWindow(state: WorkspaceState, command: { readonly at_ms: n
     seal: null,
     sealSignature: null,
     postCloseEntryCount: 0,
+    periodLocked: false,
   }
   const derived = movementOver(state, window.accountSeqs, window.startMs, window.endMs)
   const residual = derived === null ? null : residualFrom(window, derived, 0)
@@ -300,8 +301,10 @@ function closeWindow(state: WorkspaceState, window: ReconciliationWindow, comman
   window.closedBy = command.key_id
   window.closedByName = command.key_name ?? null
   window.closeReason = reason
+  window.periodLocked = command.lock_period === true
   const writeOff = from === 'open' && reason !== null ? { write_off: { amount: residual, reason } } : {}
-  pushHistory(window, command, 'closed', residual, { from, reason, ...writeOff })
+  // A locked close says so in the trail (and so in the seal): the lock is part of what was closed.
+  pushHistory(window, command, 'closed', residual, { from, reason, ...writeOff, ...(window.periodLocked ? { lock_period: true } : {}) })
   // Sealed last: the seal covers the history up to and including the close.
   window.seal = sealOf(state, window)
   window.sealSignature = window.seal === null ? null : signatureOf(state, window.seal)

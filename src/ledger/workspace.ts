@@ -5,9 +5,11 @@ import { createAccount, updateAccount } from './accounts.js'
 import { unknownCommand, type WorkspaceCommand } from './commands.js'
 import { postEntry } from './entries.js'
 import { postEntryBatch } from './entry-batch.js'
+import { reverseEntry } from './entry-reversal.js'
 import { eventsOf } from './events.js'
 import { autoMatch } from './auto-match.js'
 import { answerAccountSeqs, expireIdempotency, storeIdempotency } from './idempotency.js'
+import { createAdjustedWriteOff } from './match-adjustment.js'
 import { createMatchBatch } from './match-batch.js'
 import { createMatch, reverseMatch } from './matches.js'
 import { createMatchingRule, deleteMatchingRule, updateMatchingRule } from './matching-rules.js'
@@ -75,10 +77,11 @@ function dispatch(state: WorkspaceState, command: WorkspaceCommand): Outcome {
     case 'account.update': return updateAccount(state, command)
     case 'entry.post': return postEntry(state, command)
     case 'entry.batch': return postEntryBatch(state, command)
+    case 'entry.reverse': return reverseEntry(state, command)
     case 'window.open': return openWindow(state, command)
     case 'window.lines.add': return addStatementLines(state, command)
     case 'statements.import': return importStatements(state, command)
-    case 'match.create': return createMatch(state, command)
+    case 'match.create': return command.adjustment === undefined ? createMatch(state, command) : createAdjustedWriteOff(state, command)
     case 'match.batch': return createMatchBatch(state, command)
     case 'match.reverse': return reverseMatch(state, command)
     case 'window.transition': return transitionWindow(state, command)

@@ -62,6 +62,8 @@ interface SnapshotFacts {
   readonly matchingRules?: { readonly lastSeq: number; readonly rules: readonly MatchingRule[] }
   /** Absent in snapshots written before seal keys existed: none then (an upgrade gives one through the log). */
   readonly sealKey?: SealKeyPair | null
+  /** Absent in snapshots written before reversals existed, and when there are none (WorkspaceFacts.reversals). */
+  readonly reversals?: readonly (readonly [number, number])[]
 }
 
 /** Version 1: one value, the entries as objects. */
@@ -194,7 +196,10 @@ function headOf(seq: number, facts: WorkspaceFacts, perChunk: number, chunks: nu
     webhooks: { lastSeq: facts.webhooks?.lastSeq ?? 0, subscriptions: facts.webhooks?.subscriptions ?? [] },
     entries: { count: facts.entries.length, perChunk, chunks },
     sealKey: facts.sealKey ?? null,
-    matchingRules: { lastSeq: facts.matchingRules?.lastSeq ?? 0, rules: facts.matchingRules?.rules ?? [] },
+    // Only when there are any: the head of a workspace without reversals is written as before.
+    ...(facts.reversals === undefined ? {} : { reversals: facts.reversals }),
+    // Only when the workspace ever had a rule: the head of one without is written as before.
+    ...(facts.matchingRules === undefined ? {} : { matchingRules: facts.matchingRules }),
   }
 }
 
@@ -371,8 +376,8 @@ function fromBody(db: Database<Buffer, string>, body: SnapshotBodyV1 | SnapshotH
   const accountsCount = body.accounts.length
   // readEntries checks seqs and accounts as it builds the entries; a version 1 body holds them ready-made.
   const entries = body.v === 1 ? checkedEntriesV1((body as SnapshotBodyV1).entries, body.tag, accountsCount) : readEntries(db, body as SnapshotHead)
-  const { workspaceId, tag, accounts, idempotency, windows, matches, webhooks, sealKey, matchingRules } = body
-  return restoreWorkspace({ workspaceId, tag, accounts, entries, idempotency, windows, matches, webhooks, sealKey, matchingRules }, sealHasher, sealSigner)
+  const { workspaceId, tag, accounts, idempotency, windows, matches, webhooks, sealKey, reversals, matchingRules } = body
+  return restoreWorkspace({ workspaceId, tag, accounts, entries, idempotency, windows, matches, webhooks, sealKey, reversals, matchingRules }, sealHasher, sealSigner)
 }
 
 export interface LoadedSnapshots {

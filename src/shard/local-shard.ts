@@ -18,7 +18,7 @@ import { executeSystemQuery } from '../ledger/system-pages.js'
 import { findWebhook } from '../ledger/webhooks.js'
 import { isSlicedCommand } from '../ledger/workspace.js'
 import { LiveWatches } from './live-watch.js'
-import { nothingStored, type Operation, type Reply, type Shard, type ShardStats, type UpdateListener } from './operation.js'
+import { nothingStored, type Headers, type Operation, type Reply, type Shard, type ShardStats, type UpdateListener } from './operation.js'
 import { subscribed, unsubscribed } from './topics.js'
 
 type Done = (reply: Reply) => void
@@ -31,7 +31,9 @@ const noHeaders = [] as const
 export function replyOf(outcome: Outcome): Reply {
   if (!outcome.ok) return { status: statusOf(outcome.code), headers: noHeaders, body: errorBody(outcome) }
   // A request carried out before (a stored answer for its Idempotency-Key, a statement imported again): its result, marked as a replay.
-  const reply: Reply = { status: outcome.status, headers: outcome.replayed === true ? replayedHeaders : noHeaders, body: outcome.status === 204 ? '' : answerText(outcome) }
+  // A posting into a closed period that is not locked answers its warning (docs/API.md, Period locks).
+  const headers: Headers = outcome.replayed === true ? replayedHeaders : outcome.warning === undefined ? noHeaders : [['Trueup-Warning', outcome.warning]]
+  const reply: Reply = { status: outcome.status, headers, body: outcome.status === 204 ? '' : answerText(outcome) }
   return outcome.keyReplayed === true ? { ...reply, keyReplayed: true } : reply
 }
 

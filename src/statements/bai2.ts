@@ -1,5 +1,6 @@
 /** @module BAI2 reader: cash management balance reporting files (01/02/03/16/88/49/98/99), control totals checked. */
 import { accountSummaryOf, amountField, countOf, dateField, fieldsOf, fundsTypeWidth, recordsOf, type Bai2Record } from './bai2-records.ts'
+import type { StatementFormatDescriptor } from './formats.ts'
 import { readGuarded } from './outcome.ts'
 import { ClosingDates } from './period.ts'
 import { addDays, decodeText, quoted } from './text.ts'
@@ -45,6 +46,16 @@ class Cursor {
 
 export function readBai2(bytes: Uint8Array): ReadResult {
   return readGuarded('BAI2', () => statementsOf(new Cursor(recordsOf(decodeText(bytes)))))
+}
+
+/** BAI2 as the rest of the service knows it (formats.ts): its file header record `01,` first. */
+export const bai2Format: StatementFormatDescriptor<'bai2'> = {
+  name: 'bai2',
+  title: 'BAI2',
+  mediaTypes: [{ mediaType: 'application/x-bai2', description: 'BAI2 (BAI Cash Management Balance Reporting, version 2)' }],
+  signature: '01,',
+  sniff: (head) => head.startsWith('01,'),
+  read: readBai2,
 }
 
 function statementsOf(cursor: Cursor): Statement[] {

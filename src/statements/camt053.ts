@@ -1,5 +1,6 @@
 /** @module camt.053 reader: ISO 20022 BankToCustomerStatement, every version from 001.02, any namespace prefix. */
 import { dateIn, entryOf, isBooked, signedAmountIn } from './camt053-entry.ts'
+import type { StatementFormatDescriptor } from './formats.ts'
 import { readGuarded } from './outcome.ts'
 import { ClosingDates, periodOfBalances } from './period.ts'
 import { dateOfIso, decodeText, quoted } from './text.ts'
@@ -19,6 +20,19 @@ export function readCamt053(bytes: Uint8Array): ReadResult {
     const closingDates = new ClosingDates()
     return children(statementRoot, 'Stmt').map((statement, index) => statementOf(statement, `/Document/BkToCstmrStmt/Stmt[${index + 1}]`, closingDates))
   })
+}
+
+/** camt.053 as the rest of the service knows it (formats.ts). */
+export const camt053Format: StatementFormatDescriptor<'camt053'> = {
+  name: 'camt053',
+  title: 'camt.053',
+  mediaTypes: [
+    { mediaType: 'application/xml', description: 'camt.053 (ISO 20022 BankToCustomerStatement, 001.02 and later)' },
+    { mediaType: 'text/xml', description: 'camt.053, as application/xml' },
+  ],
+  signature: 'XML',
+  sniff: (head) => head.startsWith('<'),
+  read: readCamt053,
 }
 
 /** `Document/BkToCstmrStmt`, also inside a business message envelope (`BizMsgEnvlp`); anything else is refused by name. */

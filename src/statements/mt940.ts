@@ -1,4 +1,5 @@
 /** @module MT940 reader: SWIFT customer statement files, with or without the {1:…}{4: envelope, pages joined. */
+import type { StatementFormatDescriptor } from './formats.ts'
 import { readGuarded } from './outcome.ts'
 import { ClosingDates, periodOfBalances } from './period.ts'
 import { decodeText } from './text.ts'
@@ -17,6 +18,16 @@ interface Page {
 
 export function readMt940(bytes: Uint8Array): ReadResult {
   return readGuarded('MT940', () => joinPages(messagesOf(decodeText(bytes)).map(pageOf)))
+}
+
+/** MT940 as the rest of the service knows it (formats.ts): a SWIFT block, a `:20:` field, or a bank's header lines before its first `:20:`. */
+export const mt940Format: StatementFormatDescriptor<'mt940'> = {
+  name: 'mt940',
+  title: 'MT940',
+  mediaTypes: [{ mediaType: 'application/x-mt940', description: 'MT940 (SWIFT customer statement), with or without the {1:…}{4: envelope' }],
+  signature: '{1: or :20:',
+  sniff: (head) => head.startsWith('{1:') || /(^|\r?\n):20:/.test(head),
+  read: readMt940,
 }
 
 /**

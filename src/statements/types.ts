@@ -1,7 +1,9 @@
 /** @module What every statement reader returns: statements in one shape, whatever the file format. */
 import type { ErrorDetail, Rejection } from '../errors.ts'
+import type { StatementFormat } from './formats.ts'
 
-export type StatementFormat = 'camt053' | 'mt940' | 'bai2'
+/** The format names, from the one list of formats (formats.ts). */
+export type { StatementFormat }
 
 /** A booked balance, signed like entry lines: in the account holder's favour positive. */
 export interface StatementBalance {

@@ -4,14 +4,16 @@
  * the printed key, upload a camt.053 file, see the window and its residual, accept the proposals in one
  * batch, watch a posting made over the API move the residual live (/v2/stream, no reload), a what-if,
  * write off the fee with a reason, close, download the three exports and check them (the JSON's seal
- * recomputed independently, the CSV's rows and columns, the PDF's text by pdftotext); then the timezone
- * and the balance chart. Screenshots go to .tap/console/; the balanced window is copied to
+ * recomputed independently, the CSV's rows and columns, the PDF's text by pdftotext); then the timezone,
+ * the balance chart, and a next window opened over the API: its balances per bank and per books and how it
+ * follows October (the window page shows both at every step). Screenshots go to .tap/console/; the balanced window is copied to
  * docs/console.png, which README shows, only when UPDATE_CONSOLE_SCREENSHOT=1 asks (npm test leaves the
  * tracked file alone).
  *
  * The statement (test/fixtures/statements/camt053/v02-eur-console-october.xml), in EUR: opening 10,000.00,
  * l1 +1,250.00, l2 +480.00, l3 −312.40, l4 +200.00 (a cash deposit), l5 −7.50 (the account fee), closing
- * 11,610.10: claimed 1,610.10. The ledger holds the first three (derived 1,417.60): residual 192.50.
+ * 11,610.10: claimed 1,610.10. The ledger holds the opening 10,000.00 and the first three (derived 1,417.60):
+ * residual 192.50.
  */
 
 import fs from 'node:fs'
@@ -100,7 +102,12 @@ async function scenario(page: Page, test: TestService, t: Test) {
   await uploadStatement(page, t)
   const windowId = decodeURIComponent(new URL(page.url()).hash.split('/')[2])
   const figures = await page.locator('.figure').allTextContents()
-  t.same(figures, ['Claimed (statement)€1,610.10', 'Derived (ledger)€1,417.60', 'Matched€0.00', 'Residual€192.50', 'Stateopen'], 'claimed, derived, matched, residual, state')
+  t.same(figures, ['Claimed (statement)€1,610.10', 'Derived (ledger)€1,417.60', 'Cleared by matches€0.00', 'Residual€192.50', 'Stateopen'], 'claimed, derived, cleared by matches, residual, state')
+  t.same(await balanceRows(page), [
+    ['Opening (Oct 1, 2026)', '€10,000.00', '€10,000.00', '€0.00 agrees'],
+    ['Closing (Oct 31, 2026)', '€11,610.10', '€11,417.60', 'Differs by €192.50'],
+  ], 'the balances per bank (the statement\'s) and per books at both ends, the closing difference flagged')
+  t.match(await page.locator('.continuity').textContent(), 'No earlier window of these accounts.')
   t.match(await page.getByRole('table', { name: 'Statement lines' }).textContent(), /l1.*INV-1041.*Acme Handels AG.*€1,250\.00.*unmatched/, 'the statement\'s lines with reference and counterparty')
   await waitForText(page.locator('.live [role=status]'), 'Live')
 
@@ -132,6 +139,35 @@ async function scenario(page: Page, test: TestService, t: Test) {
   await checkExports(page, test, stored, t)
   await checkTimezone(page, test, stored.opened_at, t)
   await checkBalanceChart(page, test, t)
+  await checkNextWindow(page, test, windowId, t)
+}
+
+/** The balances table's rows, cell by cell: row heading, per bank, per books, difference. */
+async function balanceRows(page: Page): Promise<string[][]> {
+  const rows = page.getByRole('table', { name: 'Balances' }).locator('tbody tr')
+  return (await rows.evaluateAll((trs) => trs.map((tr) => [...tr.children].map((cell) => (cell.textContent ?? '').replace(/\s+/g, ' ').trim()))))
+}
+
+/**
+ * A window opened over the API with the statement's balances, two days after October's ends: its opening
+ * (the bank's 11,610.10, October's closing) against the books' (11,617.60: the fee was written off, not
+ * posted), the gap, and October linked as its previous window.
+ */
+async function checkNextWindow(page: Page, test: TestService, octoberId: string, t: Test) {
+  const body = { label: 'Girokonto November 2026', accounts: ['assets:bank'], window: { from: '2026-11-03', to: '2026-11-10' }, claimed_movement: 10_000, opening_balance: 1_161_010, closing_balance: 1_171_010 }
+  const opened = await call(test.baseUrl, 'POST', '/v2/reconciliations', { key: test.apiKey, body })
+  t.equal(opened.status, 201, 'a window opened over the API with opening and closing balances')
+  await page.goto(`${test.baseUrl}/console#/windows/${opened.body.id}`)
+  await page.getByRole('heading', { name: 'Girokonto November 2026' }).waitFor({ timeout: waitMs })
+  await page.getByRole('table', { name: 'Balances' }).waitFor({ timeout: waitMs })
+  t.same(await balanceRows(page), [
+    ['Opening (Nov 3, 2026)', '€11,610.10', '€11,617.60', 'Differs by (€7.50)'],
+    ['Closing (Nov 10, 2026)', '€11,710.10', '€11,617.60', 'Differs by €92.50'],
+  ], 'both columns at both ends, the differences (bank − books) flagged')
+  t.match((await page.locator('.continuity').textContent())?.replace(/\s+/g, ' '), /Previous window: rec_\w+ · gap: 2 days not covered · opening follows the previous closing: yes/, 'the continuity')
+  await screenshot(page, 'window-next')
+  await page.getByRole('link', { name: octoberId }).click()
+  await page.getByRole('heading', { name: 'Girokonto October 2026' }).waitFor({ timeout: waitMs })
 }
 
 /** The three 1:1 proposals the server makes, accepted in one POST …/matches/batch. */
@@ -206,7 +242,7 @@ async function checkBalanceChart(page: Page, test: TestService, t: Test) {
   const rows = page.getByRole('group').getByRole('row')
   t.equal(await rows.count(), 32, 'a header and 31 balances')
   const balance = (await call(test.baseUrl, 'GET', '/v2/accounts/assets:bank/balance', { key: test.apiKey })).body
-  t.equal(balance.balance, 125_000 + 48_000 - 31_240 + 20_000, 'the ledger: the three postings and the deposit')
-  t.match(await rows.last().textContent(), '€1,617.60', 'the last point is the balance now')
+  t.equal(balance.balance, 1_000_000 + 125_000 + 48_000 - 31_240 + 20_000, 'the ledger: the opening balance, the three postings and the deposit')
+  t.match(await rows.last().textContent(), '€11,617.60', 'the last point is the balance now')
   await screenshot(page, 'accounts-balance')
 }

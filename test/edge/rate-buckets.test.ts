@@ -6,7 +6,7 @@ import type { WorkspaceRecord } from '../../src/ledger/system.ts'
 const startMs = Date.parse('2026-11-10T12:00:00.000Z')
 
 function workspaceAt(writesPerMinute: number, readsPerMinute: number, atMs: number, id = 'w'): WorkspaceRecord {
-  return { id, timeZone: 'UTC', currency: 'USD', limits: { writes_per_minute: writesPerMinute, reads_per_minute: readsPerMinute }, limitsChangedAtMs: atMs, tag: 't', createdAtMs: atMs, sealKey: null, sealKeyAtCreation: false }
+  return { id, timeZone: 'UTC', currency: 'USD', limits: { writes_per_minute: writesPerMinute, reads_per_minute: readsPerMinute }, limitsChangedAtMs: atMs, settings: { lock_closed_periods: false }, tag: 't', createdAtMs: atMs, sealKey: null, sealKeyAtCreation: false }
 }
 
 /** What workspace.update does to the record (src/ledger/system.ts). */

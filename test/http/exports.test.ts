@@ -90,7 +90,7 @@ t.test('PDF: a report whose text (pdftotext) holds the label, the figures, the s
   t.match(text, 'Period: 2026-03-01 to 2026-03-31, time zone UTC')
   t.match(text, 'Claimed movement: 2.77', 'figures in the currency\'s decimals (USD: 2)')
   t.match(text, 'Derived movement: 2.60')
-  t.match(text, 'Matched: 0.17')
+  t.match(text, 'Cleared by matches: 0.17')
   t.match(text, 'Residual: 0.00')
   t.match(text, 'Amounts in USD, 2 decimals.')
   t.match(text, /State: closed/)
@@ -102,6 +102,24 @@ t.test('PDF: a report whose text (pdftotext) holds the label, the figures, the s
   t.match(text, new RegExp(`l1 +2026-03-10 +3.00 ${saleMatch.id} amount_and_date`), 'a line with its match')
   t.match(text, 'reason: @bank charges, see letter', 'the write-off reason')
   t.match(text, /closed +closed +0\.00 key_/, 'the history')
+  t.match(text, /cleared=0\.17/, 'a match event says what the match cleared, in decimals')
+  t.notMatch(text, /matched_amount/, 'never as "matched_amount"')
+})
+
+t.test('PDF: the balances per bank and per books at both ends and their differences, in the currency\'s decimals', async (t) => {
+  // The books hold March's 300 − 40 on assets:bank before April; the statement says 1,000.00 → 1,003.00.
+  const opened = await call(baseUrl, 'POST', '/v2/reconciliations', {
+    key, body: { label: 'April balances', accounts: ['assets:bank'], window: { from: '2026-04-01', to: '2026-04-30' }, claimed_movement: 300, opening_balance: 100_000, closing_balance: 100_300 },
+  })
+  t.equal(opened.status, 201)
+  t.same([opened.body.book_opening_balance, opened.body.opening_difference, opened.body.closing_difference, opened.body.previous], [260, 99_740, 100_040, window.id])
+  const file = path.join(service.dataDir, 'balances.pdf')
+  fs.writeFileSync(file, (await download(`/v2/reconciliations/${opened.body.id}/export?format=pdf`)).bytes)
+  const text = execFileSync('pdftotext', ['-layout', file, '-'], { encoding: 'utf8' })
+  for (const figure of ['Opening balance per bank: 1,000.00', 'Opening balance per books: 2.60', 'Opening difference (bank - books): 997.40',
+    'Closing balance per bank: 1,003.00', 'Closing balance per books: 2.60', 'Closing difference (bank - books): 1,000.40',
+    `Previous window: ${window.id}, gap 0 days, opening balance not known`]) t.match(text, figure, figure)
+  t.notMatch(text, /Matched:/, 'what a match clears is not labelled "Matched"')
 })
 
 t.test('JSON: the pack (window, time zone, accounts, lines with their match, matches, history) as an attachment', async (t) => {

@@ -83,13 +83,23 @@ const scenarios: { readonly [T in WorkspaceCommand['type']]: readonly Scenario<T
     name: 'a batch into the live and the closed period', windows: ['oct', 'nov'],
     command: () => ({ type: 'entry.batch', atomic: true, rules: 2, entries: ['2026-10-12', '2026-11-12'].map((day) => ({ lines: [{ account: 'assets:bank', amount: 2 }, { account: 'income:sales', amount: -2 }], effective_at_ms: Date.parse(`${day}T00:00:00Z`), description: null, metadata: null })) }),
   }],
+  'entry.reverse': [
+    { name: 'a reversal into the live window', windows: ['nov'], command: (w) => ({ type: 'entry.reverse', entry: w.novEntry, effective_at_ms: Date.parse('2026-11-13T00:00:00Z'), description: null }) },
+    { name: 'a reversal into the closed period (drift)', windows: ['oct', 'nov'], command: (w) => ({ type: 'entry.reverse', entry: w.novEntry, effective_at_ms: Date.parse('2026-10-13T00:00:00Z'), description: null }) },
+  ],
   'window.open': [{ name: 'a new window', windows: [], command: () => ({ type: 'window.open', label: 'Cash', accounts: ['assets:cash'], from: '2026-11-01', to: '2026-11-30', claimed_movement: 0, statement_ref: null, tolerance: 0, time_zone: 'UTC' }) }],
   'window.lines.add': [{ name: 'lines', windows: ['nov'], command: (w) => ({ type: 'window.lines.add', window: w.windows.nov, lines: [line(7)] }) }],
   'statements.import': [{
     name: 'a statement opens a new window', windows: [],
     command: () => ({ type: 'statements.import', time_zone: 'UTC', statements: [{ account: 'CASH-1', currency: 'EUR', statement_ref: 'S1', label: 'S1', from: '2026-12-01', to: '2026-12-03', claimed_movement: 5, fingerprint: 'f1', lines: [line(5, '2026-12-02')] }] }),
   }],
-  'match.create': [{ name: 'a match', windows: ['nov'], command: (w) => ({ type: 'match.create', window: w.windows.nov, statement_lines: ['l1'], entries: [w.novEntry], strategy: 'amount_and_date', reason: null }) }],
+  'match.create': [
+    { name: 'a match', windows: ['nov'], command: (w) => ({ type: 'match.create', window: w.windows.nov, statement_lines: ['l1'], entries: [w.novEntry], strategy: 'amount_and_date', reason: null }) },
+    {
+      name: 'a write-off with an adjustment (its entry moves both accounts)', windows: ['nov'],
+      command: (w) => ({ type: 'match.create', window: w.windows.nov, statement_lines: ['l2'], entries: [], strategy: 'write_off', reason: 'fee', adjustment: { account: 'assets:cash', description: null } }),
+    },
+  ],
   'match.batch': [{
     name: 'a batch of matches', windows: ['nov'],
     command: (w) => ({ type: 'match.batch', window: w.windows.nov, matches: [

@@ -4,7 +4,8 @@
  * a refusal leaving the system state exactly as it was.
  */
 import t, { type Test } from 'tap'
-import { createSystemState, executeSystem, keyView, limitsDefault, workspaceView, type SystemCommand, type SystemState } from '../../src/ledger/system.ts'
+import { createSystemState, executeSystem, keyView, limitsDefault, workspaceView, type SystemCommand, type SystemState, type WorkspaceRecord } from '../../src/ledger/system.ts'
+import { restoreSystem } from '../../src/ledger/restore.ts'
 import { stableSerialize } from '../support/state-fingerprint.ts'
 
 const nowMs = Date.parse('2026-12-01T12:00:00.000Z')
@@ -29,7 +30,7 @@ t.test('workspace.create: 201 with the view; refused for a bad zone, an existing
   const state = createSystemState()
   const outcome = accepted(state, createWorkspace('acme', 'tag1'))
   t.equal(outcome.status, 201)
-  t.same(outcome.body, { id: 'acme', timezone: 'Europe/Berlin', currency: 'USD', limits: limitsDefault, settings: {}, seal_public_key: null, created_at: '2026-12-01T12:00:00.000Z' })
+  t.same(outcome.body, { id: 'acme', timezone: 'Europe/Berlin', currency: 'USD', limits: limitsDefault, settings: { lock_closed_periods: false }, seal_public_key: null, created_at: '2026-12-01T12:00:00.000Z' })
   t.same(outcome.body, workspaceView(state.workspaces.get('acme')!))
   t.ok(state.tags.has('tag1'))
   refused(t, state, createWorkspace('other', 'tag2', 'Mars/Olympus'), 'request_invalid', 'an unknown IANA zone')
@@ -90,4 +91,16 @@ t.test('seal keys: workspace.create carries its key pair (public key in the view
   t.equal(state.workspaces.get('old')!.sealKeyAtCreation, false, 'given later: the workspace\'s state gets it through its own log (seal.key)')
   refused(t, state, { ...give, seal_public_key: 'b3RoZXI=' } as SystemCommand, 'request_invalid', 'a second key')
   refused(t, state, { ...give, id: 'nope' } as SystemCommand, 'not_found', 'an unknown workspace')
+})
+
+t.test('workspace.update: settings merged and shown; a system snapshot written before settings restores the defaults', async (t) => {
+  const state = createSystemState()
+  accepted(state, createWorkspace('acme', 'tag1'))
+  const updated = accepted(state, { type: 'workspace.update', at_ms: nowMs, id: 'acme', settings: { lock_closed_periods: true } })
+  t.same(updated.body.settings, { lock_closed_periods: true })
+  t.same(accepted(state, { type: 'workspace.update', at_ms: nowMs, id: 'acme', limits: { writes_per_minute: 5 } }).body.settings, { lock_closed_periods: true }, 'kept by an update that names none')
+  const { settings: _settings, ...older } = state.workspaces.get('acme')!
+  const restored = createSystemState()
+  restoreSystem(restored, { workspaces: [older as WorkspaceRecord], keys: [] })
+  t.same((workspaceView(restored.workspaces.get('acme')!) as any).settings, { lock_closed_periods: false })
 })

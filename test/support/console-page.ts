@@ -21,7 +21,7 @@ export async function waitForText(locator: Locator, expected: string, timeoutMs 
   throw new Error(`waited ${timeoutMs} ms for ${JSON.stringify(expected)}; the text is ${JSON.stringify(text)}`)
 }
 
-/** The figure whose term is exactly `term` (Claimed, Derived, Matched, Residual, State). */
+/** The figure whose term is exactly `term` (Claimed, Derived, Cleared by matches, Residual, State). */
 export const figure = (page: Page, term: string) => page.locator('.figure').filter({ has: page.locator('dt', { hasText: new RegExp(`^${term}`) }) }).locator('dd')
 export const residualOf = (page: Page) => figure(page, 'Residual')
 export const stateOf = (page: Page) => figure(page, 'State$')
@@ -31,16 +31,18 @@ export const statementFixture = path.join(repositoryRoot, 'test', 'fixtures', 's
 
 /**
  * The ledger before the statement arrives: the bank account (EUR, its IBAN as external_id, which the
- * upload looks up), and three postings that the statement's first three lines will match. The deposit
+ * upload looks up), its opening balance of 10,000.00 on 30 September, and three postings that the statement's first three lines will match. The deposit
  * (statement line l4) and the fee (l5) are not in the ledger: `post` adds the deposit later.
  */
 export async function seed(test: TestService) {
   const { baseUrl, apiKey: key } = test
   await raiseLimits(test, 'default')
   await call(baseUrl, 'POST', '/v2/accounts', { key, body: { name: 'assets:bank', currency: 'EUR', external_id: 'DE89370400440532013000' } })
-  for (const name of ['income:sales', 'expenses:supplies']) await call(baseUrl, 'POST', '/v2/accounts', { key, body: { name, currency: 'EUR' } })
+  for (const name of ['income:sales', 'expenses:supplies', 'equity:opening']) await call(baseUrl, 'POST', '/v2/accounts', { key, body: { name, currency: 'EUR' } })
   const post = (amount: number, date: string, description: string, other = 'income:sales') =>
     postEntryOk(baseUrl, key, [{ account: 'assets:bank', amount }, { account: other, amount: -amount }], { effective_at: `${date}T10:00:00Z`, description })
+  // The books agree with the bank's opening balance (10,000.00 on 1 October): the September balance carried forward.
+  await post(1_000_000, '2026-09-30', 'Opening balance carried forward', 'equity:opening')
   const entries = [
     await post(125_000, '2026-10-05', 'Invoice INV-1041 paid, Acme Handels AG'),
     await post(48_000, '2026-10-12', 'Invoice INV-1042 paid, Berg & Tal KG'),

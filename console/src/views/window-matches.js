@@ -12,7 +12,7 @@ export function Matches({ window, data, act, zone, writable }) {
     <h2 id="matches-heading">Matches</h2>
     ${data.matches.length === 0 ? html`<${Empty}>No match yet: pick lines and entries above.<//>` : html`<table class="list">
       <caption class="visually-hidden">Matches</caption>
-      <thead><tr><th scope="col">Match</th><th scope="col">Strategy</th><th scope="col">Lines</th><th scope="col">Entries</th><th scope="col" class="num">Matched amount</th><th scope="col">Reason</th><th scope="col">Created</th><th scope="col">Status</th></tr></thead>
+      <thead><tr><th scope="col">Match</th><th scope="col">Strategy</th><th scope="col">Lines</th><th scope="col">Entries</th><th scope="col" class="num">Cleared by match</th><th scope="col">Reason</th><th scope="col">Created</th><th scope="col">Status</th></tr></thead>
       <tbody>${data.matches.map((match) => html`<tr class=${match.reversed_at ? 'reversed' : ''}>
         <th scope="row">${match.id}</th><td>${match.strategy.replaceAll('_', ' ')}</td><td>${match.statement_lines.join(', ')}</td><td>${match.entries.join(', ') || '—'}</td>
         <td class="num"><${Amount} minor=${match.matched_amount} currency=${window.currency} /></td><td>${match.reason ?? ''}</td><td>${formatTimestamp(match.created_at, zone)}</td>
@@ -25,6 +25,9 @@ export function Matches({ window, data, act, zone, writable }) {
 const commonFields = new Set(['type', 'at', 'key_id', 'state', 'residual'])
 const amountFields = /(^amount|_amount|_movement|_drift)$/
 
+/** How an event's field is named for a finance reader: a match's matched_amount is what it cleared. */
+const fieldLabels = { matched_amount: 'cleared by match' }
+
 function detailValue(name, value, currency) {
   if (typeof value === 'number' && amountFields.test(name)) return formatAmount(value, currency)
   if (Array.isArray(value)) return value.join(', ')
@@ -34,7 +37,7 @@ function detailValue(name, value, currency) {
 /** The event's own fields, and for a match event the reason the match carries (a write-off's, say). */
 function detailsOf(event, window, reasons) {
   const parts = Object.entries(event).filter(([name, value]) => !commonFields.has(name) && value !== null && value !== undefined)
-    .map(([name, value]) => `${name.replaceAll('_', ' ')}: ${detailValue(name, value, window.currency)}`)
+    .map(([name, value]) => `${fieldLabels[name] ?? name.replaceAll('_', ' ')}: ${detailValue(name, value, window.currency)}`)
   if (event.type === 'matched' && reasons.has(event.match)) parts.push(`reason: ${reasons.get(event.match)}`)
   return parts.join(' · ')
 }

@@ -12,6 +12,7 @@ import { MatchWorkbench } from './window-workbench.js'
 import { History, Matches } from './window-matches.js'
 import { Exports, Proposals } from './window-extras.js'
 import { Transitions } from './window-transitions.js'
+import { Balances } from './window-balances.js'
 
 async function loadWindow(id) {
   const [window, lines, entries, matches, history] = await Promise.all([
@@ -26,12 +27,13 @@ async function loadWindow(id) {
 
 function Figures({ window }) {
   const currency = window.currency
-  const matched = window.claimed_movement - window.derived_movement - window.residual
+  // What the matches clear (Σ matched_amount: differences and write-offs), not a total of matched lines.
+  const cleared = window.claimed_movement - window.derived_movement - window.residual
   const figure = (label, minor, strong) => html`<div class="figure"><dt>${label}</dt><dd><${Amount} minor=${minor} currency=${currency} strong=${strong} /></dd></div>`
   return html`<dl class="figures" aria-label="Window figures">
     ${figure('Claimed (statement)', window.claimed_movement)}
     ${figure('Derived (ledger)', window.derived_movement)}
-    ${figure('Matched', matched)}
+    ${figure('Cleared by matches', cleared)}
     ${figure('Residual', window.residual, true)}
     <div class="figure"><dt>State</dt><dd><${StateBadge} state=${window.state} /></dd></div>
   </dl>`
@@ -90,6 +92,7 @@ export function WindowPage({ windowId, zone: workspaceZone }) {
     <${LiveIndicator} live=${live} onRefresh=${refresh} />
     <${Figures} window=${window} />
     <${Summary} window=${window} zone=${zone} />
+    <${Balances} window=${window} />
     <${Alert} message=${error} /><${Status} message=${status} />
     ${writable && html`<${Proposals} ...${shared} />`}
     <${MatchWorkbench} ...${shared} />

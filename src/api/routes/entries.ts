@@ -1,14 +1,17 @@
-/** @module /v2/entries routes: post a balanced entry, read one, list with filters. No PATCH or DELETE. */
+/** @module /v2/entries routes: post a balanced entry, reverse one, read one, list with filters. No PATCH or DELETE: an entry is undone by its reversal. */
 
-import { entryRulesVersion } from '../../ledger/commands.js'
+import { reject } from '../../errors.js'
+import { parseTimestampMs } from '../../ledger/calendar.js'
+import { entryRulesVersion, type EntryPost, type EntryReverse } from '../../ledger/commands.js'
 import { v2Route, type V2Route } from '../route.js'
 import { cursorQuery, limitQuery, textQuery, timestampQuery } from '../query.js'
-import { entryPost } from '../schemas/ledger.js'
+import { entryPost, entryReverse } from '../schemas/ledger.js'
 import { entry, entryPage } from '../schemas/responses.js'
 import { validator } from '../schemas/validate.js'
-import { entryFieldsOf } from './entry-fields.js'
+import { entryFieldsOf, withLockClosed } from './entry-fields.js'
 
 const entryPostBody = validator(entryPost)
+const entryReverseBody = validator(entryReverse)
 
 const listQuery = {
   account: textQuery('account', 'Entries with a line on this account (name or id)'),
@@ -22,9 +25,9 @@ export const entryRoutes: V2Route[] = [
   v2Route({
     method: 'POST', pattern: '/v2/entries', scope: 'entries:write', summary: 'Post a balanced entry',
     body: { validate: entryPostBody },
-    errors: ['request_invalid', 'account_unknown', 'entry_unbalanced', 'amount_out_of_range'],
+    errors: ['request_invalid', 'account_unknown', 'entry_unbalanced', 'amount_out_of_range', 'period_locked'],
     response: { status: 201, description: 'The entry', schema: entry },
-    handle: ({ envelope, body }) => {
+    handle: ({ envelope, body, workspace }) => {
       const fields = entryFieldsOf(body)
       if ('ok' in fields) return fields
       // Every field written out: `{ ...envelope, type, …fields }` took V8's slow path (about 10 µs a posting, and a slower object after).
@@ -32,8 +35,25 @@ export const entryRoutes: V2Route[] = [
       const { lines, effective_at_ms, description, metadata } = fields
       const type = 'entry.post'
       const rules = entryRulesVersion
-      if (idempotency === undefined) return { at_ms, key_id, visibility, type, lines, effective_at_ms, description, rules, metadata }
-      return { at_ms, key_id, visibility, idempotency, type, lines, effective_at_ms, description, rules, metadata }
+      const command: EntryPost = idempotency === undefined
+        ? { at_ms, key_id, visibility, type, lines, effective_at_ms, description, rules, metadata }
+        : { at_ms, key_id, visibility, idempotency, type, lines, effective_at_ms, description, rules, metadata }
+      return withLockClosed(command, workspace)
+    },
+  }),
+  v2Route({
+    method: 'POST', pattern: '/v2/entries/:id/reverse', scope: 'entries:write', summary: 'Reverse an entry: a new entry with every line negated',
+    body: { validate: entryReverseBody },
+    errors: ['request_invalid', 'not_found', 'entry_already_reversed', 'amount_out_of_range', 'period_locked'],
+    response: { status: 201, description: 'The reversing entry, with `reverses`', schema: entry },
+    handle: ({ envelope, body, params, workspace }) => {
+      let effectiveAtMs: number | null = null
+      if (body.effective_at !== undefined) {
+        effectiveAtMs = parseTimestampMs(body.effective_at)
+        if (effectiveAtMs === null) return reject('request_invalid', 'effective_at must be an RFC 3339 timestamp.', [{ path: '/effective_at', message: 'must be an RFC 3339 timestamp' }])
+      }
+      const command: EntryReverse = { ...envelope, type: 'entry.reverse', entry: params.id, effective_at_ms: effectiveAtMs, description: body.description ?? null }
+      return withLockClosed(command, workspace)
     },
   }),
   v2Route({

@@ -6,7 +6,7 @@ import { v2Route, type Built } from '../route.js'
 import { entryBatch, entryBatchOuter, entryBatchSizeMax, entryPost } from '../schemas/ledger.js'
 import { entryBatchAnswer } from '../schemas/responses.js'
 import { validator } from '../schemas/validate.js'
-import { entryFieldsOf } from './entry-fields.js'
+import { entryFieldsOf, withLockClosed } from './entry-fields.js'
 
 const itemBody = validator(entryPost)
 // Items are checked one by one below (a refused item answers with its index, or in place); the
@@ -22,9 +22,9 @@ export const entryBatchRoute = v2Route({
     const entries = (value as { entries?: unknown } | null)?.entries
     return Array.isArray(entries) && entries.length > 0 ? Math.min(entries.length, entryBatchSizeMax) : 1
   },
-  errors: ['request_invalid', 'account_unknown', 'entry_unbalanced', 'amount_out_of_range'],
+  errors: ['request_invalid', 'account_unknown', 'entry_unbalanced', 'amount_out_of_range', 'period_locked'],
   response: { status: 201, description: 'The entries posted, in request order (per item mode: a refused item as its error envelope)', schema: entryBatchAnswer },
-  handle: ({ envelope, body }): Built => {
+  handle: ({ envelope, body, workspace }): Built => {
     const atomic = body.atomic ?? true
     const entries: EntryBatch['entries'][number][] = []
     for (let index = 0; index < body.entries.length; index++) {
@@ -32,12 +32,12 @@ export const entryBatchRoute = v2Route({
       const item: EntryBatchItem | { refused: Rejection } = valid.ok ? refusedOr(entryFieldsOf(valid.value)) : { refused: valid }
       if (atomic && 'refused' in item) {
         // An item refused for its shape answers unless one before it is refused by the ledger's rules.
-        const command = { ...envelope, entries, rules: entryRulesVersion }
+        const command = withLockClosed({ ...envelope, entries, rules: entryRulesVersion }, workspace)
         return { read: { name: 'entry.batch.refusal', params: { command, index, refused: item.refused } } }
       }
       entries.push(item)
     }
-    return { ...envelope, type: 'entry.batch', atomic, entries, rules: entryRulesVersion }
+    return withLockClosed({ ...envelope, type: 'entry.batch', atomic, entries, rules: entryRulesVersion }, workspace)
   },
 })
 

@@ -5,6 +5,7 @@ import { reject, type Rejection } from '../../errors.js'
 import { parseTimestampMs } from '../../ledger/calendar.js'
 import type { EntryBatchItem } from '../../ledger/commands.js'
 import { zeroAmountRejection } from '../../ledger/money.js'
+import type { WorkspaceRecord } from '../../ledger/system.js'
 import type { entryPost } from '../schemas/ledger.js'
 
 /**
@@ -27,3 +28,11 @@ export function entryFieldsOf(body: Static<typeof entryPost>): EntryBatchItem | 
   }
 }
 
+
+/**
+ * A posting command as the workspace's settings have it: with `lock_closed` when the workspace locks every closed
+ * period (docs/API.md, Period locks), so the ledger and its replay decide alike; else the command as it was.
+ */
+export function withLockClosed<C extends object>(command: C, workspace: WorkspaceRecord): C | (C & { readonly lock_closed: true }) {
+  return workspace.settings.lock_closed_periods ? { ...command, lock_closed: true } : command
+}

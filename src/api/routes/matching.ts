@@ -1,6 +1,7 @@
 /** @module Matching routes (docs/API.md, Reconciliation windows; Matching help): attach a match or a batch of them (each with a dry run), proposals, a window's entries. */
 
 import { Type } from 'typebox'
+import { reject } from '../../errors.js'
 import { matchBatchItemsMax, type MatchBatch, type MatchCreate, type MatchItem } from '../../ledger/commands.js'
 import { dateToleranceDaysMax, maxGroupMax, maxGroupMin, proposalDefaults } from '../../ledger/proposals.js'
 import { v2Route, type V2Route } from '../route.js'
@@ -8,6 +9,7 @@ import { cursorQuery, enumQuery, integerQuery, limitQuery } from '../query.js'
 import { matchBatch, matchCreate } from '../schemas/ledger.js'
 import { dryRunBatch, dryRunMatch, match, matchBatchDone, proposalPage, windowEntryPage } from '../schemas/responses.js'
 import { validator } from '../schemas/validate.js'
+import { withLockClosed } from './entry-fields.js'
 
 const matchCreateBody = validator(matchCreate)
 const matchBatchBody = validator(matchBatch)
@@ -42,9 +44,15 @@ export const matchingRoutes: V2Route[] = [
     method: 'POST', pattern: '/v2/reconciliations/:id/matches', scope: 'recon:write', summary: 'Attach a match (or, with dry_run, see what it would leave)',
     body: { validate: matchCreateBody },
     isRead: isDryRun,
-    errors: [...matchErrors],
+    errors: [...matchErrors, 'account_unknown', 'currency_mismatch', 'period_locked'],
     response: { status: 200, description: 'The match, with the window\'s residual and state after it; with dry_run, only those figures', schema: Type.Union([match, dryRunMatch]) },
-    handle: ({ envelope, body, params }) => {
+    handle: ({ envelope, body, params, workspace }) => {
+      if (body.adjustment !== undefined) {
+        // An adjustment posts an entry, which a dry run could not take back (match-undo.ts undoes matches only).
+        if (body.dry_run === true) return reject('request_invalid', 'A dry run cannot carry an adjustment.', [{ path: '/adjustment', message: 'not with dry_run' }])
+        const adjustment = { account: body.adjustment.account, description: body.adjustment.description ?? null }
+        return withLockClosed({ ...envelope, type: 'match.create', window: params.id, ...itemOf(body), adjustment } satisfies MatchCreate, workspace)
+      }
       const command: MatchCreate = { ...envelope, type: 'match.create', window: params.id, ...itemOf(body) }
       // A dry run is a read (isRead): the lifecycle took no Idempotency-Key for it, and it keeps nothing.
       return body.dry_run === true ? { read: { name: 'match.what-if', params: { command } } } : command

@@ -1,25 +1,24 @@
 /** @module /v2/reconciliations routes: windows, statement lines (JSON or CSV), matches, transitions, history. */
 
 import type { Static } from 'typebox'
-import { reject, type Rejection } from '../../errors.js'
+import { reject } from '../../errors.js'
 import type { CommandEnvelope, StatementLineInput } from '../../ledger/commands.js'
 import { zeroAmountRejection } from '../../ledger/money.js'
 import { canonicalTimeZone } from '../../ledger/time-zone-name.js'
-import type { Statement, StatementFormat } from '../../statements/types.js'
-import { v2Route, type Built, type BuiltLater, type V2Route } from '../route.js'
+import { v2Route, type Built, type V2Route } from '../route.js'
 import { cursorQuery, enumQuery, limitQuery, textQuery } from '../query.js'
 import { linesAdd, windowOpen, windowTransition } from '../schemas/ledger.js'
 import { history, linesAdded, linePage, match, matchPage, reconciliationWindow, windowPage, windowStates } from '../schemas/responses.js'
 import { validator, type Validator } from '../schemas/validate.js'
-import { formatQuery, isStatementFile, lineInputOf, namesStatementFile, readStatementFile, statementAccountsOf, statementFileOf, statementMediaTypes, type StatementFile } from '../statement-file.js'
+import { formatQuery, lineInputOf, statementAccountsOf, StatementsRead } from '../statement-file.js'
 import { parseStatementCsv } from '../statement-csv.js'
 
 const windowOpenBody = validator(windowOpen)
 const windowTransitionBody = validator(windowTransition)
 const linesAddJson = validator(linesAdd)
-/** JSON or CSV lines as the schema says, or a statement file, read by the handler. */
-const linesAddBody: Validator<Static<typeof linesAdd> | StatementFile> = Object.assign(
-  (value: unknown) => (isStatementFile(value) ? { ok: true as const, value } : linesAddJson(value)),
+/** JSON or CSV lines as the schema says, or a statement file's statements, read by the `parse` stage. */
+const linesAddBody: Validator<Static<typeof linesAdd> | StatementsRead> = Object.assign(
+  (value: unknown) => (value instanceof StatementsRead ? { ok: true as const, value } : linesAddJson(value)),
   { schema: linesAdd },
 )
 
@@ -33,15 +32,11 @@ const csvFormat = {
   description: 'A header row naming date, amount, reference, description (any order, case-insensitive; reference and description optional), then one line per row: date YYYY-MM-DD, amount an integer in minor units; an empty reference or description is null.',
 }
 
-/** A statement file's lines for one window: read (in a worker when large), balanced, then checked against the window by the ledger. */
-function statementLinesCommand(envelope: CommandEnvelope, window: string, file: StatementFile, format: StatementFormat | null): BuiltLater {
-  const build = (statements: readonly Statement[] | Rejection): Built => {
-    if ('ok' in statements) return statements
-    const lines = statements.flatMap((statement) => statement.entries.map(lineInputOf))
-    if (lines.length === 0) return reject('request_invalid', 'The statement file holds no lines.', [{ path: '/lines', message: 'empty' }])
-    return { ...envelope, type: 'window.lines.add', window, lines, keep_outside: true, statements: statementAccountsOf(statements) }
-  }
-  return readStatementFile(file, format).then(build)
+/** A statement file's lines for one window: read and balanced by the `parse` stage, then checked against the window by the ledger. */
+function statementLinesCommand(envelope: CommandEnvelope, window: string, file: StatementsRead): Built {
+  const lines = file.statements.flatMap((statement) => statement.entries.map(lineInputOf))
+  if (lines.length === 0) return reject('request_invalid', 'The statement file holds no lines.', [{ path: '/lines', message: 'empty' }])
+  return { ...envelope, type: 'window.lines.add', window, lines, keep_outside: true, statements: statementAccountsOf(file.statements) }
 }
 
 function counterpartyOf(counterparty: { name?: string | null; account?: string | null } | null | undefined): StatementLineInput['counterparty'] {
@@ -83,21 +78,22 @@ export const reconciliationRoutes: V2Route[] = [
     handle: ({ envelope, body, params, key }) => {
       // A missing abandon reason is a schema failure (docs/API.md, Conventions), so it answers before the window's state rules.
       if (body.state === 'abandoned' && (body.reason ?? '') === '') return reject('request_invalid', 'Abandoning a window needs a reason.', [{ path: '/reason', message: 'required when state is abandoned' }])
-      return { ...envelope, type: 'window.transition', window: params.id, state: body.state, reason: body.reason ?? null, key_name: key.name }
+      if (body.lock_period === true && body.state !== 'closed') return reject('request_invalid', 'lock_period locks a closed period; it goes with state closed.', [{ path: '/lock_period', message: 'only with state closed' }])
+      const transition = { ...envelope, type: 'window.transition' as const, window: params.id, state: body.state, reason: body.reason ?? null, key_name: key.name }
+      return body.lock_period === true ? { ...transition, lock_period: true } : transition
     },
   }),
   v2Route({
     method: 'POST', pattern: '/v2/reconciliations/:id/lines', scope: 'recon:write', summary: 'Add statement lines (JSON, text/csv, or a statement file)',
     body: {
-      validate: linesAddBody, limit: 'import', parseFormat: [csvFormat, ...statementMediaTypes],
-      reads: namesStatementFile,
-      parse: (bytes, contentType, query) => (namesStatementFile(contentType, query) ? statementFileOf(bytes, contentType) : parseStatementCsv(bytes)),
+      validate: linesAddBody, limit: 'import', parseFormat: csvFormat, statementFile: 'named',
+      parse: (bytes) => parseStatementCsv(bytes),
     },
     query: [formatQuery],
     errors: ['request_invalid', 'statement_invalid', 'not_found', 'account_unknown', 'recon_state_invalid', 'line_outside_window', 'statement_unbalanced', 'currency_mismatch'],
     response: { status: 201, description: 'The lines added, with their ids', schema: linesAdded },
-    handle: ({ envelope, body, params, query }) => {
-      if (isStatementFile(body)) return statementLinesCommand(envelope, params.id, body, query.format)
+    handle: ({ envelope, body, params }) => {
+      if (body instanceof StatementsRead) return statementLinesCommand(envelope, params.id, body)
       const zero = zeroAmountRejection(body.lines, 'Statement line')
       if (zero !== null) return zero
       const lines: StatementLineInput[] = body.lines.map((line) => ({

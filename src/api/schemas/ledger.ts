@@ -53,6 +53,12 @@ export const entryPost = fields({
   metadata: Type.Optional(Type.Union([metadata, Type.Null()])),
 })
 
+/** docs/API.md, Reversals: the reversing entry's date and description; both optional (the body may be `{}`). */
+export const entryReverse = fields({
+  effective_at: Type.Optional(Type.String({ maxLength: 64, description: 'RFC 3339; absent: now' })),
+  description: Type.Optional(Type.Union([text({ maxLength: 1000 }), Type.Null()], { description: 'absent or null: "Reversal of <entry id>"' })),
+})
+
 /** docs/API.md, Bulk postings: up to 8,190 entries (TigerBeetle's batch size). */
 export const entryBatchSizeMax = 8190
 
@@ -105,12 +111,19 @@ const matchFields = {
 const dryRun = Type.Optional(Type.Boolean({ description: 'Run every check and answer the figures the call would leave; store and log nothing' }))
 
 export const matchItem = fields(matchFields)
-export const matchCreate = fields({ ...matchFields, dry_run: dryRun })
+/** docs/API.md, Adjustments: a write-off of one line that posts the entry the books lacked. */
+const adjustment = Type.Optional(fields({
+  account: accountName,
+  description: Type.Optional(Type.Union([text({ maxLength: 1000 }), Type.Null()], { description: 'The entry\'s description; absent or null: the write-off\'s reason' })),
+}, { description: 'With strategy write_off and one statement line: post the line\'s amount on the window\'s account against this account, and match the line to that entry' }))
+
+export const matchCreate = fields({ ...matchFields, adjustment, dry_run: dryRun })
 export const matchBatch = fields({ matches: Type.Array(matchItem, { minItems: 1, maxItems: 1000 }), dry_run: dryRun })
 
 export const windowTransition = fields({
   state: Type.String({ maxLength: 32 }),
   reason: Type.Optional(Type.Union([text({ maxLength: 500 }), Type.Null()])),
+  lock_period: Type.Optional(Type.Boolean({ description: 'With state closed: lock the period for the window\'s accounts (docs/API.md, Period locks)' })),
 })
 
 const limitPerMinute = Type.Integer({ minimum: 1, maximum: 100_000_000 })
@@ -127,6 +140,9 @@ export const workspaceUpdate = fields({
   timezone: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
   currency: Type.Optional(currencyCode),
   limits: Type.Optional(fields({ writes_per_minute: Type.Optional(limitPerMinute), reads_per_minute: Type.Optional(limitPerMinute) })),
+  settings: Type.Optional(fields({
+    lock_closed_periods: Type.Optional(Type.Boolean({ description: 'Lock every closed window\'s period: no entry line on its accounts effective in it (docs/API.md, Period locks)' })),
+  })),
 })
 
 export const keyCreate = fields({

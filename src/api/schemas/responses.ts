@@ -34,6 +34,8 @@ export const entry = Type.Object({
   posted_at: timestamp,
   description: nullableText,
   metadata: Type.Union([Type.Record(Type.String(), Type.String()), Type.Null()]),
+  reverses: Type.Optional(Type.String({ description: 'A reversal: the id of the entry it reverses (docs/API.md, Reversals); absent otherwise' })),
+  reversed_by: Type.Optional(Type.String({ description: 'A reversed entry: the id of the reversal; absent otherwise' })),
 })
 
 export const balance = Type.Object({
@@ -141,6 +143,7 @@ export const match = Type.Object({
   state: windowState,
   created_at: timestamp,
   reversed_at: nullableTimestamp,
+  adjustment_entry: Type.Optional(Type.String({ description: 'A write-off with an adjustment: the entry it posted (ent_…), also in entries (docs/API.md, Adjustments); absent otherwise' })),
 })
 
 /** What a match would leave (a dry run): its matched_amount, and the window's residual and state after it. */
@@ -255,7 +258,9 @@ export const workspace = Type.Object({
   timezone: Type.String({ description: 'IANA time zone' }),
   currency: Type.String({ description: 'ISO 4217: the currency of accounts created without one' }),
   limits: Type.Object({ writes_per_minute: Type.Integer({ minimum: 1 }), reads_per_minute: Type.Integer({ minimum: 1 }) }),
-  settings: Type.Object({}, { additionalProperties: true, description: 'The workspace\'s settings: none yet, an empty object' }),
+  settings: Type.Object({
+    lock_closed_periods: Type.Boolean({ description: 'Every closed window\'s period is locked (docs/API.md, Period locks)' }),
+  }, { additionalProperties: true, description: 'The workspace\'s settings' }),
   seal_public_key: Type.String({ description: 'The Ed25519 public key that signs the workspace\'s seals: base64 of its raw 32 bytes (docs/API.md, "The seal")' }),
   created_at: timestamp,
 })
