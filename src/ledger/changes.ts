@@ -41,6 +41,7 @@ export function changesOf(state: WorkspaceState, command: WorkspaceCommand, outc
     case 'match.create': return command.adjustment === undefined ? windowChanges(state, command.window, false) : adjustmentChanges(state, command.window)
     case 'window.lines.add':
     case 'match.batch':
+    case 'match.auto':
     case 'match.reverse': return windowChanges(state, command.window, false)
     // An abandoned window is no longer the previous window of those after it (docs/API.md, "Continuity").
     case 'window.transition': return windowChanges(state, command.window, command.state === 'abandoned')
@@ -50,7 +51,11 @@ export function changesOf(state: WorkspaceState, command: WorkspaceCommand, outc
     // A new account has no watcher yet; its balance is 0 and no window names it.
     case 'account.create':
     case 'webhook.create':
-    case 'webhook.delete': return none
+    case 'webhook.delete':
+    // Rules change no window and no balance until an auto-match applies them.
+    case 'matching_rule.create':
+    case 'matching_rule.update':
+    case 'matching_rule.delete': return none
     // The closed windows it signed (their seal and history changed).
     case 'seal.key': return { windows: (outcome.body as { signed: string[] }).signed.map((id) => findWindow(state, id, null)!), accountSeqs: [] }
     default: return unknownCommand(command)

@@ -147,6 +147,8 @@ export interface StatementsImport extends CommandEnvelope {
   readonly statements: readonly StatementInput[]
   /** The workspace timezone when imported; the windows keep it. */
   readonly time_zone: string
+  /** ?auto_match=true: the auto_match rules run on each window this import opens, in this command (absent: false). */
+  readonly auto_match?: boolean
 }
 
 export type MatchStrategy = 'amount_and_date' | 'manual' | 'write_off'
@@ -217,6 +219,53 @@ export interface WebhookDelete extends CommandEnvelope {
   readonly webhook: string
 }
 
+/** A text condition of a matching rule (docs/API.md, Matching rules): equals and contains ignore case; a regex runs in linear time (linear-regex.ts). */
+export type RuleTextCondition = { readonly equals: string } | { readonly contains: string } | { readonly regex: string }
+
+/** What a statement line (and the entries it pairs with) must meet for a rule to match it. */
+export interface RuleConditions {
+  /** exact: the sums are equal; tolerance: they may differ by that many minor units, the difference written off (one_to_one only). */
+  readonly amount: 'exact' | { readonly tolerance: number }
+  /** 0..31: the most days between the line's date and each entry's effective date. */
+  readonly date_window_days: number
+  readonly reference: RuleTextCondition | null
+  readonly counterparty: Exclude<RuleTextCondition, { regex: string }> | null
+  readonly description: Extract<RuleTextCondition, { regex: string }> | null
+}
+
+export type RuleAction = 'propose' | 'auto_match'
+export type RuleStrategy = 'one_to_one' | 'many_to_one' | 'one_to_many'
+
+export interface MatchingRuleFields {
+  readonly name: string
+  /** Lower first; equal priorities in creation order. */
+  readonly priority: number
+  readonly conditions: RuleConditions
+  readonly action: RuleAction
+  readonly strategy: RuleStrategy
+}
+
+export interface MatchingRuleCreate extends CommandEnvelope, MatchingRuleFields {
+  readonly type: 'matching_rule.create'
+}
+
+/** The fields given replace the rule's (conditions as a whole). */
+export interface MatchingRuleUpdate extends CommandEnvelope, Partial<MatchingRuleFields> {
+  readonly type: 'matching_rule.update'
+  readonly rule: string
+}
+
+export interface MatchingRuleDelete extends CommandEnvelope {
+  readonly type: 'matching_rule.delete'
+  readonly rule: string
+}
+
+/** The workspace's auto_match rules applied to a window's unmatched lines and entries, every match in this one record (docs/API.md, Matching rules). */
+export interface MatchAuto extends CommandEnvelope {
+  readonly type: 'match.auto'
+  readonly window: string
+}
+
 /**
  * The workspace's seal key given on upgrade (docs/API.md, "The seal"): logged at start-up for a workspace
  * created before keys existed, after the system command that gave it the key (ledger/system.ts). Every closed
@@ -246,6 +295,10 @@ export type WorkspaceCommand =
   | WindowTransition
   | WebhookCreate
   | WebhookDelete
+  | MatchingRuleCreate
+  | MatchingRuleUpdate
+  | MatchingRuleDelete
+  | MatchAuto
   | SealKeyGive
 
 /**
@@ -256,7 +309,8 @@ export type WorkspaceCommand =
 const commandTypeTable: { readonly [T in WorkspaceCommand['type']]: true } = {
   'account.create': true, 'account.update': true, 'entry.post': true, 'entry.batch': true, 'entry.reverse': true, 'window.open': true, 'window.lines.add': true,
   'statements.import': true, 'match.create': true, 'match.batch': true, 'match.reverse': true, 'window.transition': true,
-  'webhook.create': true, 'webhook.delete': true, 'seal.key': true,
+  'webhook.create': true, 'webhook.delete': true, 'seal.key': true, 'matching_rule.create': true, 'matching_rule.update': true, 'matching_rule.delete': true,
+  'match.auto': true,
 }
 export const workspaceCommandTypes = Object.keys(commandTypeTable) as readonly WorkspaceCommand['type'][]
 

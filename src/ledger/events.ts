@@ -49,8 +49,9 @@ export function eventsOf(state: WorkspaceState, command: WorkspaceCommand, outco
       return matchEvents(state, command.type, outcome, timestamp)
     case 'match.reverse':
       return matchEvents(state, command.type, outcome, timestamp)
-    // createMatchBatch gathered the events of its matches one by one (match-batch.ts): they are the batch's.
+    // createMatchBatch and autoMatch gathered the events of their matches one by one (match-batch.ts, auto-match.ts).
     case 'match.batch':
+    case 'match.auto':
       return outcome.events === undefined ? [] : [...outcome.events]
     // Lines move no figure the residual rests on (no flip); accounts and subscriptions have no webhook event (docs/API.md, Webhooks).
     case 'window.lines.add':
@@ -58,6 +59,9 @@ export function eventsOf(state: WorkspaceState, command: WorkspaceCommand, outco
     case 'account.update':
     case 'webhook.create':
     case 'webhook.delete':
+    case 'matching_rule.create':
+    case 'matching_rule.update':
+    case 'matching_rule.delete':
     // A seal signed on upgrade changes no figure of its window and has no webhook event (docs/API.md, "The seal").
     case 'seal.key':
       return []

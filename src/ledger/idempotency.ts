@@ -86,9 +86,14 @@ export function answerAccountSeqs(state: WorkspaceState, command: WorkspaceComma
     case 'window.lines.add':
     case 'window.transition':
     case 'match.batch':
+    case 'match.auto':
     case 'match.reverse': return findWindow(state, command.window, null)?.accountSeqs ?? []
     case 'webhook.create':
     case 'webhook.delete': return null
+    // A rule names no account: its answer may go to any key of the workspace.
+    case 'matching_rule.create':
+    case 'matching_rule.update':
+    case 'matching_rule.delete': return []
     // Made by the service at start-up, never with an Idempotency-Key: it shows no account.
     case 'seal.key': return []
     default: return unknownCommand(command)

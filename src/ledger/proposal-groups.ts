@@ -52,7 +52,7 @@ export function* proposeGroups(items: WindowItems, settings: ProposalSettings, m
  * The pool of one day, kept while the targets of that day are searched (targets come in day order):
  * the unused items within the pass's width, nearest first, at most groupPoolItemsMax.
  */
-class DayPools<T extends Item> {
+export class DayPools<T extends Item> {
   readonly #sorted: readonly T[]
   readonly #widthDays: number
   #day = Number.NaN

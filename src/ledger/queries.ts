@@ -11,7 +11,9 @@ import type { EntryBatch, MatchBatch, MatchCreate } from './commands.js'
 import { firstRefusal, itemRejection } from './entry-batch.js'
 import { getEntry } from './entries.js'
 import { listEntries, type EntryListQuery } from './entry-list.js'
+import { autoMatchWhatIf } from './auto-match.js'
 import { whatIfBatch, whatIfMatch } from './match-batch.js'
+import { getMatchingRule, listMatchingRules } from './matching-rules.js'
 import { listMatches } from './matches.js'
 import { accept, type Outcome } from './outcome.js'
 import { proposalsAnswer, type ProposalQuery } from './proposals.js'
@@ -43,11 +45,15 @@ export interface QueryParams {
   'match.batch.what-if': { readonly command: MatchBatch }
   'webhook.list': { readonly limit: number; readonly cursor: string | null }
   'webhook.get': { readonly webhook: string }
+  'matching-rule.list': { readonly limit: number; readonly cursor: string | null }
+  'matching-rule.get': { readonly rule: string }
 }
 
 /** Reads that run in slices, one per turn of the event loop (docs/ARCHITECTURE.md, How a request flows). */
 export interface SlicedQueryParams {
   proposals: ProposalQuery & { readonly window: string }
+  /** An auto-match's dry run (a plan over the whole window). */
+  'match.auto.what-if': { readonly window: string }
 }
 
 export type QueryName = keyof QueryParams
@@ -84,10 +90,13 @@ const queries: QueryTable = {
   'match.batch.what-if': (state, { command }) => whatIfBatch(state, command),
   'webhook.list': (state, { limit, cursor }) => listWebhooks(state, limit, cursor),
   'webhook.get': (state, { webhook }) => getWebhook(state, webhook),
+  'matching-rule.list': (state, { limit, cursor }) => listMatchingRules(state, limit, cursor),
+  'matching-rule.get': (state, { rule }) => getMatchingRule(state, rule),
 }
 
 const slicedQueries: SlicedQueryTable = {
   proposals: (state, params, visibility) => proposalsAnswer(state, params.window, params, visibility),
+  'match.auto.what-if': (state, { window }, visibility) => autoMatchWhatIf(state, window, visibility),
 }
 
 /** Answers a read against the state as it stands; pure, like executeWorkspace. */
@@ -98,7 +107,8 @@ export function executeQuery(state: WorkspaceState, query: WorkspaceQuery, visib
 
 /** A sliced read's generator: the caller resumes it a slice at a time. */
 export function executeSlicedQuery(state: WorkspaceState, query: WorkspaceSlicedQuery, visibility: Visibility): Generator<undefined, Outcome, undefined> {
-  return slicedQueries[query.name](state, query.params, visibility)
+  const run = slicedQueries[query.name] as (state: WorkspaceState, params: unknown, visibility: Visibility) => Generator<undefined, Outcome, undefined>
+  return run(state, query.params, visibility)
 }
 
 export function isSlicedQuery(query: WorkspaceQuery | WorkspaceSlicedQuery): query is WorkspaceSlicedQuery {

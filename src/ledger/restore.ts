@@ -13,6 +13,7 @@ import { sealOf } from './seal.js'
 import { createWorkspaceState, EntryStore, type Account, type Entry, type IdempotencyRecord, type SealHasher, type SealKeyPair, type SealSigner, type WorkspaceState } from './state.js'
 import { currencyDefault, settingsDefault, type KeyRecord, type SystemState, type WorkspaceRecord } from './system.js'
 import { isTerminal } from './window-effects.js'
+import type { MatchingRule } from './matching-rules-state.js'
 import type { WebhookSubscription } from './webhooks-state.js'
 import { addLiveWindow } from './live-windows.js'
 import { addAccountWindows } from './window-continuity.js'
@@ -66,6 +67,8 @@ export interface WorkspaceFacts {
   readonly matches: readonly Match[]
   /** Absent in snapshots written before webhooks existed: no subscriptions then. */
   readonly webhooks?: { readonly lastSeq: number; readonly subscriptions: readonly WebhookSubscription[] }
+  /** Absent in snapshots written before matching rules existed: no rules then. */
+  readonly matchingRules?: { readonly lastSeq: number; readonly rules: readonly MatchingRule[] }
   /** Absent in snapshots written before seal keys existed: none then. */
   readonly sealKey?: SealKeyPair | null
   /** Pairs (entry seq, seq of the entry that reversed it); absent in snapshots written before reversals, and when there are none. */
@@ -90,6 +93,7 @@ export function factsOf(state: WorkspaceState): WorkspaceFacts {
     webhooks: { lastSeq: state.webhooks.lastSeq, subscriptions: [...state.webhooks.subscriptions.values()] },
     sealKey: state.sealKey,
     ...(state.reversedBy.size === 0 ? {} : { reversals: [...state.reversedBy] }),
+    ...(state.matchingRules.lastSeq === 0 ? {} : { matchingRules: { lastSeq: state.matchingRules.lastSeq, rules: [...state.matchingRules.rules.values()] } }),
   }
 }
 
@@ -143,6 +147,10 @@ export function restoreWorkspace(facts: WorkspaceFacts, sealHasher: SealHasher |
   if (facts.webhooks !== undefined) {
     state.webhooks.lastSeq = facts.webhooks.lastSeq
     for (const subscription of facts.webhooks.subscriptions) state.webhooks.subscriptions.set(subscription.id, subscription)
+  }
+  if (facts.matchingRules !== undefined) {
+    state.matchingRules.lastSeq = facts.matchingRules.lastSeq
+    for (const rule of facts.matchingRules.rules) state.matchingRules.rules.set(rule.id, rule)
   }
   return state
 }

@@ -2,6 +2,7 @@
 
 import { makeId } from './ids.js'
 import { DoublesArena, SumTree } from './sum-tree.js'
+import { createMatchingRulesState, type MatchingRulesState } from './matching-rules-state.js'
 import { createWebhooksState, type WebhooksState } from './webhooks-state.js'
 import { createWindowsState, type WindowsState } from './windows-state.js'
 
@@ -190,6 +191,7 @@ export interface WorkspaceState {
   idempotencyOrderHead: number
   readonly windows: WindowsState
   readonly webhooks: WebhooksState
+  readonly matchingRules: MatchingRulesState
   /** Reversals (entry-reversal.ts): entry seq → seq of the entry that reversed it, and back. */
   readonly reversedBy: Map<number, number>
   readonly reverses: Map<number, number>
@@ -240,6 +242,7 @@ export function createWorkspaceState(
     idempotencyOrderHead: 0,
     windows: createWindowsState(),
     webhooks: createWebhooksState(),
+    matchingRules: createMatchingRulesState(),
     reversedBy: new Map(),
     reverses: new Map(),
     sealHasher,

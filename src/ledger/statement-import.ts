@@ -10,6 +10,7 @@
 import assert from 'node:assert/strict'
 import { reject, type ErrorDetail, type Rejection } from '../errors.js'
 import { findAccountByExternalId } from './accounts.js'
+import { autoMatchWindow } from './auto-match.js'
 import { movementOver } from './balances.js'
 import { formatTimestamp } from './calendar.js'
 import type { StatementInput, StatementsImport } from './commands.js'
@@ -53,6 +54,7 @@ export function* importStatementsInSlices(state: WorkspaceState, command: Statem
     windows.push('known' in plan ? plan.known : openImported(state, command, plan.spec, plan.input))
     if (windows.length % statementsPerYield === 0 || ('input' in plan && plan.input.lines.length > statementsPerYield)) yield
   }
+  const autoMatched = command.auto_match === true ? yield* autoMatchOpened(state, command, planned, windows) : null
   const views = []
   let json = ''
   for (const [index, window] of windows.entries()) {
@@ -62,10 +64,24 @@ export function* importStatementsInSlices(state: WorkspaceState, command: Statem
     views.push(view)
     if (views.length % statementsPerYield === 0) yield
   }
-  const body = { data: views, statements: windows.length }
-  const outcome = { ...accept(201, body), json: `{"data":[${json}],"statements":${windows.length}}` }
+  const body = autoMatched === null ? { data: views, statements: windows.length } : { data: views, statements: windows.length, auto_match: autoMatched }
+  const outcome = { ...accept(201, body), json: `{"data":[${json}],"statements":${windows.length}${autoMatched === null ? '' : `,"auto_match":${JSON.stringify(autoMatched)}`}}` }
   if (planned.every((plan) => 'known' in plan)) return { ...outcome, replayed: true }
   return outcome
+}
+
+/**
+ * The rules run on each window this import opened (not on one imported before), in file order: what each
+ * made by rule. A window whose matches the window refuses (its residual beyond the safe range) keeps none.
+ */
+function* autoMatchOpened(state: WorkspaceState, command: StatementsImport, planned: readonly Planned[], windows: readonly ReconciliationWindow[]): Generator<undefined, { reconciliation: string; by_rule: Readonly<Record<string, number>> }[], undefined> {
+  const made: { reconciliation: string; by_rule: Readonly<Record<string, number>> }[] = []
+  for (const [index, window] of windows.entries()) {
+    if ('known' in planned[index]) continue
+    const run = yield* autoMatchWindow(state, window, command)
+    made.push({ reconciliation: window.id, by_rule: 'ok' in run ? {} : run.byRule })
+  }
+  return made
 }
 
 /**

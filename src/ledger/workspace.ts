@@ -7,11 +7,14 @@ import { postEntry } from './entries.js'
 import { postEntryBatch } from './entry-batch.js'
 import { reverseEntry } from './entry-reversal.js'
 import { eventsOf } from './events.js'
+import { autoMatch } from './auto-match.js'
 import { answerAccountSeqs, expireIdempotency, storeIdempotency } from './idempotency.js'
 import { createAdjustedWriteOff } from './match-adjustment.js'
 import { createMatchBatch } from './match-batch.js'
 import { createMatch, reverseMatch } from './matches.js'
+import { createMatchingRule, deleteMatchingRule, updateMatchingRule } from './matching-rules.js'
 import { answerText, type Outcome } from './outcome.js'
+import { runToEnd } from './proposals.js'
 import type { WorkspaceState } from './state.js'
 import { importStatements, importStatementsInSlices } from './statement-import.js'
 import { giveSealKey } from './seal-key.js'
@@ -29,12 +32,19 @@ export function executeWorkspace(state: WorkspaceState, command: WorkspaceComman
 
 /**
  * executeWorkspace with yield points, for the actor to run in slices: a statement import, which may hold
- * tens of thousands of statements (statement-import.ts); any other command at once. The same outcome and
- * state as executeWorkspace, which replay uses.
+ * tens of thousands of statements (statement-import.ts), and an auto-match (auto-match.ts); any other
+ * command at once. The same outcome and state as executeWorkspace, which replay uses.
  */
 export function* executeWorkspaceInSlices(state: WorkspaceState, command: WorkspaceCommand): Generator<undefined, Outcome, undefined> {
-  const outcome = command.type === 'statements.import' ? yield* importStatementsInSlices(state, command) : dispatch(state, command)
+  const outcome = command.type === 'statements.import' ? yield* importStatementsInSlices(state, command)
+    : command.type === 'match.auto' ? yield* autoMatch(state, command)
+    : dispatch(state, command)
   return settle(state, command, outcome)
+}
+
+/** The commands the actor runs in slices (executeWorkspaceInSlices). */
+export function isSlicedCommand(command: WorkspaceCommand): boolean {
+  return command.type === 'statements.import' || command.type === 'match.auto'
 }
 
 /** What every accepted command does besides its own work: expiry, its idempotency record, its events. */
@@ -77,6 +87,10 @@ function dispatch(state: WorkspaceState, command: WorkspaceCommand): Outcome {
     case 'window.transition': return transitionWindow(state, command)
     case 'webhook.create': return createWebhook(state, command)
     case 'webhook.delete': return deleteWebhook(state, command)
+    case 'matching_rule.create': return createMatchingRule(state, command)
+    case 'matching_rule.update': return updateMatchingRule(state, command)
+    case 'matching_rule.delete': return deleteMatchingRule(state, command)
+    case 'match.auto': return runToEnd(autoMatch(state, command))
     case 'seal.key': return giveSealKey(state, command)
     default: return unknownCommand(command)
   }

@@ -10,6 +10,7 @@ import { Packr, Unpackr } from 'msgpackr'
 import { factsOf, restoreWorkspace, type AccountFacts, type SystemFacts, type WindowFacts, type WorkspaceFacts } from '../ledger/restore.js'
 import { Entry, EntryStore, type EntryLine, type IdempotencyRecord, type SealHasher, type SealKeyPair, type SealSigner, type WorkspaceState } from '../ledger/state.js'
 import type { Match } from '../ledger/windows-state.js'
+import type { MatchingRule } from '../ledger/matching-rules-state.js'
 import type { WebhookSubscription } from '../ledger/webhooks-state.js'
 import type { KeyRecord, SystemState, WorkspaceRecord } from '../ledger/system.js'
 import { decodeValue, encodeValue, frame, unframe } from './codec.js'
@@ -57,6 +58,8 @@ interface SnapshotFacts {
   readonly matches: readonly Match[]
   /** Absent in snapshots written before webhooks existed: no subscriptions then. */
   readonly webhooks?: { readonly lastSeq: number; readonly subscriptions: readonly WebhookSubscription[] }
+  /** Absent in snapshots written before matching rules existed: no rules then. */
+  readonly matchingRules?: { readonly lastSeq: number; readonly rules: readonly MatchingRule[] }
   /** Absent in snapshots written before seal keys existed: none then (an upgrade gives one through the log). */
   readonly sealKey?: SealKeyPair | null
   /** Absent in snapshots written before reversals existed, and when there are none (WorkspaceFacts.reversals). */
@@ -195,6 +198,8 @@ function headOf(seq: number, facts: WorkspaceFacts, perChunk: number, chunks: nu
     sealKey: facts.sealKey ?? null,
     // Only when there are any: the head of a workspace without reversals is written as before.
     ...(facts.reversals === undefined ? {} : { reversals: facts.reversals }),
+    // Only when the workspace ever had a rule: the head of one without is written as before.
+    ...(facts.matchingRules === undefined ? {} : { matchingRules: facts.matchingRules }),
   }
 }
 
@@ -371,8 +376,8 @@ function fromBody(db: Database<Buffer, string>, body: SnapshotBodyV1 | SnapshotH
   const accountsCount = body.accounts.length
   // readEntries checks seqs and accounts as it builds the entries; a version 1 body holds them ready-made.
   const entries = body.v === 1 ? checkedEntriesV1((body as SnapshotBodyV1).entries, body.tag, accountsCount) : readEntries(db, body as SnapshotHead)
-  const { workspaceId, tag, accounts, idempotency, windows, matches, webhooks, sealKey, reversals } = body
-  return restoreWorkspace({ workspaceId, tag, accounts, entries, idempotency, windows, matches, webhooks, sealKey, reversals }, sealHasher, sealSigner)
+  const { workspaceId, tag, accounts, idempotency, windows, matches, webhooks, sealKey, reversals, matchingRules } = body
+  return restoreWorkspace({ workspaceId, tag, accounts, entries, idempotency, windows, matches, webhooks, sealKey, reversals, matchingRules }, sealHasher, sealSigner)
 }
 
 export interface LoadedSnapshots {

@@ -16,6 +16,7 @@ import { executeQuery, executeSlicedQuery, isSlicedQuery } from '../ledger/queri
 import type { SystemCommand, SystemState } from '../ledger/system.js'
 import { executeSystemQuery } from '../ledger/system-pages.js'
 import { findWebhook } from '../ledger/webhooks.js'
+import { isSlicedCommand } from '../ledger/workspace.js'
 import { LiveWatches } from './live-watch.js'
 import { nothingStored, type Headers, type Operation, type Reply, type Shard, type ShardStats, type UpdateListener } from './operation.js'
 import { subscribed, unsubscribed } from './topics.js'
@@ -93,7 +94,7 @@ export class LocalShard implements Shard {
         const actor = runtime.actors.get(operation.workspace)
         if (actor === undefined) return done(rejected(reject('not_found', `No workspace ${operation.workspace}.`)))
         // A statement import is running in slices: its workspace's other requests wait for it (workspace-actor.ts).
-        if (actor.busy && !(operation.op === 'command' && operation.command.type === 'statements.import')) return actor.whenIdle(() => this.#workspace(actor, operation, done))
+        if (actor.busy && !(operation.op === 'command' && isSlicedCommand(operation.command))) return actor.whenIdle(() => this.#workspace(actor, operation, done))
         return this.#workspace(actor, operation, done)
       }
     }
@@ -130,7 +131,7 @@ export class LocalShard implements Shard {
 
   /** A command, its Idempotency-Key looked up in the very step that applies it (a replay or a conflict instead); a statement import in slices. */
   #command(actor: WorkspaceActor, command: WorkspaceCommand, keyed: boolean, done: Done): void {
-    if (command.type === 'statements.import') return actor.submitInSlices(command, keyed, (completion) => this.#settle(completion, done))
+    if (isSlicedCommand(command)) return actor.submitInSlices(command, keyed, (completion) => this.#settle(completion, done))
     this.#settle(actor.submit(command, keyed), done)
   }
 

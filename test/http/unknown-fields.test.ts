@@ -26,6 +26,8 @@ const window = await openWindowOk(baseUrl, key, { accounts: ['assets:bank'], fro
 await addLinesOk(baseUrl, key, window.id, [{ amount: 700, date: '2026-10-05' }])
 const accountId = (await call(baseUrl, 'GET', '/v2/accounts/assets:bank', { key })).body.id
 const matchBody = { statement_lines: ['l1'], entries: [entry.id], strategy: 'amount_and_date' }
+const ruleBody = { name: 'r', priority: 1, action: 'auto_match', strategy: 'one_to_one', conditions: { amount: 'exact' } }
+const ruleId = (await call(baseUrl, 'POST', '/v2/matching-rules', { key, body: ruleBody })).body.id
 
 interface Case {
   readonly method: string
@@ -61,6 +63,10 @@ const cases: readonly Case[] = [
   { method: 'POST', pattern: '/v2/reconciliations/:id/matches/batch', path: `/v2/reconciliations/${window.id}/matches/batch`, body: { matches: [matchBody], atomic: true }, unknown: ['/atomic'] },
   { method: 'POST', pattern: '/v2/reconciliations/:id/matches/batch', path: `/v2/reconciliations/${window.id}/matches/batch`, body: { matches: [{ ...matchBody, dry_run: true }] }, unknown: ['/matches/0/dry_run'] },
   { method: 'POST', pattern: '/v2/reconciliations/:id/matches/batch', path: `/v2/reconciliations/${window.id}/matches/batch`, body: { matches: [{ ...matchBody, dry_run: false }], dry_run: true }, unknown: ['/matches/0/dry_run'] },
+  { method: 'POST', pattern: '/v2/matching-rules', path: '/v2/matching-rules', body: { ...ruleBody, enabled: true }, unknown: ['/enabled'] },
+  { method: 'POST', pattern: '/v2/matching-rules', path: '/v2/matching-rules', body: { ...ruleBody, conditions: { reference: { equals: 'x', ignore_case: true } } }, unknown: ['/conditions/reference/ignore_case'] },
+  { method: 'PATCH', pattern: '/v2/matching-rules/:id', path: `/v2/matching-rules/${ruleId}`, body: { priority: 2, order: 1 }, unknown: ['/order'] },
+  { method: 'POST', pattern: '/v2/reconciliations/:id/auto-match', path: `/v2/reconciliations/${window.id}/auto-match`, body: { dry_run: true, rules: [] }, unknown: ['/rules'] },
   { method: 'POST', pattern: '/v2/webhooks', path: '/v2/webhooks', body: { url: 'https://hooks.example.com/x', events: ['entry.posted'], secret: 's' }, unknown: ['/secret'] },
   { method: 'POST', pattern: '/admin/workspaces', path: '/admin/workspaces', body: { id: 'w2', timezone: 'UTC', plan: 'pro' }, unknown: ['/plan'], admin: true },
   { method: 'POST', pattern: '/admin/workspaces', path: '/admin/workspaces', body: { id: 'w2', timezone: 'UTC', limits: { writes_per_minute: 1, reads_per_minute: 1, bursts: 2 } }, unknown: ['/limits/bursts'], admin: true },

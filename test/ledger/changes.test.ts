@@ -26,6 +26,7 @@ interface World {
   readonly novEntry: string
   readonly writeOff: string
   readonly webhook: string
+  readonly rule: string
 }
 
 /** One workspace with a window in each state on assets:bank, so every kind of change has something to show on. */
@@ -43,8 +44,14 @@ function world(): World {
   ok(run(ctx, { type: 'window.lines.add', window: nov, lines: [40, 60, 3].map((amount) => ({ amount, date: '2026-11-10', reference: null, description: null })) }))
   const writeOff = ok(run(ctx, { type: 'match.create', window: nov, statement_lines: ['l3'], entries: [], strategy: 'write_off', reason: 'fee' })).id as string
   const webhook = ok(run(ctx, { type: 'webhook.create', url: 'https://example.test/hook', events: ['entry.posted'], secret })).id as string
-  return { ctx, windows: { oct, nov, sep }, novEntry, writeOff, webhook }
+  const rule = ok(run(ctx, { type: 'matching_rule.create', ...ruleFields })).id as string
+  return { ctx, windows: { oct, nov, sep }, novEntry, writeOff, webhook, rule }
 }
+
+const ruleFields = {
+  name: 'same amount', priority: 1, action: 'auto_match', strategy: 'one_to_one',
+  conditions: { amount: 'exact', date_window_days: 3, reference: null, counterparty: null, description: null },
+} as const
 
 type CommandOf<T extends WorkspaceCommand['type']> = Extract<CommandBody, { type: T }>
 
@@ -104,6 +111,10 @@ const scenarios: { readonly [T in WorkspaceCommand['type']]: readonly Scenario<T
   'window.transition': [{ name: 'an abandon', windows: ['nov'], command: (w) => ({ type: 'window.transition', window: w.windows.nov, state: 'abandoned', reason: 'redo' }) }],
   'webhook.create': [{ name: 'a subscription', windows: [], command: () => ({ type: 'webhook.create', url: 'https://example.test/2', events: ['match.created'], secret }) }],
   'webhook.delete': [{ name: 'an unsubscription', windows: [], command: (w) => ({ type: 'webhook.delete', webhook: w.webhook }) }],
+  'matching_rule.create': [{ name: 'a rule', windows: [], command: () => ({ type: 'matching_rule.create', ...ruleFields, name: 'another' }) }],
+  'matching_rule.update': [{ name: 'a rule changed', windows: [], command: (w) => ({ type: 'matching_rule.update', rule: w.rule, priority: 5 }) }],
+  'matching_rule.delete': [{ name: 'a rule deleted', windows: [], command: (w) => ({ type: 'matching_rule.delete', rule: w.rule }) }],
+  'match.auto': [{ name: 'an auto-match', windows: ['nov'], command: (w) => ({ type: 'match.auto', window: w.windows.nov }) }],
   'seal.key': [{ name: 'a key given on upgrade signs the closed window', windows: ['oct'], command: () => ({ type: 'seal.key', ...sealKeyCommandFields() }) }],
 }
 

@@ -3,6 +3,8 @@
 import { Type, type TObject, type TObjectOptions, type TProperties } from 'typebox'
 import { webhookEventTypes } from '../../ledger/commands.js'
 import { scopes } from '../../ledger/system.js'
+import { regexPatternLengthMax } from '../../ledger/linear-regex.js'
+import { ruleNameLengthMax, rulePriorityMax, ruleTextLengthMax, ruleToleranceMax } from '../../ledger/matching-rules.js'
 import { webhookUrlLengthMax } from '../../ledger/webhooks.js'
 import { text, textPattern } from './text.js'
 
@@ -156,3 +158,30 @@ export const webhookCreate = fields({
   url: text({ minLength: 1, maxLength: webhookUrlLengthMax, description: 'Absolute http or https URL the events are POSTed to' }),
   events: Type.Array(webhookEventType, { minItems: 1, maxItems: webhookEventTypes.length, uniqueItems: true }),
 })
+
+const ruleText = text({ minLength: 1, maxLength: ruleTextLengthMax, description: 'Compared ignoring case' })
+const rulePattern = text({ minLength: 1, maxLength: regexPatternLengthMax, description: 'A regular expression run in linear time; backreferences and lookaround are refused (docs/API.md, Matching rules)' })
+const regexText = fields({ regex: rulePattern })
+/** One object, not a union: an unknown field is then named alone. Exactly one of its fields is the ledger's check (matching-rules.ts). */
+const textCondition = fields({ equals: Type.Optional(ruleText), contains: Type.Optional(ruleText), regex: Type.Optional(rulePattern) }, { minProperties: 1, description: 'Exactly one of equals, contains, regex' })
+const plainTextCondition = fields({ equals: Type.Optional(ruleText), contains: Type.Optional(ruleText) }, { minProperties: 1, description: 'Exactly one of equals, contains' })
+
+/** docs/API.md, Matching rules: absent fields are no condition (amount exact, date_window_days 0). */
+export const ruleConditions = fields({
+  amount: Type.Optional(Type.Union([Type.Literal('exact'), fields({ tolerance: Type.Integer({ minimum: 0, maximum: ruleToleranceMax, description: 'Minor units; the difference is written off (one_to_one only)' }) })])),
+  date_window_days: Type.Optional(Type.Integer({ minimum: 0, maximum: 31, description: 'The most days between the line\'s date and each entry\'s' })),
+  reference: Type.Optional(Type.Union([textCondition, Type.Null()], { description: 'On the statement line\'s reference' })),
+  counterparty: Type.Optional(Type.Union([plainTextCondition, Type.Null()], { description: 'On the statement line\'s counterparty name or account' })),
+  description: Type.Optional(Type.Union([regexText, Type.Null()], { description: 'On the statement line\'s description' })),
+})
+
+const ruleName = text({ minLength: 1, maxLength: ruleNameLengthMax })
+const rulePriority = Type.Integer({ minimum: 0, maximum: rulePriorityMax, description: 'Lower applies first; equal priorities in creation order' })
+export const ruleAction = Type.Union([Type.Literal('propose'), Type.Literal('auto_match')])
+export const ruleStrategy = Type.Union([Type.Literal('one_to_one'), Type.Literal('many_to_one'), Type.Literal('one_to_many')])
+
+export const matchingRuleCreate = fields({ name: ruleName, priority: rulePriority, conditions: ruleConditions, action: ruleAction, strategy: ruleStrategy })
+export const matchingRuleUpdate = fields({
+  name: Type.Optional(ruleName), priority: Type.Optional(rulePriority), conditions: Type.Optional(ruleConditions), action: Type.Optional(ruleAction), strategy: Type.Optional(ruleStrategy),
+}, { minProperties: 1 })
+export const autoMatchRequest = fields({ dry_run: dryRun })

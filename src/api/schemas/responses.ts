@@ -3,7 +3,7 @@
 import { Type, type Static, type TSchema } from 'typebox'
 import { errorCatalogue } from '../../errors.js'
 import { scopes } from '../../ledger/system.js'
-import { accountCreate, accountUpdate, entryPost, keyCreate, linesAdd, matchBatch, matchCreate, matchItem, statementLine, webhookCreate, webhookEventType, windowOpen, windowTransition, workspaceCreate, workspaceUpdate } from './ledger.js'
+import { accountCreate, accountUpdate, autoMatchRequest, entryPost, keyCreate, linesAdd, matchBatch, matchCreate, matchingRuleCreate, matchingRuleUpdate, matchItem, ruleAction, ruleStrategy, statementLine, webhookCreate, webhookEventType, windowOpen, windowTransition, workspaceCreate, workspaceUpdate } from './ledger.js'
 
 const timestamp = Type.String({ format: 'date-time', description: 'RFC 3339 in UTC with milliseconds, e.g. 2026-11-22T10:00:00.000Z' })
 const nullableTimestamp = Type.Union([timestamp, Type.Null()])
@@ -104,6 +104,10 @@ export const counterparty = Type.Object({ name: nullableText, account: nullableT
 export const statementImported = Type.Object({
   data: Type.Array(reconciliationWindow, { description: 'One window per statement, in file order' }),
   statements: Type.Integer({ minimum: 1, description: 'The number of statements in the file' }),
+  auto_match: Type.Optional(Type.Array(Type.Object({
+    reconciliation: Type.String({ description: 'rec_… of a window this import opened' }),
+    by_rule: Type.Record(Type.String(), Type.Integer({ minimum: 0 })),
+  }), { description: 'With ?auto_match=true: the matches the rules made on each window this import opened, by rule' })),
 })
 
 export const addedStatementLine = Type.Object({
@@ -160,6 +164,48 @@ export const matchBatchDone = Type.Object({
 export const dryRunBatch = Type.Object({
   dry_run: Type.Literal(true),
   data: Type.Array(matchFigures, { description: 'What each match would leave, in the order given' }),
+  residual: amount,
+  state: windowState,
+})
+
+export const matchingRule = Type.Object({
+  id: Type.String({ description: 'rule_…' }),
+  name: Type.String(),
+  priority: Type.Integer({ minimum: 0 }),
+  conditions: Type.Object({
+    amount: Type.Union([Type.Literal('exact'), Type.Object({ tolerance: Type.Integer({ minimum: 0 }) })]),
+    date_window_days: Type.Integer({ minimum: 0, maximum: 31 }),
+    reference: Type.Union([Type.Object({ equals: Type.String() }), Type.Object({ contains: Type.String() }), Type.Object({ regex: Type.String() }), Type.Null()]),
+    counterparty: Type.Union([Type.Object({ equals: Type.String() }), Type.Object({ contains: Type.String() }), Type.Null()]),
+    description: Type.Union([Type.Object({ regex: Type.String() }), Type.Null()]),
+  }, { description: 'Every field present: null where there is no condition' }),
+  action: ruleAction,
+  strategy: ruleStrategy,
+  created_at: timestamp,
+  updated_at: timestamp,
+})
+
+export const matchingRulePage = page(matchingRule)
+
+const byRule = Type.Record(Type.String(), Type.Integer({ minimum: 0 }), { description: 'Matches made by each auto_match rule, by rule id (0 when it made none)' })
+
+export const autoMatchDone = Type.Object({
+  data: Type.Array(match, { description: 'The matches made, in rule order, then line (or target) order; each reason is its rule\'s name' }),
+  by_rule: byRule,
+  residual: amount,
+  state: windowState,
+})
+
+export const dryRunAutoMatch = Type.Object({
+  dry_run: Type.Literal(true),
+  data: Type.Array(Type.Object({
+    rule: Type.String({ description: 'rule_…' }),
+    strategy: Type.Union([Type.Literal('amount_and_date'), Type.Literal('manual')]),
+    matched_amount: amount,
+    statement_lines: Type.Array(Type.String(), { minItems: 1 }),
+    entries: Type.Array(Type.String(), { minItems: 1 }),
+  })),
+  by_rule: byRule,
   residual: amount,
   state: windowState,
 })
@@ -329,6 +375,8 @@ export const namedSchemas: readonly (readonly [string, TSchema])[] = [
   ['StatementImport', statementImported],
   ['Match', match], ['MatchCreate', matchCreate], ['MatchPage', matchPage], ['MatchItem', matchItem], ['MatchBatch', matchBatch],
   ['MatchFigures', matchFigures], ['DryRunMatch', dryRunMatch], ['MatchBatchDone', matchBatchDone], ['DryRunBatch', dryRunBatch],
+  ['MatchingRule', matchingRule], ['MatchingRuleCreate', matchingRuleCreate], ['MatchingRuleUpdate', matchingRuleUpdate], ['MatchingRulePage', matchingRulePage],
+  ['AutoMatch', autoMatchRequest], ['AutoMatchDone', autoMatchDone], ['DryRunAutoMatch', dryRunAutoMatch],
   ['Proposal', proposal], ['ProposalPage', proposalPage], ['WindowEntry', windowEntry], ['WindowEntryPage', windowEntryPage],
   ['HistoryEvent', historyEvent], ['History', history], ['AuditPack', auditPack],
   ['Workspace', workspace], ['WorkspaceCreate', workspaceCreate], ['WorkspaceUpdate', workspaceUpdate], ['WorkspacePage', workspacePage],
