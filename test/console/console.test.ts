@@ -19,7 +19,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import t, { type Test } from 'tap'
-import type { Page } from 'playwright-core'
+import type { Locator, Page } from 'playwright-core'
 import { launchChromium } from '../support/browser.ts'
 import { outputDir, residualOf, seed, stateOf, statementFixture, waitForText, waitMs } from '../support/console-page.ts'
 import { repositoryRoot } from '../support/process.ts'
@@ -96,6 +96,75 @@ t.test('the console on the real routes: sign in, upload, proposals, live residua
   }
 })
 
+/**
+ * Write off the fee with a reason and post the adjusting entry the books lack (docs/API.md, Adjustments), by
+ * keyboard: Space ticks the focused checkbox, Enter submits. The entry brings derived to the statement's
+ * 1,610.10, so nothing is left to clear.
+ */
+async function writeOffWithAdjustment(page: Page, test: TestService, windowId: string, t: Test) {
+  await page.getByRole('checkbox', { name: /^Select line l5,/ }).focus()
+  await page.keyboard.press('Space')
+  await page.getByLabel('Write-off reason').fill('Bank account fee October, not booked')
+  await page.getByLabel('Post an adjusting entry to account').fill('expenses:bank-fees')
+  await page.keyboard.press('Enter')
+  await waitForText(residualOf(page), '€0.00')
+  await waitForText(stateOf(page), 'balanced')
+  const matches = page.getByRole('table', { name: 'Matches' })
+  await waitForText(matches, 'Bank account fee October, not booked')
+  const stored = (await call(test.baseUrl, 'GET', `/v2/reconciliations/${windowId}/matches`, { key: test.apiKey })).body.data
+  const writeOff = stored.find((match: { strategy: string }) => match.strategy === 'write_off')
+  t.match(writeOff, { statement_lines: ['l5'], matched_amount: 0, adjustment_entry: /^ent_/ }, 'the write-off carries its adjusting entry')
+  t.same(writeOff.entries, [writeOff.adjustment_entry], 'and is matched to it')
+  t.match(await page.getByRole('status').filter({ hasText: 'Wrote off' }).textContent(), `posted the adjusting entry ${writeOff.adjustment_entry} to expenses:bank-fees`, 'the page says what was posted')
+  t.match((await matches.getByRole('row', { name: new RegExp(writeOff.id) }).textContent())?.replace(/\s+/g, ' '), `(adjusting entry ${writeOff.adjustment_entry})`, 'the match shows its adjusting entry')
+  const adjusting = entryRow(page.getByRole('table', { name: 'Entries of the period' }), writeOff.adjustment_entry)
+  t.match(await adjusting.textContent(), /Bank account fee October, not booked.*\(€7\.50\).*mat_/, 'the adjusting entry is among the period\'s entries, matched')
+  const entry = (await call(test.baseUrl, 'GET', `/v2/entries/${writeOff.adjustment_entry}`, { key: test.apiKey })).body
+  t.same(entry.lines.map((line: { account: string; amount: number }) => [line.account, line.amount]), [['assets:bank', -750], ['expenses:bank-fees', 750]], 'the fee booked against expenses:bank-fees')
+  t.same(await page.locator('.figure').allTextContents(), ['Claimed (statement)€1,610.10', 'Derived (ledger)€1,610.10', 'Cleared by matches€0.00', 'Residual€0.00', 'Statebalanced'], 'derived now agrees with the statement')
+  t.equal(await page.getByRole('table', { name: 'Statement lines' }).getByText('unmatched').count(), 0, 'every line is matched or written off')
+}
+
+/** The row of the entries table whose heading is the entry's id (a reversal's row names its original too). */
+const entryRow = (table: Locator, id: string) => table.getByRole('row').filter({ has: table.page().getByRole('rowheader', { name: id, exact: true }) })
+
+/** Close with "Lock the period" ticked: the page says the period is locked, and a back-dated posting over the API is refused. */
+async function lockedClose(page: Page, test: TestService, windowId: string, t: Test) {
+  t.equal(await page.locator('.period-lock').count(), 0, 'no lock before the close')
+  await page.getByLabel('Lock the period').check()
+  await page.getByRole('button', { name: 'Close window' }).click()
+  await waitForText(stateOf(page), 'closed')
+  t.match(await waitForText(page.locator('.period-lock'), 'Period locked'), 'Period locked: the close locked Oct 1, 2026 – Oct 31, 2026 on assets:bank', 'the page says the period is locked')
+  const history = await waitForText(page.getByRole('heading', { name: 'History' }).locator('xpath=..'), 'closed')
+  for (const step of ['opened', 'lines added', 'matched', 'entry posted', 'balanced', 'closed']) t.match(history, step, `the history shows ${step}`)
+  t.match(history, 'Bank account fee October, not booked', 'with the write-off reason')
+  t.match(history, 'lock period: true', 'and the close\'s lock')
+  const stored = (await call(test.baseUrl, 'GET', `/v2/reconciliations/${windowId}`, { key: test.apiKey })).body
+  t.equal(stored.state, 'closed', 'the close went through the API')
+  const closeEvent = (await call(test.baseUrl, 'GET', `/v2/reconciliations/${windowId}/history`, { key: test.apiKey })).body.data.find((event: { type: string }) => event.type === 'closed')
+  t.equal(closeEvent.lock_period, true, 'a locked close')
+  t.match(await page.locator('.meta').first().textContent(), `seal ${stored.seal.sha256}`, 'the page shows the seal')
+  const backDated = await call(test.baseUrl, 'POST', '/v2/entries', { key: test.apiKey, body: { lines: [{ account: 'assets:bank', amount: 1_000 }, { account: 'income:sales', amount: -1_000 }], effective_at: '2026-10-15T10:00:00Z', description: 'Late booking' } })
+  t.equal(backDated.status, 409, 'a back-dated posting into the locked period is refused')
+  t.equal(backDated.body.error.code, 'period_locked')
+  await screenshot(page, 'window-closed')
+  return stored
+}
+
+/** The reversal's confirmation, on the original's date: the locked period refuses it, and nothing is posted. */
+async function reversalRefusedInLockedPeriod(page: Page, test: TestService, entryId: string, t: Test) {
+  await page.getByRole('button', { name: `Reverse entry ${entryId}` }).click()
+  const confirm = page.getByRole('button', { name: 'Confirm reversal' })
+  t.equal(await confirm.evaluate((button) => button === document.activeElement), true, 'the confirmation takes the focus')
+  await page.getByLabel('Reversal effective').selectOption('original')
+  await confirm.click()
+  t.match(await waitForText(page.getByRole('alert'), 'locked'), 'is closed and locked', 'the API\'s refusal is shown')
+  const original = (await call(test.baseUrl, 'GET', `/v2/entries/${entryId}`, { key: test.apiKey })).body
+  t.equal(original.reversed_by, undefined, 'and nothing was reversed')
+  await page.getByRole('button', { name: 'Cancel' }).click()
+  t.equal(await confirm.count(), 0, 'Cancel closes the confirmation')
+}
+
 async function scenario(page: Page, test: TestService, t: Test) {
   const { entries, post } = await seed(test)
   await signIn(page, test, t)
@@ -115,31 +184,15 @@ async function scenario(page: Page, test: TestService, t: Test) {
   const deposit = await liveDeposit(page, post, t)
   await whatIfThenAccept(page, deposit.id, t)
 
-  // Write off the fee with a reason, by keyboard: Space ticks the focused checkbox, Enter submits.
-  await page.getByRole('checkbox', { name: /^Select line l5,/ }).focus()
-  await page.keyboard.press('Space')
-  await page.getByLabel('Write-off reason').fill('Bank account fee October, not booked')
-  await page.keyboard.press('Enter')
-  await waitForText(residualOf(page), '€0.00')
-  await waitForText(stateOf(page), 'balanced')
-  await waitForText(page.getByRole('table', { name: 'Matches' }), 'Bank account fee October, not booked')
-  t.equal(await page.getByRole('table', { name: 'Statement lines' }).getByText('unmatched').count(), 0, 'every line is matched or written off')
+  await writeOffWithAdjustment(page, test, windowId, t)
   const balanced = await screenshot(page, 'window-balanced')
   if (updateScreenshot) fs.copyFileSync(balanced, trackedScreenshot)
-
-  await page.getByRole('button', { name: 'Close window' }).click()
-  await waitForText(stateOf(page), 'closed')
-  const history = await waitForText(page.getByRole('heading', { name: 'History' }).locator('xpath=..'), 'closed')
-  for (const step of ['opened', 'lines added', 'matched', 'entry posted', 'balanced', 'closed']) t.match(history, step, `the history shows ${step}`)
-  t.match(history, 'Bank account fee October, not booked', 'with the write-off reason')
-  const stored = (await call(test.baseUrl, 'GET', `/v2/reconciliations/${windowId}`, { key: test.apiKey })).body
-  t.equal(stored.state, 'closed', 'the close went through the API')
-  t.match(await page.locator('.meta').first().textContent(), `seal ${stored.seal.sha256}`, 'the page shows the seal')
-  await screenshot(page, 'window-closed')
+  const stored = await lockedClose(page, test, windowId, t)
+  await reversalRefusedInLockedPeriod(page, test, entries[0].id, t)
   await checkExports(page, test, stored, t)
   await checkTimezone(page, test, stored.opened_at, t)
   await checkBalanceChart(page, test, t)
-  await checkNextWindow(page, test, windowId, t)
+  await checkNextWindow(page, test, post, windowId, t)
 }
 
 /** The balances table's rows, cell by cell: row heading, per bank, per books, difference. */
@@ -150,24 +203,51 @@ async function balanceRows(page: Page): Promise<string[][]> {
 
 /**
  * A window opened over the API with the statement's balances, two days after October's ends: its opening
- * (the bank's 11,610.10, October's closing) against the books' (11,617.60: the fee was written off, not
- * posted), the gap, and October linked as its previous window.
+ * (the bank's 11,610.10, October's closing) against the books' (11,610.10: the fee's adjusting entry brought
+ * them level), the gap, and October linked as its previous window. Then a mistaken posting into November is
+ * reversed through the page, on its own date, so the period's books are as before.
  */
-async function checkNextWindow(page: Page, test: TestService, octoberId: string, t: Test) {
+async function checkNextWindow(page: Page, test: TestService, post: Post, octoberId: string, t: Test) {
   const body = { label: 'Girokonto November 2026', accounts: ['assets:bank'], window: { from: '2026-11-03', to: '2026-11-10' }, claimed_movement: 10_000, opening_balance: 1_161_010, closing_balance: 1_171_010 }
   const opened = await call(test.baseUrl, 'POST', '/v2/reconciliations', { key: test.apiKey, body })
   t.equal(opened.status, 201, 'a window opened over the API with opening and closing balances')
   await page.goto(`${test.baseUrl}/console#/windows/${opened.body.id}`)
   await page.getByRole('heading', { name: 'Girokonto November 2026' }).waitFor({ timeout: waitMs })
   await page.getByRole('table', { name: 'Balances' }).waitFor({ timeout: waitMs })
-  t.same(await balanceRows(page), [
-    ['Opening (Nov 3, 2026)', '€11,610.10', '€11,617.60', 'Differs by (€7.50)'],
-    ['Closing (Nov 10, 2026)', '€11,710.10', '€11,617.60', 'Differs by €92.50'],
-  ], 'both columns at both ends, the differences (bank − books) flagged')
+  const balances = [
+    ['Opening (Nov 3, 2026)', '€11,610.10', '€11,610.10', '€0.00 agrees'],
+    ['Closing (Nov 10, 2026)', '€11,710.10', '€11,610.10', 'Differs by €100.00'],
+  ]
+  t.same(await balanceRows(page), balances, 'both columns at both ends, the difference (bank − books) flagged')
   t.match((await page.locator('.continuity').textContent())?.replace(/\s+/g, ' '), /Previous window: rec_\w+ · gap: 2 days not covered · opening follows the previous closing: yes/, 'the continuity')
+  await reverseMistake(page, test, post, t)
+  t.same(await balanceRows(page), balances, 'the posting and its reversal leave the books as they were')
   await screenshot(page, 'window-next')
   await page.getByRole('link', { name: octoberId }).click()
+  await page.getByRole('heading', { name: 'Girokonto November 2026' }).waitFor({ state: 'detached', timeout: waitMs })
   await page.getByRole('heading', { name: 'Girokonto October 2026' }).waitFor({ timeout: waitMs })
+}
+
+/** A deposit booked twice by mistake, posted over the API, reversed through the page with a confirmation, effective on its own date. */
+async function reverseMistake(page: Page, test: TestService, post: Post, t: Test) {
+  const mistake = await post(5_000, '2026-11-05', 'Cash deposit booked twice')
+  const entriesTable = page.getByRole('table', { name: 'Entries of the period' })
+  await waitForText(entriesTable, mistake.id)
+  await page.getByRole('button', { name: `Reverse entry ${mistake.id}` }).focus()
+  await page.keyboard.press('Enter')
+  await page.getByLabel('Reversal effective').selectOption('original')
+  await page.getByLabel('Reversal description (optional)').fill('Deposit booked twice, undone')
+  await page.getByRole('button', { name: 'Confirm reversal' }).click()
+  const status = await waitForText(page.getByRole('status').filter({ hasText: 'Reversed' }), 'Reversed')
+  const original = (await call(test.baseUrl, 'GET', `/v2/entries/${mistake.id}`, { key: test.apiKey })).body
+  t.match(original.reversed_by, /^ent_/, 'the API shows the original reversed')
+  const reversal = (await call(test.baseUrl, 'GET', `/v2/entries/${original.reversed_by}`, { key: test.apiKey })).body
+  t.match(reversal, { reverses: mistake.id, effective_at: '2026-11-05T10:00:00.000Z', description: 'Deposit booked twice, undone' }, 'a reversal on the original\'s date with the description given')
+  t.match(status, `Reversed ${mistake.id} by ${reversal.id}`, 'the page says what was posted')
+  t.match(await waitForText(entryRow(entriesTable, mistake.id), 'Reversed by'), `Reversed by ${reversal.id}`, 'the original shows its reversal')
+  t.equal(await page.getByRole('button', { name: `Reverse entry ${mistake.id}` }).count(), 0, 'and can no longer be reversed')
+  const reversalRow = entryRow(entriesTable, reversal.id)
+  t.match(await reversalRow.textContent(), new RegExp(`Deposit booked twice, undone.*\\(€50\\.00\\).*Reverses ${mistake.id}`), 'the reversal shows what it reverses')
 }
 
 /** The three 1:1 proposals the server makes, accepted in one POST …/matches/batch. */
@@ -242,7 +322,7 @@ async function checkBalanceChart(page: Page, test: TestService, t: Test) {
   const rows = page.getByRole('group').getByRole('row')
   t.equal(await rows.count(), 32, 'a header and 31 balances')
   const balance = (await call(test.baseUrl, 'GET', '/v2/accounts/assets:bank/balance', { key: test.apiKey })).body
-  t.equal(balance.balance, 1_000_000 + 125_000 + 48_000 - 31_240 + 20_000, 'the ledger: the opening balance, the three postings and the deposit')
-  t.match(await rows.last().textContent(), '€11,617.60', 'the last point is the balance now')
+  t.equal(balance.balance, 1_000_000 + 125_000 + 48_000 - 31_240 + 20_000 - 750, 'the ledger: the opening balance, the three postings, the deposit and the fee\'s adjusting entry')
+  t.match(await rows.last().textContent(), '€11,610.10', 'the last point is the balance now')
   await screenshot(page, 'accounts-balance')
 }

@@ -32,13 +32,13 @@ export const statementFixture = path.join(repositoryRoot, 'test', 'fixtures', 's
 /**
  * The ledger before the statement arrives: the bank account (EUR, its IBAN as external_id, which the
  * upload looks up), its opening balance of 10,000.00 on 30 September, and three postings that the statement's first three lines will match. The deposit
- * (statement line l4) and the fee (l5) are not in the ledger: `post` adds the deposit later.
+ * (statement line l4) and the fee (l5) are not in the ledger: `post` adds the deposit later; the fee is written off with an adjusting entry to expenses:bank-fees.
  */
 export async function seed(test: TestService) {
   const { baseUrl, apiKey: key } = test
   await raiseLimits(test, 'default')
   await call(baseUrl, 'POST', '/v2/accounts', { key, body: { name: 'assets:bank', currency: 'EUR', external_id: 'DE89370400440532013000' } })
-  for (const name of ['income:sales', 'expenses:supplies', 'equity:opening']) await call(baseUrl, 'POST', '/v2/accounts', { key, body: { name, currency: 'EUR' } })
+  for (const name of ['income:sales', 'expenses:supplies', 'expenses:bank-fees', 'equity:opening']) await call(baseUrl, 'POST', '/v2/accounts', { key, body: { name, currency: 'EUR' } })
   const post = (amount: number, date: string, description: string, other = 'income:sales') =>
     postEntryOk(baseUrl, key, [{ account: 'assets:bank', amount }, { account: other, amount: -amount }], { effective_at: `${date}T10:00:00Z`, description })
   // The books agree with the bank's opening balance (10,000.00 on 1 October): the September balance carried forward.

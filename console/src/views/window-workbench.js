@@ -1,11 +1,13 @@
 // The statement lines and the period's entries side by side: pick lines and entries, see their
-// difference and the what-if residual (a dry run: nothing stored), then match or write off.
+// difference and the what-if residual (a dry run: nothing stored), then match or write off (optionally
+// posting the adjusting entry the books lack: docs/API.md, Adjustments); reverse an entry.
 
-import { useState } from 'preact/hooks'
+import { useEffect, useState } from 'preact/hooks'
 import { html } from '../html.js'
-import { api, enc } from '../api.js'
+import { api, enc, listAll } from '../api.js'
 import { entryAmountFor, formatAmount, formatDate, formatTimestamp } from '../format.js'
 import { Amount, Empty } from '../ui.js'
+import { ReversalCell, ReversePanel } from './window-reversal.js'
 
 function toggle(set, id) {
   const next = new Set(set)
@@ -33,10 +35,10 @@ function LinesTable({ lines, currency, selected, setSelected, writable, show }) 
     </tr>`)}</tbody></table>`
 }
 
-function EntriesTable({ entries, window, zone, selected, setSelected, writable, matchOf }) {
+function EntriesTable({ entries, window, zone, selected, setSelected, writable, matchOf, onReverse }) {
   if (entries.length === 0) return html`<${Empty}>No entry is effective in this period on ${window.accounts.join(', ')}.<//>`
   return html`<table class="list selectable"><caption>Entries of the period</caption>
-    <thead><tr><th scope="col"><span class="visually-hidden">Select</span></th><th scope="col">Entry</th><th scope="col">Effective</th><th scope="col">Description</th><th scope="col" class="num">Amount here</th><th scope="col">Match</th></tr></thead>
+    <thead><tr><th scope="col"><span class="visually-hidden">Select</span></th><th scope="col">Entry</th><th scope="col">Effective</th><th scope="col">Description</th><th scope="col" class="num">Amount here</th><th scope="col">Match</th><th scope="col">Reversal</th></tr></thead>
     <tbody>${entries.map((entry) => {
       const amount = entryAmountFor(entry, window.accounts)
       const match = matchOf.get(entry.id)
@@ -45,6 +47,7 @@ function EntriesTable({ entries, window, zone, selected, setSelected, writable, 
           aria-label=${`Select entry ${entry.id}, ${formatAmount(amount, window.currency)}`} onChange=${() => setSelected(toggle(selected, entry.id))} /></td>
         <th scope="row"><label for=${`entry-${entry.id}`}>${entry.id}</label></th><td>${formatTimestamp(entry.effective_at, zone)}</td><td>${entry.description ?? ''}</td>
         <td class="num"><${Amount} minor=${amount} currency=${window.currency} /></td><td>${match ?? html`<span class="unmatched">unmatched</span>`}</td>
+        <${ReversalCell} entry=${entry} onReverse=${onReverse} />
       </tr>`
     })}</tbody></table>`
 }
@@ -87,16 +90,32 @@ function MatchPanel({ window, data, act, lines, entries, clear }) {
   </form>`
 }
 
+/** The accounts an adjusting entry may go to: every account the key sees but the window's own. */
+function useAdjustmentAccounts(window) {
+  const [accounts, setAccounts] = useState([])
+  useEffect(() => {
+    // Only a help for typing: the field takes any name, and the API judges it.
+    listAll('/v2/accounts').then((all) => setAccounts(all.map((account) => account.name).filter((name) => !window.accounts.includes(name))), () => setAccounts([]))
+  }, [window.id])
+  return accounts
+}
+
 function WriteOffPanel({ window, act, lines, clear }) {
   const [reason, setReason] = useState('')
+  const [account, setAccount] = useState('')
+  const accounts = useAdjustmentAccounts(window)
   const submit = async (event) => {
     event.preventDefault()
-    const body = { statement_lines: [...lines], strategy: 'write_off', reason: reason.trim() }
-    const done = await act((answer) => `Wrote off ${lines.size} line(s) as ${answer.id}; residual now ${formatAmount(answer.residual, window.currency)}.`, () => api('POST', `/v2/reconciliations/${enc(window.id)}/matches`, { body }))
-    if (done !== undefined) { clear(); setReason('') }
+    const adjustment = account.trim() === '' ? {} : { adjustment: { account: account.trim() } }
+    const body = { statement_lines: [...lines], strategy: 'write_off', reason: reason.trim(), ...adjustment }
+    const posted = (answer) => answer.adjustment_entry ? ` and posted the adjusting entry ${answer.adjustment_entry} to ${account.trim()}` : ''
+    const done = await act((answer) => `Wrote off ${lines.size} line(s) as ${answer.id}${posted(answer)}; residual now ${formatAmount(answer.residual, window.currency)}.`, () => api('POST', `/v2/reconciliations/${enc(window.id)}/matches`, { body }))
+    if (done !== undefined) { clear(); setReason(''); setAccount('') }
   }
   return html`<form class="panel" onSubmit=${submit} aria-label="Write off the selected lines">
     <label>Write-off reason <input name="write-off-reason" required maxlength="500" value=${reason} onInput=${(event) => setReason(event.currentTarget.value)} /></label>
+    <label>Post an adjusting entry to account (optional, one line) <input name="adjustment-account" list="adjustment-accounts" value=${account} onInput=${(event) => setAccount(event.currentTarget.value)} /></label>
+    <datalist id="adjustment-accounts">${accounts.map((name) => html`<option value=${name} />`)}</datalist>
     <button type="submit" disabled=${lines.size === 0}>Write off selected lines</button>
   </form>`
 }
@@ -106,6 +125,7 @@ export function MatchWorkbench(props) {
   const [pickedLines, setLines] = useState(new Set())
   const [pickedEntries, setEntries] = useState(new Set())
   const [show, setShow] = useState('all')
+  const [reversing, setReversing] = useState(null)
   const clear = () => { setLines(new Set()); setEntries(new Set()) }
   const matchOf = activeMatchOfEntries(data.matches)
   // A picked line or entry that got matched meanwhile (a proposal accepted, a live update) is no longer
@@ -120,8 +140,9 @@ export function MatchWorkbench(props) {
       <option value="all">all</option><option value="unmatched">unmatched</option><option value="matched">matched</option></select></label>
     <div class="columns">
       <${LinesTable} lines=${data.lines} currency=${window.currency} selected=${lines} setSelected=${setLines} writable=${writable} show=${show} />
-      <${EntriesTable} entries=${data.entries} window=${window} zone=${props.zone} selected=${entries} setSelected=${setEntries} writable=${writable} matchOf=${matchOf} />
+      <${EntriesTable} entries=${data.entries} window=${window} zone=${props.zone} selected=${entries} setSelected=${setEntries} writable=${writable} matchOf=${matchOf} onReverse=${setReversing} />
     </div>
+    ${reversing && html`<${ReversePanel} key=${reversing.id} entry=${reversing} act=${props.act} zone=${props.zone} onDone=${() => setReversing(null)} />`}
     ${writable && html`<${MatchPanel} ...${props} lines=${lines} entries=${entries} clear=${clear} />`}
     ${writable && html`<${WriteOffPanel} ...${props} lines=${lines} clear=${clear} />`}
   </section>`

@@ -50,6 +50,13 @@ function Summary({ window, zone }) {
   </p>`
 }
 
+/** Closed with lock_period: the close's history event says so (docs/API.md, Period locks). */
+function PeriodLock({ window, history }) {
+  const locked = window.state === 'closed' && history.some((event) => event.type === 'closed' && event.lock_period === true)
+  if (!locked) return null
+  return html`<p class="period-lock"><strong>Period locked</strong>: the close locked ${formatDate(window.window.from)} – ${formatDate(window.window.to)} on ${window.accounts.join(', ')}; nothing can be posted into it.</p>`
+}
+
 function LiveIndicator({ live, onRefresh }) {
   const text = { connecting: 'Connecting to live updates…', live: 'Live', unavailable: 'Not live: figures are re-read after your actions' }[live]
   return html`<div class="live"><span class=${`live-${live}`} role="status" aria-live="polite">${text}</span>
@@ -92,6 +99,7 @@ export function WindowPage({ windowId, zone: workspaceZone }) {
     <${LiveIndicator} live=${live} onRefresh=${refresh} />
     <${Figures} window=${window} />
     <${Summary} window=${window} zone=${zone} />
+    <${PeriodLock} window=${window} history=${data.history} />
     <${Balances} window=${window} />
     <${Alert} message=${error} /><${Status} message=${status} />
     ${writable && html`<${Proposals} ...${shared} />`}
