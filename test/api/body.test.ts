@@ -1,12 +1,13 @@
 /**
  * Which parser reads a request body (src/api/body.ts): JSON unless the route parses its own format and the body
- * is in it (a text/csv body that is not a JSON object, a Content-Type or ?format= the route reads, or every body
- * for a route that parses every one); the route's parser gets the bytes, the Content-Type and the query (whose
+ * is in it (a text/csv body that is not a JSON object), or a statement file (a Content-Type or ?format= naming a
+ * statement format, or every body for a route that takes only files); the route's parser gets the bytes, the Content-Type and the query (whose
  * encoding the query stage checked before: test/api/query.test.ts).
  */
 import t from 'tap'
 import { isJsonBody, parseBody } from '../../src/api/body.ts'
 import type { LifecycleRoute, RouteBody } from '../../src/api/route.ts'
+import { StatementFile } from '../../src/api/statement-file.ts'
 
 interface Call { readonly text: string; readonly contentType: string; readonly query: string }
 
@@ -41,19 +42,20 @@ t.test('a route that reads CSV: text/csv that is not a JSON object goes to its p
   t.equal(calls.length, 1, 'the route\'s parser ran only for the CSV')
 })
 
-t.test('reads: the Content-Types or ?format= the route names go to its parser, whatever else is declared', async (t) => {
-  const reads = (contentType: string, query: URLSearchParams) => contentType === 'application/xml' || query.get('format') === 'mt940'
-  const { route, calls } = routeWith({ reads })
-  t.notOk(isJsonBody(route, 'application/xml', Buffer.from('<Document/>'), ''))
-  t.notOk(isJsonBody(route, 'application/octet-stream', Buffer.from(':20:X'), 'format=mt940'))
-  t.ok(isJsonBody(route, 'application/json', json, 'format=camt053'))
-  parseBody(route, Buffer.from(':20:X'), 'application/octet-stream', 'format=mt940')
-  t.same(calls.map((call) => call.query), ['format=mt940'])
+t.test('statementFile named: a Content-Type or ?format= naming a statement format is a statement file, left unread for the parse stage', async (t) => {
+  const { route, calls } = routeWith({ statementFile: 'named' })
+  t.notOk(isJsonBody(route, 'application/xml', Buffer.from('<Document/>'), ''), 'camt.053 by its media type')
+  t.notOk(isJsonBody(route, 'application/octet-stream', Buffer.from(':20:X'), 'format=mt940'), 'MT940 by ?format=')
+  t.ok(isJsonBody(route, 'application/json', json, ''), 'JSON stays JSON')
+  const parsed = parseBody(route, Buffer.from(':20:X'), 'application/octet-stream', 'format=mt940')
+  t.ok(parsed.ok && parsed.value instanceof StatementFile, 'the file itself, unread')
+  t.same(calls, [], 'the route\'s own parser never ran')
 })
 
-t.test('parsesEvery: every body goes to the route\'s parser, even a JSON object', async (t) => {
-  const { route, calls } = routeWith({ parsesEvery: true })
+t.test('statementFile every: every body is a statement file, even a JSON object', async (t) => {
+  const { route, calls } = routeWith({ statementFile: 'every' })
   t.notOk(isJsonBody(route, 'application/json', json, ''))
-  t.same(parseBody(route, json, 'application/json', ''), { ok: true, value: { parsedBy: 'route' } })
-  t.equal(calls.length, 1)
+  const parsed = parseBody(route, json, 'application/json', '')
+  t.ok(parsed.ok && parsed.value instanceof StatementFile)
+  t.equal(calls.length, 0)
 })
