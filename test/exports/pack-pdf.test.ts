@@ -48,7 +48,7 @@ t.test('the report: title, window, accounts, period, figures in EUR decimals, wh
   t.match(text, /Statement: stmt-03/)
   t.match(text, /Claimed movement: 1,610\.10/)
   t.match(text, /Derived movement: 1,500\.00/)
-  t.match(text, /Matched: 1,610\.10/)
+  t.match(text, /Cleared by matches: 1,610\.10/)
   t.match(text, /Residual: 0\.00/)
   t.match(text, /Tolerance: 0\.05/)
   t.match(text, /State: closed/)
