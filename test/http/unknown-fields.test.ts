@@ -50,6 +50,8 @@ const cases: readonly Case[] = [
   { method: 'PATCH', pattern: '/v2/accounts/:id', path: `/v2/accounts/${accountId}`, body: { tags: ['a'], Name: 'x' }, unknown: ['/Name'] },
   { method: 'POST', pattern: '/v2/entries', path: '/v2/entries', body: { ...entryBody, memo: 'x' }, unknown: ['/memo'] },
   { method: 'POST', pattern: '/v2/entries', path: '/v2/entries', body: { ...entryBody, lines: [{ ...entryBody.lines[0], currency: 'EUR' }, entryBody.lines[1]] }, unknown: ['/lines/0/currency'] },
+  // The body's schema answers before the entry is looked up: no entry need exist.
+  { method: 'POST', pattern: '/v2/entries/:id/reverse', path: '/v2/entries/ent_unknown/reverse', body: { description: 'undo', memo: 'x' }, unknown: ['/memo'] },
   { method: 'POST', pattern: '/v2/entries/batch', path: '/v2/entries/batch', body: { entries: [entryBody], mode: 'all' }, unknown: ['/mode'] },
   { method: 'POST', pattern: '/v2/entries/batch', path: '/v2/entries/batch', body: { entries: [entryBody, { ...entryBody, dry_run: true }] }, unknown: ['/entries/1/dry_run'] },
   { method: 'POST', pattern: '/v2/entries/batch', path: '/v2/entries/batch', body: { entries: [{ ...entryBody, lines: [entryBody.lines[0], { ...entryBody.lines[1], note: 'x' }] }] }, unknown: ['/entries/0/lines/1/note'] },
