@@ -34,7 +34,7 @@ export class ShardSet implements Shard {
   /** The registry and every shard replayed, the shards in parallel (each on its thread); then the registry's workspaces given to shards that lack them. */
   static async open(config: Config, hooks: LocalNodeHooks): Promise<ShardSet> {
     const registry = await LocalNode.open({ ...config, dataDir: registryDir(config.dataDir) }, { ...hooks, registry: true })
-    const workerHooks = { onLogFailure: hooks.onLogFailure, warn: hooks.warn ?? ((line: string) => process.stderr.write(`${line}\n`)) }
+    const workerHooks = { ...hooks, warn: hooks.warn ?? ((line: string) => { process.stderr.write(`${line}\n`) }) }
     const started = await Promise.all(Array.from({ length: config.shards }, (_, index) => WorkerShard.start(index, { ...config, dataDir: shardDir(config.dataDir, index) }, workerHooks)))
     const set = new ShardSet(registry, started.map(({ shard }) => shard), [registry.replay, ...started.map(({ replay }) => replay)])
     const held = started.map(({ workspaces }) => new Set(workspaces))

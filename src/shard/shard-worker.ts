@@ -20,6 +20,9 @@ try {
     clock: () => Date.now(),
     onLogFailure: (error) => post({ kind: 'failed', message: error.message }),
     warn: (line) => post({ kind: 'warn', line }),
+    onCommit: (records, durationMs) => post({ kind: 'commit', records, durationMs }),
+    onWebhookAttempt: (result) => post({ kind: 'webhook', result }),
+    onWebhookGiveUp: () => post({ kind: 'webhook', result: 'gave-up' }),
   })
 } catch (error) {
   post({ kind: 'error', name: error instanceof Error ? error.name : 'Error', message: error instanceof Error ? error.message : String(error) })

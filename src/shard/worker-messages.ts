@@ -1,6 +1,7 @@
 /** @module What the main thread and a shard's worker thread say to each other (structured clones of plain data). */
 
 import type { ReplayReport } from '../actor/runtime.js'
+import type { AttemptResult } from '../webhooks/deliverer.js'
 import type { Operation, Reply } from './operation.js'
 
 export type ToShard =
@@ -24,4 +25,8 @@ export type FromShard =
   | { readonly kind: 'stats'; readonly stats: PostedStats }
   | { readonly kind: 'failed'; readonly message: string }
   | { readonly kind: 'warn'; readonly line: string }
+  /** A group commit of the shard's log (metrics: records per commit, its time). */
+  | { readonly kind: 'commit'; readonly records: number; readonly durationMs: number }
+  /** A webhook delivery attempt of the shard's deliverer, or a delivery given up on (metrics). */
+  | { readonly kind: 'webhook'; readonly result: AttemptResult | 'gave-up' }
   | { readonly kind: 'closed'; readonly snapshotsWrittenCount: number; readonly durableSeq: number }

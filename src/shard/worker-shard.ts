@@ -6,13 +6,11 @@
 import { Worker } from 'node:worker_threads'
 import type { ReplayReport } from '../actor/runtime.js'
 import type { Config } from '../config.js'
+import type { LocalNodeHooks } from './local-node.js'
 import type { Operation, Reply, ShardStats, UpdateListener } from './operation.js'
 import type { FromShard, ToShard } from './worker-messages.js'
 
-export interface WorkerShardHooks {
-  readonly onLogFailure: (error: Error) => void
-  readonly warn: (line: string) => void
-}
+export type WorkerShardHooks = Pick<LocalNodeHooks, 'onLogFailure' | 'onCommit' | 'onWebhookAttempt' | 'onWebhookGiveUp'> & { readonly warn: (line: string) => void }
 
 function startWorker(config: Config): Worker {
   const workerData = { config }
@@ -97,6 +95,9 @@ export class WorkerShard {
       case 'stats': return void (this.#stats = { ...message.stats, queueDepths: new Map(message.stats.queueDepths) })
       case 'failed': return hooks.onLogFailure(new Error(`shard ${this.index}: ${message.message}`))
       case 'warn': return hooks.warn(message.line)
+      // The service's metrics count every shard's commits and deliveries, as they count the one log's.
+      case 'commit': return hooks.onCommit?.(message.records, message.durationMs)
+      case 'webhook': return message.result === 'gave-up' ? hooks.onWebhookGiveUp?.() : hooks.onWebhookAttempt?.(message.result)
       case 'closed': {
         const { snapshotsWrittenCount, durableSeq } = message
         void this.#worker.terminate().then(() => this.#closed?.({ snapshotsWrittenCount, durableSeq }))

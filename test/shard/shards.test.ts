@@ -1,8 +1,9 @@
 /**
  * Workspaces on several shards (SHARDS=4: a worker thread per shard, the registry on the main thread), real
- * processes: eight workspaces written at once land on different shards and each answers as with one; an
- * Idempotency-Key is honoured on its shard; a live update comes from a shard's thread; every acknowledged write
- * survives a kill -9; a data dir is refused with another SHARDS, and the single-log layout with SHARDS above 1.
+ * processes: eight workspaces written at once land on different shards and each answers as with one, their
+ * commits counted in the service's metrics; an Idempotency-Key is honoured on its shard; a live update comes from
+ * a shard's thread; every acknowledged write survives a kill -9; a data dir is refused with another SHARDS, and
+ * the single-log layout with SHARDS above 1.
  */
 import fs from 'node:fs'
 import os from 'node:os'
@@ -68,6 +69,10 @@ t.test('SHARDS=4: workspaces on their shards answer as with one, survive kill -9
   t.same(await balances(first.baseUrl, keys), workspaceIds.map(() => expected), 'every workspace\'s balance')
   for (let index = 0; index < 4; index++) t.ok(fs.existsSync(path.join(dataDir, 'shards', String(index), 'log')), `shard ${index} has its own log`)
   t.same(JSON.parse(fs.readFileSync(path.join(dataDir, 'shards.json'), 'utf8')), { shards: 4 })
+  // The shards' group commits reach the service's metrics (each posting is one record in its shard's log).
+  const metrics = await (await fetch(`${first.baseUrl}/metrics`)).text()
+  const committed = Number(/^trueup_log_commit_records_sum (\d+)/m.exec(metrics)?.[1] ?? 0)
+  t.ok(committed >= workspaceIds.length * count, `the metrics count the shards' commits: ${committed} records`)
 
   const key = keys.get('ws-3')!
   const keyed = { lines: [{ account: 'assets:bank', amount: 5 }, { account: 'income:sales', amount: -5 }] }
