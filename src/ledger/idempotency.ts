@@ -65,6 +65,11 @@ export function resolveKey(state: WorkspaceState, command: WorkspaceCommand): Wo
   const record = found.record
   if (record === undefined) return found.storeKey === idempotency.key ? command : { ...command, idempotency: { key: found.storeKey, fingerprint: idempotency.fingerprint } }
   if (record.fingerprint !== idempotency.fingerprint) return reject('idempotency_conflict')
+  return storedAnswer(record)
+}
+
+/** The answer stored under an Idempotency-Key as an outcome: replayed (nothing logged), its JSON text as stored. */
+export function storedAnswer(record: IdempotencyRecord): Outcome {
   return { ok: true, status: record.status, body: null, json: record.body, replayed: true, keyReplayed: true }
 }
 

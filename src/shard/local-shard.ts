@@ -9,6 +9,7 @@ import type { Runtime } from '../actor/runtime.js'
 import type { WorkspaceActor } from '../actor/workspace-actor.js'
 import { errorBody, reject, statusOf, type Rejection } from '../errors.js'
 import type { WorkspaceCommand } from '../ledger/commands.js'
+import { storedAnswer } from '../ledger/idempotency.js'
 import { answerText, accept, type Outcome } from '../ledger/outcome.js'
 import { packPage } from '../ledger/pack-pages.js'
 import { invalidCursor } from '../ledger/pages.js'
@@ -141,7 +142,7 @@ export class LocalShard implements Shard {
     if (record === undefined) return done({ status: nothingStored, headers: noHeaders, body: '' })
     if (operation.fingerprint === null) return done({ status: 200, headers: noHeaders, body: '' })
     if (record.fingerprint !== operation.fingerprint) return done(rejected(reject('idempotency_conflict')))
-    this.#settle(actor.answer({ ok: true, status: record.status, body: null, json: record.body, replayed: true, keyReplayed: true }), done)
+    this.#settle(actor.answer(storedAnswer(record)), done)
   }
 
   /** Nothing leaves before the log is durable up to what the answer rests on. */
