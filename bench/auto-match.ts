@@ -25,21 +25,11 @@ import { runSlice, sliceClockDefault } from '../src/actor/slice-runner.ts'
 import type { MatchingRuleFields, WorkspaceCommand } from '../src/ledger/commands.ts'
 import { createWorkspaceState, type WorkspaceState } from '../src/ledger/state.ts'
 import { executeWorkspace, executeWorkspaceInSlices } from '../src/ledger/workspace.ts'
+import { seededRandom } from './scenarios.ts'
 
 const size = Number(process.env.BENCH_AUTO_MATCH_SIZE ?? 10_000)
 const atMs = Date.parse('2026-12-05T12:00:00.000Z')
 const resultsPath = size === 10_000 ? path.join(import.meta.dirname, 'results', 'auto-match.json') : path.join(os.tmpdir(), `auto-match-${size}.json`)
-
-/** Seeded (mulberry32). */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let mixed = Math.imul(state ^ (state >>> 15), 1 | state)
-    mixed = (mixed + Math.imul(mixed ^ (mixed >>> 7), 61 | mixed)) ^ mixed
-    return ((mixed ^ (mixed >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 interface Side { amount: number; day: number; text: string; truth: number }
 interface Workload { lines: Side[]; entries: Side[] }

@@ -15,7 +15,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { randomBytes } from 'node:crypto'
-import { call, measure, startCeiling, startScriptNodeFlags, startTrueup, type Child, type LoadRequest, type LoadResult, type LoadSettings } from './http.ts'
+import { call, measure, nodePidUnder, startCeiling, startScriptNodeFlags, startTrueup, type Child, type LoadRequest, type LoadResult, type LoadSettings } from './http.ts'
 import { seededRandom } from './scenarios.ts'
 import { seedHttp } from './seed.ts'
 
@@ -91,15 +91,6 @@ function threadCpuMs(pid: number): Map<string, { name: string; cpuMs: number }> 
     // The process ended meanwhile: what was read.
   }
   return threads
-}
-
-/** The node process under `timeout`. */
-function nodePid(child: Child): number | null {
-  try {
-    return Number(fs.readFileSync(`/proc/${child.process.pid}/task/${child.process.pid}/children`, 'utf8').trim().split(' ')[0])
-  } catch {
-    return null
-  }
 }
 
 interface ThreadUse { readonly name: string; readonly cpuUsPerAnswer: number; readonly busy: number }
@@ -187,7 +178,7 @@ async function main(): Promise<void> {
               if (raised.status !== 200) throw new Error(`${server.label}: raising the rate limits answered ${raised.status}`)
             }
             const keys = row.workspaces === undefined ? [] : await makeWorkspaces(child.port, row.workspaces)
-            const pid = nodePid(child)
+            const pid = nodePidUnder(child.process.pid)
             const threadsBefore = pid === null ? new Map() : threadCpuMs(pid)
             const startedMs = Date.now()
             const result = await measure(child.port, row.settings, row.next(seed.secret, seed.accountIds, seed.bigWindowId, keys), () => child.cpuMs())

@@ -18,15 +18,25 @@ export interface Child {
 
 const clockTicksPerS = 100
 
+/** The node process under `timeout` (its only child), or null once it is gone. */
+export function nodePidUnder(timeoutPid: number | undefined): number | null {
+  if (timeoutPid === undefined) return null
+  try {
+    return Number(fs.readFileSync(`/proc/${timeoutPid}/task/${timeoutPid}/children`, 'utf8').trim().split(' ')[0])
+  } catch {
+    return null
+  }
+}
+
 /**
  * The CPU time of the node process under `timeout` (its only child), from /proc: on a machine shared with
  * the load generator and other work, CPU per answer is steadier than answers per second.
  */
 function cpuMsOf(timeoutPid: number | undefined): number | null {
-  if (timeoutPid === undefined) return null
+  const pid = nodePidUnder(timeoutPid)
+  if (pid === null) return null
   try {
-    const children = fs.readFileSync(`/proc/${timeoutPid}/task/${timeoutPid}/children`, 'utf8').trim().split(' ')
-    const stat = fs.readFileSync(`/proc/${children[0]}/stat`, 'utf8')
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8')
     // Fields after the command name (which may hold spaces) start at field 3; utime and stime are fields 14 and 15.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
     return ((Number(fields[11]) + Number(fields[12])) * 1_000) / clockTicksPerS

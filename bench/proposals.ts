@@ -25,6 +25,7 @@ import { createWorkspaceState, type WorkspaceState } from '../src/ledger/state.t
 import { findWindow } from '../src/ledger/window-effects.ts'
 import { getWindow } from '../src/ledger/windows.ts'
 import { executeWorkspace } from '../src/ledger/workspace.ts'
+import { seededRandom } from './scenarios.ts'
 
 const linesCount = 10_000
 const entriesCount = 10_000
@@ -43,17 +44,6 @@ const batchMatchesCount = 1000
 const readEveryMs = 2
 const atMs = Date.parse('2026-12-05T12:00:00.000Z')
 const resultsPath = path.join(import.meta.dirname, 'results', 'proposals.json')
-
-/** Seeded (mulberry32) so every run measures the same window. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let mixed = Math.imul(state ^ (state >>> 15), 1 | state)
-    mixed = (mixed + Math.imul(mixed ^ (mixed >>> 7), 61 | mixed)) ^ mixed
-    return ((mixed ^ (mixed >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 interface Planned {
   readonly entries: { amount: number; day: number }[]
