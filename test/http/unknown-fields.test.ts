@@ -73,6 +73,9 @@ const cases: readonly Case[] = [
   { method: 'POST', pattern: '/admin/workspaces', path: '/admin/workspaces', body: { id: 'w2', timezone: 'UTC', plan: 'pro' }, unknown: ['/plan'], admin: true },
   { method: 'POST', pattern: '/admin/workspaces', path: '/admin/workspaces', body: { id: 'w2', timezone: 'UTC', limits: { writes_per_minute: 1, reads_per_minute: 1, bursts: 2 } }, unknown: ['/limits/bursts'], admin: true },
   { method: 'PATCH', pattern: '/admin/workspaces/:id', path: '/admin/workspaces/default', body: { limits: { writes_per_minute: 5, burst: 1 } }, unknown: ['/limits/burst'], admin: true },
+  { method: 'PATCH', pattern: '/admin/workspaces/:id', path: '/admin/workspaces/default', body: { settings: { approvals: { write_off_over: 5, over: 1 } } }, unknown: ['/settings/approvals/over'], admin: true },
+  // The body's schema answers before the approval is looked up: none need exist.
+  { method: 'POST', pattern: '/v2/approvals/:id/reject', path: '/v2/approvals/apr_unknown/reject', body: { reason: 'no', note: 'x' }, unknown: ['/note'] },
   { method: 'POST', pattern: '/admin/keys', path: '/admin/keys', body: { workspace: 'default', scopes: ['recon:read'], expires: '2027-01-01' }, unknown: ['/expires'], admin: true },
 ]
 
