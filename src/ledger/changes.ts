@@ -1,7 +1,7 @@
 /** @module What an accepted command changed that a live subscriber can watch: windows and account balances (docs/API.md, WebSocket API and live updates). */
 
 import { findAccount } from './accounts.js'
-import { approvalWindow, approvedAction } from './approvals.js'
+import { approvalWindow, approvedAction } from './approval-actions.js'
 import { closedWindowsAt } from './closed-windows.js'
 import { unknownCommand, type AccountUpdate, type WorkspaceCommand } from './commands.js'
 import type { BatchResult } from './entry-batch.js'

@@ -181,6 +181,8 @@ export interface MatchBatch extends CommandEnvelope {
   readonly type: 'match.batch'
   readonly window: string
   readonly matches: readonly MatchItem[]
+  /** As window.transition's: a write-off item over write_off_over holds the whole batch. */
+  readonly approvals?: ApprovalSettings
 }
 
 export const matchBatchItemsMax = 1000

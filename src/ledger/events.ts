@@ -1,7 +1,7 @@
 /** @module The events an accepted command emits (webhooks): derived from the command, its answer and the state after it. */
 
 import { formatTimestamp } from './calendar.js'
-import { approvedAction } from './approvals.js'
+import { approvedAction } from './approval-actions.js'
 import { closedWindowsAt } from './closed-windows.js'
 import { unknownCommand, type WebhookEventType, type WorkspaceCommand } from './commands.js'
 import type { LedgerEvent } from './ledger-event.js'

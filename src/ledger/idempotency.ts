@@ -2,7 +2,7 @@
 
 import { findAccount } from './accounts.js'
 import { unknownCommand, type WorkspaceCommand } from './commands.js'
-import { approvalWindow, approvedAction } from './approvals.js'
+import { approvalWindow, approvedAction } from './approval-actions.js'
 import { postedCountOf } from './entry-batch.js'
 import { reject } from '../errors.js'
 import type { Accepted, Outcome } from './outcome.js'

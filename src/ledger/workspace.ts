@@ -84,7 +84,7 @@ function dispatch(state: WorkspaceState, command: WorkspaceCommand): Outcome {
     case 'window.lines.add': return addStatementLines(state, command)
     case 'statements.import': return importStatements(state, command)
     case 'match.create': return approvalGate(state, command) ?? (command.adjustment === undefined ? createMatch(state, command) : createAdjustedWriteOff(state, command))
-    case 'match.batch': return createMatchBatch(state, command)
+    case 'match.batch': return approvalGate(state, command) ?? createMatchBatch(state, command)
     case 'match.reverse': return reverseMatch(state, command)
     case 'window.transition': return approvalGate(state, command) ?? transitionWindow(state, command)
     case 'approval.decide': return decideApproval(state, command)

@@ -273,7 +273,7 @@ export const workspacePage = page(workspace)
 
 export const approval = Type.Object({
   id: Type.String({ description: 'apr_…' }),
-  action: Type.Union([Type.Literal('window.close'), Type.Literal('match.write_off')]),
+  action: Type.Union([Type.Literal('window.close'), Type.Literal('match.write_off'), Type.Literal('match.batch')]),
   state: Type.Union(['pending', 'approved', 'rejected', 'failed'].map((name) => Type.Literal(name))),
   window: Type.String({ description: 'rec_…: the window the action is on' }),
   params: Type.Object({}, { additionalProperties: true, description: 'The action\'s request: a close\'s state, reason, lock_period; a write-off\'s statement_lines, reason, adjustment' }),
