@@ -13,6 +13,7 @@ import { registryDir, shardDir } from './layout.js'
 import { LocalNode, type LocalNodeHooks } from './local-node.js'
 import type { Operation, Reply, Shard, ShardStats, UpdateListener } from './operation.js'
 import { shardOf } from './placement.js'
+import { runProbe, type Probe } from './probe.js'
 import { WorkerShard } from './worker-shard.js'
 
 function createCommand(record: WorkspaceRecord): SystemCommand {
@@ -72,6 +73,15 @@ export class ShardSet implements Shard {
     return reply
   }
 
+  /**
+   * A test seam (probe.ts): with a workspace, run on its shard only; else on the registry (first) and every
+   * shard, in order.
+   */
+  async probe(probe: Probe, workspace?: string): Promise<unknown[]> {
+    if (workspace !== undefined) return [await this.shards[shardOf(workspace, this.shards.length)].probe(probe)]
+    return Promise.all([runProbe(this.registry.runtime, probe), ...this.shards.map((shard) => shard.probe(probe))])
+  }
+
   onUpdate(listener: UpdateListener): void {
     for (const shard of this.shards) shard.onUpdate(listener)
   }
@@ -94,6 +104,12 @@ export class ShardSet implements Shard {
       for (const [workspace, depth] of shard.stats.queueDepths) queueDepths.set(workspace, depth)
     }
     return { pendingRecords, queueDepths, outboxItems, durableSeq }
+  }
+
+  /** The registry's durable end and every shard's, added up as stats() does, each as it is now (a stop counts what it flushed from it). */
+  async durableSeqNow(): Promise<number> {
+    const shards = await Promise.all(this.shards.map((shard) => shard.freshStats()))
+    return shards.reduce((sum, stats) => sum + stats.durableSeq, this.registry.shard.stats().durableSeq)
   }
 
   /** The registry's and every shard's replays as one: records and snapshots added, the durations the longest (they ran at once). */
