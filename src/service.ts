@@ -82,8 +82,6 @@ interface ServiceNode {
   readonly replay: ReplayReport
   start(): void
   probe(probe: Probe, workspace?: string): Promise<unknown[]>
-  /** The durable end as stats() counts it, read now from every log (a shard's posted stats may be a second old). */
-  durableSeqNow(): Promise<number>
   stopHousekeeping(): Promise<void>
   close(): Promise<{ readonly snapshotsWrittenCount: number; readonly durableSeq: number }>
 }
@@ -241,7 +239,7 @@ function running(parts: Running): Service {
     probe: (probe, workspace) => node.probe(probe, workspace),
     stop: async () => {
       await node.stopHousekeeping()
-      const durableAtStopSeq = await node.durableSeqNow()
+      const durableAtStopSeq = (await node.shard.stats()).durableSeq
       const drain = await server.close(config.shutdownGraceMs)
       const { snapshotsWrittenCount, durableSeq } = await node.close()
       await parts.closeLogger()

@@ -143,11 +143,6 @@ export class LocalNode {
     return deliverer
   }
 
-  /** The log's durable end now (what a stop counts its flushed records from). */
-  async durableSeqNow(): Promise<number> {
-    return this.log.durableSeq
-  }
-
   /** A test seam (probe.ts): run against this node's runtime, which holds every workspace. */
   async probe(probe: Probe): Promise<unknown[]> {
     return [await runProbe(this.runtime, probe)]

@@ -90,26 +90,21 @@ export class ShardSet implements Shard {
     this.registry.shard.onSystemCommand(listener)
   }
 
-  /** The registry's now, each shard's as it last posted them (once a second). */
-  stats(): ShardStats {
-    const own = this.registry.shard.stats()
+  /** The registry's and every shard's, each asked for now; the workspaces' queue depths are their shards'. */
+  async stats(): Promise<ShardStats> {
+    const own = this.registry.shard.statsNow()
+    const shards = await Promise.all(this.shards.map((shard) => shard.stats()))
     const queueDepths = new Map(own.queueDepths)
     let pendingRecords = own.pendingRecords
     let outboxItems = own.outboxItems
     let durableSeq = own.durableSeq
-    for (const shard of this.shards) {
-      pendingRecords += shard.stats.pendingRecords
-      outboxItems += shard.stats.outboxItems
-      durableSeq += shard.stats.durableSeq
-      for (const [workspace, depth] of shard.stats.queueDepths) queueDepths.set(workspace, depth)
+    for (const stats of shards) {
+      pendingRecords += stats.pendingRecords
+      outboxItems += stats.outboxItems
+      durableSeq += stats.durableSeq
+      for (const [workspace, depth] of stats.queueDepths) queueDepths.set(workspace, depth)
     }
     return { pendingRecords, queueDepths, outboxItems, durableSeq }
-  }
-
-  /** The registry's durable end and every shard's, added up as stats() does, each as it is now (a stop counts what it flushed from it). */
-  async durableSeqNow(): Promise<number> {
-    const shards = await Promise.all(this.shards.map((shard) => shard.freshStats()))
-    return shards.reduce((sum, stats) => sum + stats.durableSeq, this.registry.shard.stats().durableSeq)
   }
 
   /** The registry's and every shard's replays as one: records and snapshots added, the durations the longest (they ran at once). */

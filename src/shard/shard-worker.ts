@@ -32,11 +32,9 @@ try {
 }
 node.shard.onUpdate((topic, text) => post({ kind: 'update', topic, text }))
 const postStats = () => {
-  const stats = node.shard.stats()
+  const stats = node.shard.statsNow()
   post({ kind: 'stats', stats: { ...stats, queueDepths: [...stats.queueDepths] } })
 }
-const statsTimer = setInterval(postStats, 1_000)
-statsTimer.unref()
 
 port.on('message', (message: ToShard) => {
   switch (message.kind) {
@@ -47,7 +45,6 @@ port.on('message', (message: ToShard) => {
       (value) => post({ kind: 'probed', id: message.id, value }),
       (error: unknown) => post({ kind: 'probed', id: message.id, error: error instanceof Error ? error.message : String(error) }))
     case 'close': return void node.close().then((closed) => {
-      clearInterval(statsTimer)
       post({ kind: 'closed', ...closed })
       port.close()
     })

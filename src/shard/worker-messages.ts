@@ -10,7 +10,7 @@ export type ToShard =
   /** Housekeeping on (snapshots, retention, webhooks), once the service answers. */
   | { readonly kind: 'start' }
   | { readonly kind: 'close' }
-  /** Post the stats now (not at the next second): a stop counts what it flushed from them. */
+  /** Post the stats as they are now (metrics, the stop's last line), answered by `stats`. */
   | { readonly kind: 'stats' }
   /** A test seam (probe.ts): run against the shard's runtime, answered by `probed`. */
   | { readonly kind: 'probe'; readonly id: number; readonly probe: Probe }

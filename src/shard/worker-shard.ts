@@ -28,7 +28,6 @@ export class WorkerShard {
   readonly #updates: UpdateListener[] = []
   readonly #probes = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>()
   #nextId = 1
-  #stats: ShardStats = { pendingRecords: 0, queueDepths: new Map(), outboxItems: 0, durableSeq: 0 }
   #statsWaiting: ((stats: ShardStats) => void)[] = []
   #closed: ((closed: { snapshotsWrittenCount: number; durableSeq: number }) => void) | null = null
 
@@ -75,12 +74,8 @@ export class WorkerShard {
     this.#updates.push(listener)
   }
 
-  get stats(): ShardStats {
-    return this.#stats
-  }
-
-  /** The stats as the shard has them now, not as last posted. */
-  freshStats(): Promise<ShardStats> {
+  /** The stats as the shard has them now (asked for over the port). */
+  stats(): Promise<ShardStats> {
     return new Promise((resolve) => {
       this.#statsWaiting.push(resolve)
       this.#post({ kind: 'stats' })
@@ -118,10 +113,10 @@ export class WorkerShard {
         return message.error === undefined ? waiting?.resolve(message.value) : waiting?.reject(new Error(`shard ${this.index}: ${message.error}`))
       }
       case 'stats': {
-        this.#stats = { ...message.stats, queueDepths: new Map(message.stats.queueDepths) }
+        const stats = { ...message.stats, queueDepths: new Map(message.stats.queueDepths) }
         const waiting = this.#statsWaiting
         this.#statsWaiting = []
-        for (const resolve of waiting) resolve(this.#stats)
+        for (const resolve of waiting) resolve(stats)
         return
       }
       case 'failed': return hooks.onLogFailure(new Error(`shard ${this.index}: ${message.message}`))
