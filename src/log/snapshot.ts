@@ -186,6 +186,8 @@ function headOf(seq: number, facts: WorkspaceFacts, perChunk: number, chunks: nu
     ...(facts.reversals === undefined ? {} : { reversals: facts.reversals }),
     // Only when the workspace ever had a rule: the head of one without is written as before.
     ...(facts.matchingRules === undefined ? {} : { matchingRules: facts.matchingRules }),
+    // Only when there are any: the head of a workspace without approvals is written as before.
+    ...(facts.approvals === undefined ? {} : { approvals: facts.approvals }),
   }
 }
 
@@ -362,8 +364,8 @@ function fromBody(db: Database<Buffer, string>, body: SnapshotBodyV1 | SnapshotH
   const accountsCount = body.accounts.length
   // readEntries checks seqs and accounts as it builds the entries; a version 1 body holds them ready-made.
   const entries = body.v === 1 ? checkedEntriesV1((body as SnapshotBodyV1).entries, body.tag, accountsCount) : readEntries(db, body as SnapshotHead)
-  const { workspaceId, tag, accounts, idempotency, windows, matches, webhooks, sealKey, reversals, matchingRules } = body
-  return restoreWorkspace({ workspaceId, tag, accounts, entries, idempotency, windows, matches, webhooks, sealKey, reversals, matchingRules }, sealHasher, sealSigner)
+  const { workspaceId, tag, accounts, idempotency, windows, matches, webhooks, sealKey, reversals, matchingRules, approvals } = body
+  return restoreWorkspace({ workspaceId, tag, accounts, entries, idempotency, windows, matches, webhooks, sealKey, reversals, matchingRules, approvals }, sealHasher, sealSigner)
 }
 
 export interface LoadedSnapshots {
