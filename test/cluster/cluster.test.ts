@@ -10,6 +10,7 @@ import path from 'node:path'
 import pg from 'pg'
 import t from 'tap'
 import { processAlive } from '../../scripts/local-postgres.ts'
+import { checkReplication } from '../../src/cluster/replication-check.ts'
 import { repositoryRoot } from '../support/process.ts'
 
 // Three PostgreSQL servers, a monitor and three nodes start one after the other on a shared machine.
@@ -66,6 +67,7 @@ t.test('up starts the database, the nodes and the proxy; status describes them; 
   t.match(settings.rows[0].names, /^ANY 1 \(/, 'a commit waits for any one of the standbys')
   t.equal(settings.rows[0].commit, 'on')
   t.equal(settings.rows[0].sync, 2, 'both standbys replicate synchronously')
+  t.equal((await checkReplication(`postgres://postgres@127.0.0.1:${primary.port}/postgres`)).warning, null, 'the start-up check finds nothing to warn about')
 
   const write = await fetch(`${url}/v2/accounts`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: '{"name":"assets:bank"}' })
   t.equal(write.status, 201, 'a write through HAProxy')
