@@ -16,7 +16,9 @@ import { repositoryRoot } from '../support/process.ts'
 // Three PostgreSQL servers, a monitor and three nodes start one after the other on a shared machine.
 t.setTimeout(420_000)
 
-const stateFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'trueup-cluster-test-')), 'state.json')
+const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'trueup-cluster-test-'))
+const stateFile = path.join(stateDir, 'state.json')
+t.teardown(() => fs.rmSync(stateDir, { recursive: true, force: true }))
 
 /** Runs the script to its end (bounded) with its own state file. */
 function cluster(command: string, timeoutMs: number): Promise<{ code: number | null; stdout: string; stderr: string }> {
