@@ -213,11 +213,12 @@ export const dryRunAutoMatch = Type.Object({
 export const proposal = Type.Object({
   statement_lines: Type.Array(Type.String(), { minItems: 1 }),
   entries: Type.Array(Type.String(), { minItems: 1 }),
-  strategy: Type.Literal('amount_and_date'),
+  strategy: Type.Union([Type.Literal('amount_and_date'), Type.Literal('manual')], { description: 'manual only for a rule\'s proposal that leaves a difference (its amount tolerance)' }),
   date_tolerance_days: Type.Integer({ minimum: 0, maximum: 31 }),
-  matched_amount: Type.Literal(0),
+  matched_amount: Type.Integer({ minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER, description: 'Lines minus entries: 0 but for a rule with an amount tolerance' }),
   score: Type.Number({ minimum: 0, maximum: 1, description: 'docs/API.md gives the formula' }),
   reasons: Type.Array(Type.Union([Type.Literal('amount'), Type.Literal('same_date'), Type.Literal('near_date'), Type.Literal('reference'), Type.Literal('counterparty')])),
+  rule: Type.Union([Type.Object({ id: Type.String({ description: 'rule_…' }), name: Type.String() }), Type.Null()], { description: 'The propose rule that made it (docs/API.md, Matching rules), or null' }),
 })
 
 export const windowEntry = Type.Object({
