@@ -9,6 +9,7 @@ import { accountView, findAccount, listAccounts, type AccountListQuery } from '.
 import { balanceAt } from './balances.js'
 import type { EntryBatch, MatchBatch, MatchCreate } from './commands.js'
 import { firstRefusal, itemRejection } from './entry-batch.js'
+import { listExceptions, type ExceptionListQuery } from './exceptions.js'
 import { getEntry } from './entries.js'
 import { listEntries, type EntryListQuery } from './entry-list.js'
 import { autoMatchWhatIf } from './auto-match.js'
@@ -47,6 +48,7 @@ export interface QueryParams {
   'webhook.get': { readonly webhook: string }
   'matching-rule.list': { readonly limit: number; readonly cursor: string | null }
   'matching-rule.get': { readonly rule: string }
+  'exception.list': ExceptionListQuery
 }
 
 /** Reads that run in slices, one per turn of the event loop (docs/ARCHITECTURE.md, How a request flows). */
@@ -92,6 +94,7 @@ const queries: QueryTable = {
   'webhook.get': (state, { webhook }) => getWebhook(state, webhook),
   'matching-rule.list': (state, { limit, cursor }) => listMatchingRules(state, limit, cursor),
   'matching-rule.get': (state, { rule }) => getMatchingRule(state, rule),
+  'exception.list': (state, params, visibility) => listExceptions(state, params, visibility),
 }
 
 const slicedQueries: SlicedQueryTable = {
