@@ -56,7 +56,9 @@ export function changesOf(state: WorkspaceState, command: WorkspaceCommand, outc
     // Rules change no window and no balance until an auto-match applies them.
     case 'matching_rule.create':
     case 'matching_rule.update':
-    case 'matching_rule.delete': return none
+    case 'matching_rule.delete':
+    // A line's assignee and note are in no window object or balance (its lines and history have their own routes).
+    case 'window.line.annotate': return none
     // The closed windows it signed (their seal and history changed).
     // An approve changes what its action changed; any decision the approval's window (its history).
     case 'approval.decide': {

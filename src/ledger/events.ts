@@ -59,6 +59,8 @@ export function eventsOf(state: WorkspaceState, command: WorkspaceCommand, outco
       return outcome.events === undefined ? [] : [...outcome.events]
     // Lines move no figure the residual rests on (no flip); accounts and subscriptions have no webhook event (docs/API.md, Webhooks).
     case 'window.lines.add':
+    // A line's assignee and note are bookkeeping of the team's work, no webhook event (docs/API.md, Exceptions).
+    case 'window.line.annotate':
     case 'account.create':
     case 'account.update':
     case 'webhook.create':

@@ -90,6 +90,7 @@ export function answerAccountSeqs(state: WorkspaceState, command: WorkspaceComma
     // A write-off's adjustment names its entry, whose lines are on the window's account and the adjustment's.
     case 'match.create': return command.adjustment === undefined || outcome.status === 202 ? findWindow(state, command.window, null)?.accountSeqs ?? [] : [...new Set([...findWindow(state, command.window, null)?.accountSeqs ?? [], ...state.entries[state.entries.length - 1].accountSeqs()])]
     case 'window.lines.add':
+    case 'window.line.annotate':
     case 'window.transition':
     case 'match.batch':
     case 'match.auto':

@@ -7,6 +7,7 @@ import { postEntry } from './entries.js'
 import { postEntryBatch } from './entry-batch.js'
 import { reverseEntry } from './entry-reversal.js'
 import { eventsOf } from './events.js'
+import { annotateLine } from './exceptions.js'
 import { autoMatch } from './auto-match.js'
 import { approvalGate, decideApproval } from './approvals.js'
 import { answerAccountSeqs, expireIdempotency, storeIdempotency } from './idempotency.js'
@@ -95,6 +96,7 @@ function dispatch(state: WorkspaceState, command: WorkspaceCommand): Outcome {
     case 'matching_rule.delete': return deleteMatchingRule(state, command)
     case 'match.auto': return runToEnd(autoMatch(state, command))
     case 'seal.key': return giveSealKey(state, command)
+    case 'window.line.annotate': return annotateLine(state, command)
     default: return unknownCommand(command)
   }
 }

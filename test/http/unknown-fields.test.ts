@@ -69,6 +69,7 @@ const cases: readonly Case[] = [
   { method: 'POST', pattern: '/v2/matching-rules', path: '/v2/matching-rules', body: { ...ruleBody, conditions: { reference: { equals: 'x', ignore_case: true } } }, unknown: ['/conditions/reference/ignore_case'] },
   { method: 'PATCH', pattern: '/v2/matching-rules/:id', path: `/v2/matching-rules/${ruleId}`, body: { priority: 2, order: 1 }, unknown: ['/order'] },
   { method: 'POST', pattern: '/v2/reconciliations/:id/auto-match', path: `/v2/reconciliations/${window.id}/auto-match`, body: { dry_run: true, rules: [] }, unknown: ['/rules'] },
+  { method: 'PATCH', pattern: '/v2/reconciliations/:id/lines/:line', path: `/v2/reconciliations/${window.id}/lines/l1`, body: { assignee: 'ann', owner: 'bob' }, unknown: ['/owner'] },
   { method: 'POST', pattern: '/v2/webhooks', path: '/v2/webhooks', body: { url: 'https://hooks.example.com/x', events: ['entry.posted'], secret: 's' }, unknown: ['/secret'] },
   { method: 'POST', pattern: '/admin/workspaces', path: '/admin/workspaces', body: { id: 'w2', timezone: 'UTC', plan: 'pro' }, unknown: ['/plan'], admin: true },
   { method: 'POST', pattern: '/admin/workspaces', path: '/admin/workspaces', body: { id: 'w2', timezone: 'UTC', limits: { writes_per_minute: 1, reads_per_minute: 1, bursts: 2 } }, unknown: ['/limits/bursts'], admin: true },
