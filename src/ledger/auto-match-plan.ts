@@ -142,11 +142,13 @@ class FreeList {
 
 /**
  * Each target (by date) takes the first group the subset search finds among the free items within the
- * rule's window of its date: 2 items, then 3, up to ruleGroupItemsMax, same sign before mixed signs,
- * each target within candidateBudget steps (a search that spends it gives up on that target).
+ * rule's window of its date (items of amount 0 never join a group): 2 items, then 3, up to
+ * ruleGroupItemsMax, same sign before mixed signs (the odd item nearest in date first, ties: earlier day,
+ * then first in order), each target within candidateBudget steps (a search that spends it gives up on that target).
  */
 function* groupRule<T extends LineItem | EntryItem, O extends LineItem | EntryItem>(rule: RunnableRule, targets: readonly T[], others: readonly O[], meter: WorkMeter, found: (target: T, group: O[]) => void): Generator<undefined, void, undefined> {
-  const pools = new DayPools(others, rule.rule.conditions.date_window_days)
+  // An item of amount 0 adds nothing to a sum: with one, any group would be a smaller one with a passenger.
+  const pools = new DayPools(others.filter((other) => other.amount !== 0), rule.rule.conditions.date_window_days)
   if (meter.spend(targets.length + others.length)) yield
   for (const target of targets) {
     if (target.used || target.amount === 0) continue
