@@ -12,6 +12,10 @@ const seeds = [1, 2, 3, 20261123]
 const stepsPerSeed = stepsBudget / seeds.length
 const reports: SimulationReport[] = []
 
+// 10,000 steps with matching rules and auto-matches took 430 s on this machine at a load average of 30 (the
+// runner's default is 120 s a file); on a quiet machine a few minutes. A bound, not a speed target.
+t.setTimeout(900_000)
+
 /** The commands (and reads) that carry many items, and the matching rules': each must be both accepted and refused within the budget. */
 const bulkRequests = ['entry.batch', 'match.batch', 'match.batch.dry_run', 'statements.import', 'proposals', 'matching_rule.create', 'matching_rule.update', 'matching_rule.delete', 'match.auto', 'match.auto.dry_run'] as const
 
