@@ -3,7 +3,9 @@
  * concurrent load against a real trueup process, each followed by a restart and an audit; prints one summary line and
  * writes it with the details to CRASH_RESULTS (default bench/results/crash-loop.json). Exit 1 when anything was lost.
  *
- *   CRASH_ROUNDS=20 CRASH_SEED=1 CRASH_WRITERS=4 CRASH_KILL_MS_MAX=6000 npm run test:crash
+ *   CRASH_ROUNDS=20 CRASH_SEED=1 CRASH_WRITERS=4 CRASH_KILL_MS_MAX=6000 CRASH_SHARDS=1 npm run test:crash
+ *
+ * CRASH_SHARDS runs the service with that many shards; after the last kill every log (the registry's and each shard's) is checked offline.
  */
 import fs from 'node:fs'
 import path from 'node:path'
@@ -32,6 +34,7 @@ const summary = await runCrashLoop({
   cleanStopEvery: integer('CRASH_CLEAN_STOP_EVERY', 7, 0, 500),
   startupKillEvery: integer('CRASH_STARTUP_KILL_EVERY', 5, 0, 500),
   opsPerWriterMax: 20_000,
+  shards: integer('CRASH_SHARDS', 1, 1, 64),
   log: (line) => process.stdout.write(`  ${line}\n`),
 })
 

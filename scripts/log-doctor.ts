@@ -2,14 +2,17 @@
  * @module `npm run log:doctor -- verify|truncate --data-dir DIR [--from SEQ] [--yes]`: the offline recovery tool of
  * docs/RELIABILITY.md. Run it only while trueup is stopped.
  *
- *   verify    checks every log record (checksum, decoding, no missing seq) and every snapshot; exit 0 clean, 2 damaged
+ *   verify    checks every log record (checksum, decoding, no missing seq) and every snapshot; exit 0 clean, 2 damaged.
+ *             A data dir of several shards: every log, the registry's and each shard's (DATA_DIR/registry, DATA_DIR/shards/<n>)
  *   truncate  exports record SEQ and every later one to DATA_DIR/log-removed-from-SEQ-<time>.jsonl, then removes them
- *             and every snapshot, so that the next start replays records 1..SEQ-1; needs --yes
+ *             and every snapshot, so that the next start replays records 1..SEQ-1; needs --yes. One log: with several
+ *             shards, --data-dir names the registry's or a shard's directory (the start-up refusal prints which)
  */
 import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { StoreDamaged } from '../src/log/damage.ts'
 import { truncateLog, verifyStore } from '../src/log/doctor.ts'
+import { logsOf, type DataDirLog } from '../src/shard/layout.ts'
 
 const usage = 'usage: npm run log:doctor -- verify --data-dir DIR\n       npm run log:doctor -- truncate --data-dir DIR --from SEQ --yes'
 
@@ -30,6 +33,23 @@ async function verify(logPath: string): Promise<number> {
   process.stdout.write(`${report.damagedCount} damaged. Restore from a backup, or cut the log back to record ${first - 1}:\n`)
   process.stdout.write(`  npm run log:doctor -- truncate --data-dir ${path.dirname(logPath)} --from ${first} --yes\n`)
   return 2
+}
+
+/** Every log of the data dir (the single one, or the registry's and each shard's), each named when there are several: the worst exit. */
+async function verifyAll(logs: readonly DataDirLog[]): Promise<number> {
+  let exit = 0
+  for (const log of logs) {
+    if (logs.length > 1) process.stdout.write(`== ${log.name}\n`)
+    try {
+      exit = Math.max(exit, await verify(log.path))
+    } catch (error) {
+      // One unreadable log does not hide the others' verdicts.
+      if (!(error instanceof StoreDamaged) || logs.length === 1) throw error
+      process.stdout.write(`log ${log.path}: ${error.message}\n`)
+      exit = 2
+    }
+  }
+  return exit
 }
 
 async function truncate(dataDir: string, logPath: string, fromText: string | undefined, yes: boolean): Promise<number> {
@@ -67,9 +87,15 @@ async function main(): Promise<number> {
     process.stderr.write(`${usage}\n`)
     return 64
   }
-  const logPath = path.join(path.resolve(dataDir), 'log')
-  if (positionals[0] === 'verify') return verify(logPath)
-  if (positionals[0] === 'truncate') return truncate(path.resolve(dataDir), logPath, values.from, values.yes)
+  const logs = logsOf(path.resolve(dataDir))
+  if (positionals[0] === 'verify') return verifyAll(logs)
+  if (positionals[0] === 'truncate') {
+    if (logs.length > 1) {
+      process.stderr.write(`${dataDir} holds ${logs.length} logs; truncate cuts one: give its directory as --data-dir, one of\n${logs.map(({ path: logPath }) => `  ${path.dirname(logPath)}\n`).join('')}`)
+      return 64
+    }
+    return truncate(path.resolve(dataDir), logs[0].path, values.from, values.yes)
+  }
   process.stderr.write(`${usage}\n`)
   return 64
 }

@@ -23,6 +23,7 @@ import { LocalNode, type LocalNodeHooks } from './shard/local-node.js'
 import type { Shard } from './shard/operation.js'
 import type { Probe } from './shard/probe.js'
 import { ShardSet } from './shard/shard-set.js'
+import { convertSingleLog } from './shard/convert.js'
 import { claimLayout } from './shard/layout.js'
 
 export interface Service {
@@ -130,14 +131,15 @@ interface Claim {
  * locked first (both taken most often means this service was started twice: the data dir in use says so);
  * a missing one is created only once the port is known to be free, so a refused start leaves no trace.
  */
-async function claim(config: Config): Promise<Claim> {
+async function claim(config: Config, hooks: ServiceHooks): Promise<Claim> {
   let lock = fs.existsSync(config.dataDir) ? lockDataDir(config.dataDir) : null
   let port: PortHold | null = null
   try {
     port = await holdPort(config.host, config.port)
     lock ??= lockDataDir(config.dataDir)
     checkDataDirContents(config.dataDir)
-    claimLayout(config.dataDir, config.shards)
+    // The single log started with more shards is converted before anything is served (docs/API.md, Shards).
+    if (claimLayout(config.dataDir, config.shards) === 'convert') hooks.print(await convertSingleLog(config, { clock: hooks.clock, onLogFailure: hooks.onLogFailure, warn: hooks.warn }))
     return { lock, port }
   } catch (error) {
     port?.release()
@@ -152,7 +154,7 @@ async function claim(config: Config): Promise<Claim> {
  * anything is written; StoreDamaged when the log cannot be trusted.
  */
 export async function startService(config: Config, hooks: ServiceHooks): Promise<Service> {
-  const claimed = await claim(config)
+  const claimed = await claim(config, hooks)
   try {
     return await startClaimed(config, hooks, claimed)
   } catch (error) {

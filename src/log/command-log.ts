@@ -150,6 +150,14 @@ export class CommandLog {
     this.#waiting.add(seq, callback)
   }
 
+  /** A new, empty log made to continue after seq: its next record is seq + 1 (src/shard/convert.ts). */
+  beginAfter(seq: number): void {
+    assert.ok(this.lastSeq === 0 && this.#pending.length === 0, 'only an empty log begins after a seq')
+    this.#records.beginAt(seq + 1)
+    this.#nextSeq = seq + 1
+    this.#durableSeq = seq
+  }
+
   /** The first seq the log holds; records below it were deleted by retention (src/actor/log-retention.ts). */
   get firstSeq(): number { return this.#records.firstSeq }
 

@@ -127,6 +127,16 @@ export class RecordStore {
   /** The first seq the log holds; those below were deleted by retention. */
   get firstSeq(): number { return this.#firstSeq }
 
+  /**
+   * An empty log made to begin at firstSeq, as retention would leave it (a data dir converted to shards, whose
+   * snapshots stand for every record before): seqs carry on where the old log's ended, never reused.
+   */
+  beginAt(firstSeq: number): void {
+    assert.ok(this.lastSeqAtOpen === 0 && this.#firstSeq === 1 && Number.isSafeInteger(firstSeq) && firstSeq >= 1, 'only an empty log is begun at a seq')
+    this.#meta.putSync(firstKey, firstSeq)
+    this.#firstSeq = firstSeq
+  }
+
   /** Within a write transaction: record seq in format 2. */
   put(seq: number, bytes: Buffer): void {
     assert.ok(seq > this.#legacyLastSeq && seq <= seqMaxOf(8))

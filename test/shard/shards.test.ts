@@ -3,7 +3,7 @@
  * processes: eight workspaces written at once land on different shards and each answers as with one, their
  * commits counted in the service's metrics; an Idempotency-Key is honoured on its shard; a live update comes from
  * a shard's thread; every acknowledged write survives a kill -9; a data dir is refused with another SHARDS, and
- * the single-log layout with SHARDS above 1.
+ * the single-log layout is converted with SHARDS above 1.
  */
 import fs from 'node:fs'
 import os from 'node:os'
@@ -24,7 +24,7 @@ t.teardown(async () => {
 })
 
 async function start(dataDir: string, shards: number): Promise<RunningProcess> {
-  const running = await startProcess({ dataDir, adminToken, env: { SHARDS: String(shards) }, startTimeoutMs: 60_000 })
+  const running = await startProcess({ dataDir, adminToken, env: { SHARDS: String(shards) }, startTimeoutMs: 180_000 })
   live.push(running)
   return running
 }
@@ -104,14 +104,16 @@ t.test('SHARDS=4: workspaces on their shards answer as with one, survive kill -9
   }
 })
 
-t.test('a data dir of the single log is refused with SHARDS above 1, and still served with SHARDS=1', async (t) => {
+t.test('a data dir of the single log is converted with SHARDS above 1 (test/shard/convert.test.ts), then refused with SHARDS=1', async (t) => {
   const dataDir = path.join(tmpRoot, 'single')
   const single = await start(dataDir, 1)
   t.ok(fs.existsSync(path.join(dataDir, 'log')))
   await killHard(single)
-  const refused = await runToExit({ dataDir, adminToken, env: { SHARDS: '4' } })
+  const converted = await start(dataDir, 4)
+  t.match(converted.stdout.join('\n'), /converted DATA_DIR .* from the single log to SHARDS=4/)
+  t.equal((await request(converted.baseUrl, adminToken, 'GET', '/admin/workspaces')).status, 200)
+  await killHard(converted)
+  const refused = await runToExit({ dataDir, adminToken, env: { SHARDS: '1' }, timeoutMs: 120_000 })
   t.equal(refused.code, 2)
-  t.match(refused.stderr, /was written with SHARDS=1/)
-  const again = await start(dataDir, 1)
-  t.equal((await request(again.baseUrl, adminToken, 'GET', '/admin/workspaces')).status, 200)
+  t.match(refused.stderr, /was written with SHARDS=4/)
 })

@@ -9,6 +9,8 @@ import type { ChildProcess } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import { verifyStore } from '../../../src/log/doctor.ts'
+import { logsOf } from '../../../src/shard/layout.ts'
 import { killHard, startProcess, type RunningProcess } from '../process.ts'
 import { audit, type AuditReport } from './audit.ts'
 import { Random, send, sleep } from './client.ts'
@@ -29,6 +31,8 @@ export interface CrashLoopOptions {
   readonly startupKillEvery: number
   /** Operations per writer per round at most (a bound besides the kill). */
   readonly opsPerWriterMax: number
+  /** SHARDS of the service (default 1); with more, the offline check at the end covers the registry's and every shard's log. */
+  readonly shards?: number
   readonly log: (line: string) => void
 }
 
@@ -57,7 +61,7 @@ export interface CrashLoopSummary {
 }
 
 const adminToken = 'crash-loop-admin'
-const env = { SNAPSHOT_COMMANDS_INTERVAL: '200', LOG_LEVEL: 'error' }
+const baseEnv = { SNAPSHOT_COMMANDS_INTERVAL: '200', LOG_LEVEL: 'error' }
 const limits = { writes_per_minute: 100_000_000, reads_per_minute: 100_000_000 }
 
 class Processes {
@@ -67,10 +71,14 @@ class Processes {
   restartsFromSnapshots = 0
   replayMsMax = 0
 
-  constructor(readonly dataDir: string) {}
+  readonly env: Record<string, string>
+
+  constructor(readonly dataDir: string, shards: number) {
+    this.env = { ...baseEnv, SHARDS: String(shards) }
+  }
 
   async start(): Promise<RunningProcess> {
-    const running = await startProcess({ dataDir: this.dataDir, adminToken, env, onSpawn: (child) => this.spawned.push(child) })
+    const running = await startProcess({ dataDir: this.dataDir, adminToken, env: this.env, startTimeoutMs: 300_000, onSpawn: (child) => this.spawned.push(child) })
     this.all.push(running)
     this.current = running
     const replayed = running.stdout.map((line) => /Replayed (\d+) log records \((\d+) snapshots.*in (\d+) ms/.exec(line)).find((match) => match !== null)
@@ -86,7 +94,7 @@ class Processes {
     let child: ChildProcess | null = null
     const timer = setTimeout(() => child?.kill('SIGKILL'), delayMs)
     try {
-      const running = await startProcess({ dataDir: this.dataDir, adminToken, env, onSpawn: (spawned) => { child = spawned; this.spawned.push(spawned) } })
+      const running = await startProcess({ dataDir: this.dataDir, adminToken, env: this.env, startTimeoutMs: 300_000, onSpawn: (spawned) => { child = spawned; this.spawned.push(spawned) } })
       this.all.push(running)
       await killHard(running)
     } catch {
@@ -180,10 +188,22 @@ async function auditRound(ledger: Ledger, processes: Processes, workspaces: Work
   log(`${label}: ${report.entries} entries, ${report.windows} windows, ${report.matches} matches; acknowledged so far ${ledger.writesAcknowledged}; lost ${report.lost}; problems ${report.problemCount}; replays ${report.replaysChecked}`)
 }
 
+/** After the last kill, every log of the data dir (the single one, or the registry's and each shard's) checked offline as the log doctor does. */
+async function verifyEveryLog(dataDir: string, totals: Totals, log: (line: string) => void): Promise<void> {
+  for (const { name, path: logPath } of logsOf(dataDir)) {
+    const report = await verifyStore(logPath)
+    log(`${name}: ${report.records} records to seq ${report.lastSeq}, ${report.snapshots.length} snapshots, ${report.damagedCount} damaged`)
+    const unusable = report.snapshots.filter((snapshot) => !snapshot.ok).length
+    if (report.damagedCount + unusable === 0) continue
+    totals.problems += report.damagedCount + unusable
+    totals.samples.push(`${name}: ${report.damagedCount} damaged records, ${unusable} damaged snapshots after the last kill`)
+  }
+}
+
 export async function runCrashLoop(options: CrashLoopOptions): Promise<CrashLoopSummary> {
   const startedMs = Date.now()
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'trueup-crash-loop-'))
-  const processes = new Processes(dataDir)
+  const processes = new Processes(dataDir, options.shards ?? 1)
   const ledger = new Ledger()
   const random = new Random(options.seed)
   const totals: Totals = { lost: 0, problems: 0, samples: [], replays: 0, residuals: 0, survivors: 0, last: null }
@@ -217,6 +237,7 @@ export async function runCrashLoop(options: CrashLoopOptions): Promise<CrashLoop
   } finally {
     await processes.killAll()
   }
+  await verifyEveryLog(dataDir, totals, options.log)
   const clean = totals.lost === 0 && totals.problems === 0 && ledger.unexpected.length === 0
   if (clean && process.env.CRASH_KEEP_DATA !== '1') fs.rmSync(dataDir, { recursive: true, force: true })
   return {
