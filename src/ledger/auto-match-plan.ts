@@ -8,8 +8,8 @@
 
 import { type Budget, findSubsets } from './proposal-subsets.js'
 import { DayPools } from './proposal-groups.js'
-import { byDay, collectItems, itemSteps, type EntryItem, type Item, type LineItem } from './proposal-items.js'
-import { proposalDefaults } from './proposals.js'
+import { byDay, collectItems, itemSteps, type EntryItem, type Item, type LineItem, type WindowItems } from './proposal-items.js'
+import { proposalDefaults } from './proposal-chosen.js'
 import type { WorkMeter } from './proposal-work.js'
 import { rulesInOrder, type RunnableRule } from './matching-rules.js'
 import type { WorkspaceState } from './state.js'
@@ -36,6 +36,15 @@ export function* planAutoMatch(state: WorkspaceState, window: ReconciliationWind
   const rules = rulesInOrder(state, 'auto_match')
   if (rules.length === 0) return { rules, matches: [] }
   const items = yield* collectItems(state, window, visibility, meter)
+  return { rules, matches: yield* planRules(rules, items, meter) }
+}
+
+/**
+ * The rules in the order given, each over the items the rules before it left (an item taken is marked
+ * `used`): what an auto-match applies (its auto_match rules) and what proposals offer first (their
+ * propose rules, proposal-rules.ts). Items already used when it starts are left alone.
+ */
+export function* planRules(rules: readonly RunnableRule[], items: WindowItems, meter: WorkMeter): Generator<undefined, PlannedMatch[], undefined> {
   const matches: PlannedMatch[] = []
   for (const rule of rules) {
     const lines: LineItem[] = []
@@ -49,7 +58,7 @@ export function* planAutoMatch(state: WorkspaceState, window: ReconciliationWind
     else if (rule.rule.strategy === 'one_to_many') yield* groupRule(rule, lines.sort(byDay), entries.sort(byDay), meter, (line, group) => take(matches, rule, [line], group))
     else yield* groupRule(rule, entries.sort(byDay), lines.sort(byDay), meter, (entry, group) => take(matches, rule, group, [entry]))
   }
-  return { rules, matches }
+  return matches
 }
 
 function take(into: PlannedMatch[], rule: RunnableRule, lines: readonly LineItem[], entries: readonly EntryItem[]): void {
@@ -133,11 +142,13 @@ class FreeList {
 
 /**
  * Each target (by date) takes the first group the subset search finds among the free items within the
- * rule's window of its date: 2 items, then 3, up to ruleGroupItemsMax, same sign before mixed signs,
- * each target within candidateBudget steps (a search that spends it gives up on that target).
+ * rule's window of its date (items of amount 0 never join a group): 2 items, then 3, up to
+ * ruleGroupItemsMax, same sign before mixed signs (the odd item nearest in date first, ties: earlier day,
+ * then first in order), each target within candidateBudget steps (a search that spends it gives up on that target).
  */
 function* groupRule<T extends LineItem | EntryItem, O extends LineItem | EntryItem>(rule: RunnableRule, targets: readonly T[], others: readonly O[], meter: WorkMeter, found: (target: T, group: O[]) => void): Generator<undefined, void, undefined> {
-  const pools = new DayPools(others, rule.rule.conditions.date_window_days)
+  // An item of amount 0 adds nothing to a sum: with one, any group would be a smaller one with a passenger.
+  const pools = new DayPools(others.filter((other) => other.amount !== 0), rule.rule.conditions.date_window_days)
   if (meter.spend(targets.length + others.length)) yield
   for (const target of targets) {
     if (target.used || target.amount === 0) continue

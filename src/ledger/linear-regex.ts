@@ -60,6 +60,11 @@ export class LinearRegex {
   readonly #mark: Int32Array
   readonly #stack: Int32Array
   #generation = 0
+  /**
+   * Work done by every test so far: one per character read, plus one per state visited where the cache
+   * did not know the move. Tests read it to check the cost is linear in the text, whatever the pattern.
+   */
+  steps = 0
 
   constructor(states: readonly State[], start: number) {
     this.#kinds = Uint8Array.from(states, (state) => kindCodes[state.kind])
@@ -86,6 +91,7 @@ export class LinearRegex {
     let node = this.#node(this.#follow(this.#current, 0, this.#start, 0, length))
     for (let position = 0; position < length; position++) {
       if (node.matched) return true
+      this.steps++
       let code = text.charCodeAt(position)
       // A surrogate pair is one character: read both halves (positions count UTF-16 units, as `length` does).
       if (code >= 0xd800 && code <= 0xdbff && position + 1 < length) {
@@ -97,6 +103,11 @@ export class LinearRegex {
       else node = (code < asciiCount ? node.ascii[code] : node.moves.get(code)) ?? this.#learn(node, code, position + 1, length)
     }
     return node.matched
+  }
+
+  /** States of the program: a test reads at most about three times this many per character. */
+  get size(): number {
+    return this.#kinds.length
   }
 
   #learn(node: DfaNode, code: number, position: number, length: number): DfaNode {
@@ -112,6 +123,7 @@ export class LinearRegex {
     let count = 0
     for (let index = 0; index < states.length && count >= 0; index++) {
       const state = states[index]
+      this.steps++
       if (this.#tests[state]!(code)) count = this.#follow(this.#current, count, this.#outs[state], position, length)
     }
     return count < 0 ? count : this.#follow(this.#current, count, this.#start, position, length)
@@ -145,6 +157,7 @@ export class LinearRegex {
     stack[top++] = from
     while (top > 0) {
       const index = stack[--top]
+      this.steps++
       if (index < 0 || this.#mark[index] === mark) continue
       this.#mark[index] = mark
       switch (this.#kinds[index]) {

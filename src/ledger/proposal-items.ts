@@ -152,7 +152,7 @@ export function firstOnOrAfter(sorted: readonly Item[], day: number): number {
 }
 
 /**
- * The unused items within `toleranceDays` of `day`, nearest first (ties: earlier day, then order), at
+ * The unused items within `toleranceDays` of `day`, nearest first (ties: earlier day, then order, on either side), at
  * most `take` of them, never stepping over more than `stepsMax` items (used ones included): the
  * bounded pool a search starts from. Returns the pool and the steps it cost.
  */
@@ -165,8 +165,14 @@ export function nearestUnused<T extends Item>(sorted: readonly T[], day: number,
     const leftOk = left >= 0 && day - sorted[left].day <= toleranceDays
     const rightOk = right < sorted.length && sorted[right].day - day <= toleranceDays
     if (!leftOk && !rightOk) break
-    const takeLeft = leftOk && (!rightOk || day - sorted[left].day <= sorted[right].day - day)
-    const item = takeLeft ? sorted[left--] : sorted[right++]
+    if (leftOk && (!rightOk || day - sorted[left].day <= sorted[right].day - day)) {
+      // A whole earlier day at once, first in order first: walking leftwards would meet it last first.
+      const dayStart = firstOnOrAfter(sorted, sorted[left].day)
+      for (let at = dayStart; at <= left && pool.length < take && steps < stepsMax; at++, steps++) if (!sorted[at].used) pool.push(sorted[at])
+      left = dayStart - 1
+      continue
+    }
+    const item = sorted[right++]
     steps++
     if (!item.used) pool.push(item)
   }

@@ -114,6 +114,32 @@ t.test('a statement import with ?auto_match=true matches each window it opens in
   t.same(matches.body.data.map((match: { entries: string[]; reason: string }) => [match.entries, match.reason]), [[[paid], 'invoices']])
 })
 
+t.test('a catastrophic pattern is refused (400, nothing kept) or accepted and then runs over adversarial lines', async (t) => {
+  const count = async () => (await call(baseUrl, 'GET', '/v2/matching-rules?limit=100', { key })).body.data.length
+  const before = await count()
+  for (const regex of ['(a+)+\\1', '^(a|aa)\\1*$', '(?=(a+))\\1b', '(?!a+b)a', '(?<=a+)b', '(?<!a)b', '(?<x>a+)+\\k<x>']) {
+    const refused = await call(baseUrl, 'POST', '/v2/matching-rules', { key, body: { ...invoices, name: 'evil', conditions: { description: { regex } } } })
+    assertError(t, refused, 400, 'request_invalid', `/${regex}/ needs backtracking`)
+    t.same(refused.body.error.details.map((detail: { path: string }) => detail.path), ['/conditions/description/regex'])
+  }
+  t.equal(await count(), before, 'no refused rule was kept')
+  // Exponential in V8's engine on these lines (30 a's and a b: about 2^30 paths for (a+)+$); linear in the service's.
+  const patterns = ['(a+)+$', '(a|aa)*c', '^(a|a)*$', '(x+x+)+y', '(.*a){12}x']
+  const made: string[] = []
+  for (const [index, regex] of patterns.entries()) {
+    const rule = await call(baseUrl, 'POST', '/v2/matching-rules', { key, body: { name: `bait ${index}`, priority: 10 + index, action: 'auto_match', strategy: 'one_to_one', conditions: { description: { regex }, reference: { regex } } } })
+    t.equal(rule.status, 201, `/${regex}/ is accepted: it runs in linear time`)
+    made.push(rule.body.id)
+  }
+  const bait = await openWindowOk(baseUrl, key, { accounts: ['assets:bank'], from: '2026-06-01', to: '2026-06-30', claimed_movement: 0 })
+  const text = (char: string, length: number) => `${char.repeat(length)}!`
+  await addLinesOk(baseUrl, key, bait.id, Array.from({ length: 200 }, (_, index) => ({ amount: index + 1, date: '2026-06-05', reference: text(index % 2 === 0 ? 'a' : 'x', 499), description: text('a', 999) })))
+  const answer = await call(baseUrl, 'POST', `/v2/reconciliations/${bait.id}/auto-match`, { key, body: {} })
+  t.equal(answer.status, 200, 'the auto-match over 200 lines of 500- and 1,000-character texts answers')
+  t.same(answer.body.data, [], 'no entry to match: every line was tested by every pattern')
+  for (const id of made) t.equal((await call(baseUrl, 'DELETE', `/v2/matching-rules/${id}`, { key })).status, 204)
+})
+
 t.test('a restart from a snapshot keeps the rules', async (t) => {
   const before = (await call(baseUrl, 'GET', '/v2/matching-rules', { key })).body
   t.ok((await snapshotNow(service.service)) >= 1, 'a snapshot was written')

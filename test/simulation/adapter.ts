@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict'
 import { Runtime } from '../../src/actor/runtime.ts'
 import type { MatchBatch, WorkspaceCommand } from '../../src/ledger/commands.ts'
+import { autoMatchWhatIf } from '../../src/ledger/auto-match.ts'
 import { whatIfBatch } from '../../src/ledger/match-batch.ts'
 import type { Outcome } from '../../src/ledger/outcome.ts'
 import { proposalsAnswer, runToEnd, type ProposalQuery } from '../../src/ledger/proposals.ts'
@@ -124,6 +125,11 @@ export class SimNode {
   /** GET proposals, its slices run to the end in one read (the actor would interleave other requests between them). */
   proposals(workspace: string, windowId: string, query: ProposalQuery, visibility: Visibility): Reply {
     return { outcome: this.query(workspace, (state) => runToEnd(proposalsAnswer(state, windowId, query, visibility))), replayed: false }
+  }
+
+  /** An auto-match's dry run, its slices run to the end in one read. */
+  autoMatchWhatIf(workspace: string, windowId: string, visibility: Visibility): Reply {
+    return { outcome: this.query(workspace, (state) => runToEnd(autoMatchWhatIf(state, windowId, visibility))), replayed: false }
   }
 
   query(workspace: string, run: (state: WorkspaceState) => Outcome): Outcome {

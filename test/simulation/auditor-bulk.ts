@@ -11,11 +11,13 @@ import {
   checkWindowBody, dayAfter, firstProblem, isTerminal, localDate, midnightMs, rejected, residualOf, windowFigures,
   type Context, type Expectation, type ModelWindow, type Request, type WorkspaceModel,
 } from './auditor.ts'
+import { expectAutoMatch, expectRuleCreate, expectRuleDelete, expectRuleUpdate } from './auditor-rules.ts'
 
-/** The reads the simulation checks besides windows and balances: a match batch's dry run, and proposals. */
+/** The reads the simulation checks besides windows and balances: a match batch's dry run, proposals, and an auto-match's dry run. */
 export type ReadRequest =
   | { readonly type: 'match.batch.dry_run'; readonly window: string; readonly matches: readonly MatchItem[] }
   | { readonly type: 'proposals'; readonly window: string; readonly date_tolerance_days: number; readonly max_group: number; readonly limit: number }
+  | { readonly type: 'match.auto.dry_run'; readonly window: string }
 
 export type SimRequest = Request | ReadRequest
 
@@ -24,7 +26,7 @@ type MatchBatchRequest = Extract<Request, { type: 'match.batch' }>
 type ImportRequest = Extract<Request, { type: 'statements.import' }>
 
 export function isRead(request: SimRequest): request is ReadRequest {
-  return request.type === 'match.batch.dry_run' || request.type === 'proposals'
+  return request.type === 'match.batch.dry_run' || request.type === 'proposals' || request.type === 'match.auto.dry_run'
 }
 
 /** The model's prediction for any request the simulation sends. */
@@ -35,6 +37,11 @@ export function predict(model: WorkspaceModel, request: SimRequest, context: Con
     case 'match.batch.dry_run': return expectMatchBatch(model, request, context, true)
     case 'statements.import': return expectImport(model, request, context)
     case 'proposals': return expectProposals(model, request, context)
+    case 'matching_rule.create': return expectRuleCreate(model, request)
+    case 'matching_rule.update': return expectRuleUpdate(model, request)
+    case 'matching_rule.delete': return expectRuleDelete(model, request)
+    case 'match.auto': return expectAutoMatch(model, request, context, false)
+    case 'match.auto.dry_run': return expectAutoMatch(model, request, context, true)
     default: return model.expect(request, context)
   }
 }
@@ -185,7 +192,7 @@ function importedWindow(model: WorkspaceModel, statement: ImportRequest['stateme
   return {
     id: '', accounts: [account], from: statement.from, to: statement.to, timeZone, startMs, endMs, claimed: statement.claimed_movement, tolerance: 0,
     statementRef: statement.statement_ref, fingerprint: statement.fingerprint, state: 'open', derived, matchedTotal: 0, activeMatches: 0, activeWriteOffs: 0,
-    lines: statement.lines.map((line) => ({ amount: line.amount, date: line.date, match: -1 })), matchedEntries: new Map(), frozenResidual: null, everBalanced: false,
+    lines: statement.lines.map((line) => ({ amount: line.amount, date: line.date, reference: line.reference ?? null, match: -1 })), matchedEntries: new Map(), frozenResidual: null, everBalanced: false,
   }
 }
 

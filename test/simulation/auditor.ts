@@ -7,6 +7,7 @@
 
 import { Temporal } from 'temporal-polyfill'
 import type { StatementInput, WorkspaceCommand } from '../../src/ledger/commands.ts'
+import type { ModelRule } from './auditor-rules.ts'
 
 /** A request as a client sends it: a workspace command without the envelope the edge stamps on it. */
 export type Request = WorkspaceCommand extends infer C ? (C extends WorkspaceCommand ? Omit<C, 'at_ms' | 'key_id' | 'visibility' | 'idempotency'> : never) : never
@@ -32,7 +33,7 @@ export type Expectation =
 
 export interface ModelAccount { id: string; name: string; readonly externalId: string | null; readonly postings: { readonly atMs: number; readonly amount: number }[] }
 export interface ModelEntry { readonly id: string; readonly atMs: number; readonly lines: readonly { readonly account: number; readonly amount: number }[] }
-export interface ModelLine { readonly amount: number; readonly date: string; match: number }
+export interface ModelLine { readonly amount: number; readonly date: string; readonly reference: string | null; match: number }
 export interface ModelMatch { readonly id: string; readonly window: number; readonly lines: readonly number[]; readonly entries: readonly number[]; readonly amount: number; readonly writeOff: boolean; reversed: boolean }
 export interface ModelWindow {
   readonly id: string
@@ -152,13 +153,16 @@ export class WorkspaceModel {
   readonly idempotency = new Map<string, { readonly fingerprint: string; readonly status: number; readonly bodyText: string; readonly createdAtMs: number }>()
   /** Statements sent in imports (accepted or not): a client sends one again, as is or changed. */
   readonly statementsSent: StatementInput[] = []
+  /** Live matching rules in creation order, and how many were deleted (auditor-rules.ts). */
+  readonly rules: ModelRule[] = []
+  rulesDeleted = 0
 
   /** timeZone: the workspace's zone now (an admin may change it; a window keeps the zone it was opened in). */
   constructor(readonly id: string, public timeZone: string) {}
 
   /** A deep copy: a crash that loses a batch puts the copy taken before it back. */
   clone(): WorkspaceModel {
-    const data = structuredClone({ accounts: this.accounts, entries: this.entries, windows: this.windows, matches: this.matches, idempotency: this.idempotency, statementsSent: this.statementsSent })
+    const data = structuredClone({ accounts: this.accounts, entries: this.entries, windows: this.windows, matches: this.matches, idempotency: this.idempotency, statementsSent: this.statementsSent, rules: this.rules, rulesDeleted: this.rulesDeleted })
     return Object.assign(new WorkspaceModel(this.id, this.timeZone), data)
   }
 
@@ -326,7 +330,7 @@ export class WorkspaceModel {
       ok: true,
       status: 201,
       check: (body) => firstProblem(mismatch('lines_count', window.lines.length + request.lines.length, body.lines_count), mismatch('line ids', ids, body.lines.map((line: any) => line.id))),
-      commit: () => { for (const line of request.lines) window.lines.push({ amount: line.amount, date: line.date, match: -1 }) },
+      commit: () => { for (const line of request.lines) window.lines.push({ amount: line.amount, date: line.date, reference: line.reference ?? null, match: -1 }) },
     }
   }
 

@@ -12,8 +12,8 @@ const seeds = [1, 2, 3, 20261123]
 const stepsPerSeed = stepsBudget / seeds.length
 const reports: SimulationReport[] = []
 
-/** The commands (and reads) that carry many items: each must be both accepted and refused within the budget. */
-const bulkRequests = ['entry.batch', 'match.batch', 'match.batch.dry_run', 'statements.import', 'proposals'] as const
+/** The commands (and reads) that carry many items, and the matching rules': each must be both accepted and refused within the budget. */
+const bulkRequests = ['entry.batch', 'match.batch', 'match.batch.dry_run', 'statements.import', 'proposals', 'matching_rule.create', 'matching_rule.update', 'matching_rule.delete', 'match.auto', 'match.auto.dry_run'] as const
 
 for (const seed of seeds) {
   t.test(`seed ${seed}, ${stepsPerSeed} steps`, async (t) => {
@@ -41,6 +41,8 @@ t.test(`the budget: ${stepsBudget.toLocaleString('en')} steps in all, every bulk
   }
   const proposalsAccepted = reports.reduce((sum, report) => sum + report.proposalsAccepted, 0)
   t.ok(proposalsAccepted > 0, `proposals were accepted as a batch (${proposalsAccepted} matches)`)
+  const autoMatched = reports.reduce((sum, report) => sum + report.autoMatched, 0)
+  t.ok(autoMatched > 0, `the auto-match made matches the rules allow (${autoMatched})`)
 })
 
 t.test('deterministic: the same seed runs the same way (so a failing seed and step reproduce)', async (t) => {

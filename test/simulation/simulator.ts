@@ -51,6 +51,8 @@ export interface SimulationReport {
   readonly requests: Readonly<Record<string, { readonly accepted: number; readonly refused: number }>>
   /** Matches proposed by GET proposals and then attached by an accepted batch of them. */
   readonly proposalsAccepted: number
+  /** Matches the auto-match made (checked against the rules, then committed to the model). */
+  readonly autoMatched: number
   /** Batches after which every window's last live update was compared with the window. */
   readonly liveUpdateChecks: number
   /** Windows by final state, and how many ever reached balanced: the run's coverage of the state table. */
@@ -105,6 +107,7 @@ class Simulation {
   #retriesAfterCrash = 0
   readonly #requests: Record<string, { accepted: number; refused: number }> = {}
   #proposalsAccepted = 0
+  #autoMatched = 0
   #liveUpdateChecks = 0
 
   constructor(options: SimulationOptions) {
@@ -288,6 +291,7 @@ class Simulation {
     this.#check(sent, reply, expectation, before)
     if (reply.outcome.ok && expectation.ok) {
       expectation.commit(reply.outcome.body)
+      if (request.type === 'match.auto' && reply.outcome.replayed !== true) this.#autoMatched += (reply.outcome.body as { data: unknown[] }).data.length
       // An import answered from what it imported before stores nothing for its key (it was not carried out again).
       if (key !== undefined && expectation.replayed !== true) model.idempotency.set(key, { fingerprint, status: reply.outcome.status, bodyText: JSON.stringify(reply.outcome.body), createdAtMs: this.#nowMs })
     }
@@ -307,7 +311,8 @@ class Simulation {
     const before = this.#prng.chance(Math.min(1, 3 * this.#options.rejectionCheckChance)) ? workspaceText(this.#running.live().workspaces.get(client.workspace)!) : null
     const reply = request.type === 'proposals'
       ? this.#running.proposals(client.workspace, request.window, { dateToleranceDays: request.date_tolerance_days, maxGroup: request.max_group, limit: request.limit, cursor: null }, client.visibility)
-      : this.#running.dryRunMatches(client.workspace, { ...envelope, type: 'match.batch', window: request.window, matches: request.matches })
+      : request.type === 'match.auto.dry_run' ? this.#running.autoMatchWhatIf(client.workspace, request.window, client.visibility)
+        : this.#running.dryRunMatches(client.workspace, { ...envelope, type: 'match.batch', window: request.window, matches: request.matches })
     this.step++
     const sent = { client, request, key: undefined }
     this.#check(sent, reply, expectation, null)
@@ -441,7 +446,7 @@ class Simulation {
       seed: this.#options.seed, steps: this.step, batches: this.#batches, crashes: { ...this.#crashes }, tripleChecks: this.#tripleChecks,
       snapshotRounds: this.#snapshotRounds, accepted: this.#accepted, replayed: this.#replayed, rejections: { ...this.#rejections },
       rejectionsChecked: this.#rejectionsChecked, retriesAfterCrash: this.#retriesAfterCrash, windowStates: this.#windowStates(),
-      requests: structuredClone(this.#requests), proposalsAccepted: this.#proposalsAccepted, liveUpdateChecks: this.#liveUpdateChecks,
+      requests: structuredClone(this.#requests), proposalsAccepted: this.#proposalsAccepted, autoMatched: this.#autoMatched, liveUpdateChecks: this.#liveUpdateChecks,
     }
   }
 }

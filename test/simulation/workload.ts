@@ -10,6 +10,7 @@ import { dayAfter, localDate, residualOf, type ModelWindow, type Request, type W
 import type { SimRequest } from './auditor-bulk.ts'
 import type { Prng } from './prng.ts'
 import { entryBatch, matchBatch, proposalsRead, statementsImport } from './workload-bulk.ts'
+import { autoMatch, autoMatchDryRun, lineReference, ruleCreate, ruleDelete, ruleUpdate } from './workload-rules.ts'
 
 export interface Client {
   readonly name: string
@@ -30,6 +31,7 @@ const requestWeights = {
   'account.create': 4, 'account.update': 1, 'entry.post': 30, 'window.open': 6, 'window.lines.add': 9,
   'match.create': 16, 'match.reverse': 4, 'window.transition': 4,
   'entry.batch': 5, 'match.batch': 4, 'match.batch.dry_run': 2, 'statements.import': 3, 'proposals': 3,
+  'matching_rule.create': 1, 'matching_rule.update': 0.5, 'matching_rule.delete': 0.3, 'match.auto': 2, 'match.auto.dry_run': 1,
 } as const
 
 export function visibleAccounts(model: WorkspaceModel, client: Client): string[] {
@@ -70,6 +72,11 @@ export function nextRequest(prng: Prng, model: WorkspaceModel, client: Client, a
     case 'match.batch.dry_run': return { ...matchBatch(prng, model, client), type: 'match.batch.dry_run' }
     case 'statements.import': return statementsImport(prng, model, client, atMs)
     case 'proposals': return proposalsRead(prng, model, client)
+    case 'matching_rule.create': return ruleCreate(prng, model)
+    case 'matching_rule.update': return ruleUpdate(prng, model)
+    case 'matching_rule.delete': return ruleDelete(prng, model)
+    case 'match.auto': return autoMatch(prng, model, client)
+    case 'match.auto.dry_run': return autoMatchDryRun(prng, model, client)
   }
 }
 
@@ -152,7 +159,7 @@ function linesAdd(prng: Prng, model: WorkspaceModel, client: Client): Request {
       amount = residualOf(window) || 5
     }
     if (prng.chance(0.03)) date = dayAfter(window.to)
-    return { amount, date, reference: null, description: null }
+    return { amount, date, reference: lineReference(prng), description: null }
   })
   return { type: 'window.lines.add', window: window.id, lines }
 }
