@@ -9,6 +9,7 @@ import t from 'tap'
 import { adminCreateKey, assertError, createAccount, postEntryOk, raiseLimits } from '../support/api.ts'
 import { manualClock, hourMs } from '../support/clock.ts'
 import { addLinesOk, openWindowOk, pair } from '../support/recon.ts'
+import { snapshotNow } from '../support/probes.ts'
 import { call, startTestService, type Reply, type TestService } from '../support/service.ts'
 
 const dayMs = 24 * hourMs
@@ -140,7 +141,7 @@ t.test('a refused PATCH changes nothing', async (t) => {
 
 t.test('a restart keeps assignee and note: from a snapshot, and from the log after it', async (t) => {
   const before = await listAll('', 100)
-  t.ok(service.service.runtime.snapshotDue(true) >= 1, 'a snapshot was written')
+  t.ok((await snapshotNow(service.service)) >= 1, 'a snapshot was written')
   t.equal((await call(baseUrl, 'PATCH', `/v2/reconciliations/${cardOct.id}/lines/l1`, { key, body: { assignee: 'cy', note: 'after the snapshot' } })).status, 200)
   const expected = before.map((item) => (item.reconciliation === cardOct.id && item.id === 'l1' ? { ...item, assignee: 'cy', note: 'after the snapshot' } : item))
   await service.stop()

@@ -31,7 +31,8 @@ interface Supervised {
 /** Spawns command as a supervisor would (its own process group) and waits for the listening line. */
 async function supervise(command: string, args: readonly string[], dataDir: string): Promise<Supervised> {
   const port = await freePort()
-  const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', HOST: '127.0.0.1', PORT: String(port), DATA_DIR: dataDir, ADMIN_TOKEN: 'supervised' }
+  // The run's shards (TEST_SHARDS), as assertFreed's start has them (test/support/process.ts): the data dir keeps its number.
+  const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', HOST: '127.0.0.1', PORT: String(port), DATA_DIR: dataDir, ADMIN_TOKEN: 'supervised', SHARDS: process.env.TEST_SHARDS ?? '1' }
   const child = spawn(command, args, { cwd: repositoryRoot, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
   if (child.pid !== undefined) groups.push(child.pid)
   let stdout = ''
