@@ -253,7 +253,7 @@ async function reverseMistake(page: Page, test: TestService, post: Post, t: Test
 /** The three 1:1 proposals the server makes, accepted in one POST …/matches/batch. */
 async function acceptProposals(page: Page, entryIds: string[], test: TestService, windowId: string, t: Test) {
   const proposals = page.getByRole('heading', { name: 'Proposals' }).locator('xpath=..')
-  t.match((await waitForText(proposals, 'Accept all 3 proposals')).replace(/\s+/g, ' '), new RegExp(`Statement lines l1.*Entries .*${entryIds[0]}`), 'the proposals are shown')
+  t.match((await waitForText(proposals, 'Accept all 3 proposals')).replace(/\s+/g, ' '), new RegExp(`Statement lines ?l1.*Entries.*${entryIds[0]}`), 'the proposals are shown')
   const batch = page.waitForRequest((request) => request.url().endsWith(`/v2/reconciliations/${windowId}/matches/batch`))
   await page.getByRole('button', { name: 'Accept all 3 proposals' }).click()
   t.same((await batch).postDataJSON().matches.map((match: { statement_lines: string[]; entries: string[] }) => [match.statement_lines, match.entries]),

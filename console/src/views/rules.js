@@ -121,7 +121,7 @@ export function RulesPage({ zone }) {
     <h1 tabindex="-1">Matching rules</h1>
     <p class="meta">Auto-match applies the auto-match rules to a window, lower priority first; the first rule that fits a line takes it.</p>
     <${Alert} message=${error} /><${Status} message=${status} />
-    ${ordered === null ? html`<p>Loading…</p>` : html`<${RulesTable} rules=${ordered} zone=${zone} onEdit=${setEditing} onDelete=${remove} confirming=${confirming} setConfirming=${setConfirming} />`}
+    ${ordered === null ? (error ? '' : html`<p>Loading…</p>`) : html`<${RulesTable} rules=${ordered} zone=${zone} onEdit=${setEditing} onDelete=${remove} confirming=${confirming} setConfirming=${setConfirming} />`}
     <h2>${editing ? `Edit rule ${editing.name}` : 'New rule'}</h2>
     <${RuleForm} key=${editing?.id ?? 'new'} editing=${editing} onSaved=${saved} onCancel=${() => setEditing(null)} />
   </section>`
