@@ -77,6 +77,18 @@ export function Empty({ children }) {
   return html`<p class="empty">${children}</p>`
 }
 
+/** A write the workspace holds for a second person answers 202 {approval}: what to tell the user, or null. */
+export function awaitingApproval(answer) {
+  const approval = answer?.approval
+  if (approval?.state !== 'pending') return null
+  return `Awaiting approval: the ${actionWords(approval.action)} is held as ${approval.id} until another person approves it (Approvals page); nothing has changed yet.`
+}
+
+/** An approval's action in words (docs/API.md, Approvals). */
+export function actionWords(action) {
+  return { 'window.close': 'close', 'match.write_off': 'write-off' }[action] ?? String(action).replaceAll(/[._]/g, ' ')
+}
+
 /** Runs an async action, reporting its error through setError; returns its value or undefined. */
 export async function attempt(setError, action) {
   setError(null)

@@ -92,11 +92,20 @@ export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
 
 export interface Fixture { october: string; even: string; rule: string; bank: string }
 
+/** Closes with a residual wait for a second person; October's close is asked for and so waits (202). */
+async function holdClose(test: TestService, windowId: string) {
+  const settings = await call(test.baseUrl, 'PATCH', '/admin/workspaces/default', { key: test.adminToken, body: { settings: { approvals: { close_with_residual: true, write_off_over: null } } } })
+  if (settings.status !== 200) throw new Error(`approvals settings: ${settings.status} ${JSON.stringify(settings.body)}`)
+  const held = await call(test.baseUrl, 'PATCH', `/v2/reconciliations/${windowId}`, { key: test.apiKey, body: { state: 'closed', reason: 'Deposit and fee explained' } })
+  if (held.status !== 202) throw new Error(`close held for approval: ${held.status} ${JSON.stringify(held.body)}`)
+}
+
 /**
- * October's statement uploaded over the API (five lines, three proposals), and a November window whose
- * two lines the ledger already holds, unmatched: its residual is 0 but it is not done.
+ * October's statement uploaded over the API (five lines, three proposals), a November window whose two
+ * lines the ledger already holds, unmatched (its residual is 0 but it is not done), and a matching rule;
+ * with `pendingApproval`, October's close waiting for approval.
  */
-export async function prepare(test: TestService): Promise<Fixture> {
+export async function prepare(test: TestService, options: { pendingApproval?: boolean } = {}): Promise<Fixture> {
   const { post } = await seed(test)
   const key = test.apiKey
   const uploaded = await call(test.baseUrl, 'POST', '/v2/statements?label=Girokonto%20October%202026', { key, raw: fs.readFileSync(statementFixture), headers: { 'content-type': 'application/xml' } })
@@ -111,6 +120,7 @@ export async function prepare(test: TestService): Promise<Fixture> {
   const rule = await call(test.baseUrl, 'POST', '/v2/matching-rules', { key, body: { name: 'Invoices by reference', priority: 10, conditions: { amount: 'exact', date_window_days: 3, reference: { regex: '^INV-\\d+$' } }, action: 'propose', strategy: 'one_to_one' } })
   if (rule.status !== 201) throw new Error(`rule: ${rule.status} ${JSON.stringify(rule.body)}`)
   const bank = (await call(test.baseUrl, 'GET', '/v2/accounts/assets:bank', { key })).body.id
+  if (options.pendingApproval === true) await holdClose(test, uploaded.body.data[0].id)
   return { october: uploaded.body.data[0].id, even: opened.body.id, rule: rule.body.id, bank }
 }
 

@@ -7,7 +7,7 @@ import { html } from '../html.js'
 import { api, enc, listAll } from '../api.js'
 import { formatDate, formatTimestamp } from '../format.js'
 import { watchWindow } from '../live.js'
-import { Alert, Amount, Id, StateBadge, Status, attempt } from '../ui.js'
+import { Alert, Amount, Id, StateBadge, Status, attempt, awaitingApproval } from '../ui.js'
 import { MatchWorkbench } from './window-workbench.js'
 import { History, Matches } from './window-matches.js'
 import { Exports, Proposals } from './window-extras.js'
@@ -84,7 +84,8 @@ export function WindowPage({ windowId, zone: workspaceZone }) {
     if (result !== undefined) {
       // The window is re-read first, so the message appears with the figures it speaks of.
       await refresh()
-      setStatus(description(result))
+      // 202 with a pending approval: nothing changed yet (docs/API.md, Approvals).
+      setStatus(awaitingApproval(result) ?? description(result))
     }
     return result
   }

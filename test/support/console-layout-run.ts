@@ -1,22 +1,22 @@
 /**
- * The console at a phone's width (390 px) and a desktop's (1366 px), in Debian's headless chromium against a
- * real service (docs/API.md, Console): on every page nothing is wider than the viewport (no sideways
- * scroll), every button, link and field is reached by Tab, axe-core finds no serious or critical
- * violation, and Sign out is whole on screen. docs/console-390.png and docs/console-1366.png are rewritten
- * only with UPDATE_CONSOLE_SCREENSHOT=1. What the pages show is test/console/pages.test.ts.
+ * @module Test support: the console's layout test at one width, run by test/console/layout-390.test.ts and
+ * layout-1366.test.ts (one file per width, so each stays well within the per-file timeout). On every page of
+ * the console, in Debian's headless chromium against a real service: nothing wider than the viewport (no
+ * sideways scroll), every button, link and field reached by Tab, no serious or critical axe-core
+ * violation, and Sign out whole on screen. docs/console-<width>.png is rewritten only with
+ * UPDATE_CONSOLE_SCREENSHOT=1.
  */
 
 import fs from 'node:fs'
 import path from 'node:path'
 import t, { type Test } from 'tap'
 import type { BrowserContext, Page } from 'playwright-core'
-import { launchChromium } from '../support/browser.ts'
-import { outputDir, waitForText, waitMs } from '../support/console-page.ts'
-import { type Fixture, overflowing, prepare, seriousViolations, signIn, unreachableByKeyboard } from '../support/console-layout.ts'
-import { repositoryRoot } from '../support/process.ts'
-import { startTestService, type TestService } from '../support/service.ts'
+import { launchChromium } from './browser.ts'
+import { outputDir, waitForText, waitMs } from './console-page.ts'
+import { type Fixture, overflowing, prepare, seriousViolations, signIn, unreachableByKeyboard } from './console-layout.ts'
+import { repositoryRoot } from './process.ts'
+import { startTestService, type TestService } from './service.ts'
 
-const widths = [390, 1366] as const
 const updateScreenshots = process.env.UPDATE_CONSOLE_SCREENSHOT === '1'
 
 /** Every page of the console, with the heading that says it has loaded. */
@@ -66,16 +66,17 @@ async function atWidth(context: BrowserContext, test: TestService, fixture: Fixt
   }
 }
 
-t.test('the console at 390 px and 1366 px: no sideways scroll, every control by keyboard, no serious axe violation', async (t) => {
-  fs.mkdirSync(outputDir, { recursive: true })
-  const launched = await launchChromium()
-  t.teardown(() => launched.close())
-  const test = await startTestService()
-  t.teardown(() => test.destroy())
-  const fixture = await prepare(test)
-  for (const width of widths) {
+/** The whole test at one viewport width. */
+export function layoutTest(width: number): void {
+  t.test(`the console at ${width} px: no sideways scroll, every control by keyboard, no serious axe violation`, async (t) => {
+    fs.mkdirSync(outputDir, { recursive: true })
+    const launched = await launchChromium()
+    t.teardown(() => launched.close())
+    const test = await startTestService()
+    t.teardown(() => test.destroy())
+    const fixture = await prepare(test)
     const context = await launched.browser.newContext({ locale: 'en-US', viewport: { width, height: 900 } })
     await atWidth(context, test, fixture, width, t)
     await context.close()
-  }
-})
+  })
+}
