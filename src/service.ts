@@ -21,6 +21,7 @@ import { createLogger } from './logger.js'
 import type { WebhookDeliverer } from './webhooks/deliverer.js'
 import { LocalNode, type LocalNodeHooks } from './shard/local-node.js'
 import type { Shard } from './shard/operation.js'
+import type { Probe } from './shard/probe.js'
 import { ShardSet } from './shard/shard-set.js'
 import { claimLayout } from './shard/layout.js'
 
@@ -37,6 +38,11 @@ export interface Service {
   readonly retention: LogRetention
   /** The WebSocket endpoint: its sessions and live-update hub. */
   readonly stream: StreamEndpoint
+  /**
+   * A test seam (src/shard/probe.ts), the same for any SHARDS: with a workspace, run against the runtime that
+   * holds it; without, against every runtime, the one holding the system state (workspaces, keys) first.
+   */
+  probe(probe: Probe, workspace?: string): Promise<unknown[]>
   /** Stop accepting, answer in-flight requests, flush the log, snapshot, close; then print what it did. */
   stop(): Promise<void>
 }
@@ -75,6 +81,7 @@ interface ServiceNode {
   readonly shard: Shard
   readonly replay: ReplayReport
   start(): void
+  probe(probe: Probe, workspace?: string): Promise<unknown[]>
   stopHousekeeping(): Promise<void>
   close(): Promise<{ readonly snapshotsWrittenCount: number; readonly durableSeq: number }>
 }
@@ -229,9 +236,10 @@ function running(parts: Running): Service {
     webhooks: (node instanceof ShardSet ? node.registry : node as LocalNode).webhooks,
     retention: (node instanceof ShardSet ? node.registry : node as LocalNode).retention,
     stream: server.stream,
+    probe: (probe, workspace) => node.probe(probe, workspace),
     stop: async () => {
       await node.stopHousekeeping()
-      const durableAtStopSeq = node.shard.stats().durableSeq
+      const durableAtStopSeq = (await node.shard.stats()).durableSeq
       const drain = await server.close(config.shutdownGraceMs)
       const { snapshotsWrittenCount, durableSeq } = await node.close()
       await parts.closeLogger()

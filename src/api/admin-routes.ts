@@ -1,7 +1,8 @@
 /** @module The admin API's route table (not under /v2): workspaces and API keys, behind ADMIN_TOKEN, never rate limited. */
 
+import type { Static } from 'typebox'
 import { randomBytes } from 'node:crypto'
-import { currencyDefault, limitsDefault, type Limits, type Scope } from '../ledger/system.js'
+import { currencyDefault, limitsDefault, type Limits, type Scope, type SettingsUpdate } from '../ledger/system.js'
 import { canonicalTimeZone } from '../ledger/time-zone-name.js'
 import { newSealKeyFields } from '../exports/seal-signature.js'
 import { hashSecret } from './auth.js'
@@ -33,6 +34,20 @@ export function createKeyCommand(atMs: number, workspace: string, scopes: readon
   return { type: 'key.create' as const, at_ms: atMs, id: `key_${randomText(96)}`, workspace, scopes: [...new Set(scopes)], accounts, name, secret_hash: hashSecret(secret) }
 }
 
+/** The settings a PATCH names, each field given (docs/API.md, "The workspace"); undefined when it names none. */
+function settingsUpdateOf(settings: Static<typeof workspaceUpdate>['settings']): SettingsUpdate | undefined {
+  if (settings === undefined) return undefined
+  const approvals = settings.approvals === undefined ? undefined : {
+    ...(settings.approvals.close_with_residual === undefined ? {} : { close_with_residual: settings.approvals.close_with_residual }),
+    ...(settings.approvals.write_off_over === undefined ? {} : { write_off_over: settings.approvals.write_off_over }),
+  }
+  const update = {
+    ...(settings.lock_closed_periods === undefined ? {} : { lock_closed_periods: settings.lock_closed_periods }),
+    ...(approvals === undefined ? {} : { approvals }),
+  }
+  return Object.keys(update).length === 0 ? undefined : update
+}
+
 export const adminRoutes: readonly AdminRoute[] = [
   adminRoute({
     method: 'POST', pattern: '/admin/workspaces', body: { validate: workspaceCreateBody }, summary: 'Create a workspace',
@@ -47,7 +62,7 @@ export const adminRoutes: readonly AdminRoute[] = [
     errors: ['request_invalid', 'not_found'], response: { status: 200, description: 'The workspace', schema: workspace },
     handle: ({ params, body, atMs }) => ({
       type: 'workspace.update', at_ms: atMs, id: params.id, limits: knownLimits(body.limits), currency: body.currency,
-      settings: body.settings?.lock_closed_periods === undefined ? undefined : { lock_closed_periods: body.settings.lock_closed_periods },
+      settings: settingsUpdateOf(body.settings),
       time_zone: body.timezone === undefined ? undefined : canonicalTimeZone(body.timezone) ?? body.timezone,
     }),
   }),

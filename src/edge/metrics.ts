@@ -151,20 +151,21 @@ export class Metrics {
     const registers = [this.registry]
     new Gauge({
       name: 'trueup_log_pending_records', help: 'Log records appended but not yet durable (the group commit queue)', registers,
-      collect() { this.set(shard.stats().pendingRecords) },
+      async collect() { this.set((await shard.stats()).pendingRecords) },
     })
     new Gauge({
       name: 'trueup_actor_queue_depth_records',
       help: 'Per workspace: log records that must still become durable before its latest answer can be sent (last applied seq − durable seq)',
       labelNames: ['workspace'], registers,
-      collect() {
+      async collect() {
+        const { queueDepths } = await shard.stats()
         this.reset()
-        for (const [workspace, depth] of shard.stats().queueDepths) this.set({ workspace }, depth)
+        for (const [workspace, depth] of queueDepths) this.set({ workspace }, depth)
       },
     })
     new Gauge({
       name: 'trueup_webhook_outbox_items', help: 'Webhook deliveries not yet done (one per event and subscription): the outbox depth', registers,
-      collect() { this.set(shard.stats().outboxItems) },
+      async collect() { this.set((await shard.stats()).outboxItems) },
     })
   }
 

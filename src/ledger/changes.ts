@@ -1,6 +1,7 @@
 /** @module What an accepted command changed that a live subscriber can watch: windows and account balances (docs/API.md, WebSocket API and live updates). */
 
 import { findAccount } from './accounts.js'
+import { approvalWindow, approvedAction } from './approvals.js'
 import { closedWindowsAt } from './closed-windows.js'
 import { unknownCommand, type AccountUpdate, type WorkspaceCommand } from './commands.js'
 import type { BatchResult } from './entry-batch.js'
@@ -38,7 +39,7 @@ export function changesOf(state: WorkspaceState, command: WorkspaceCommand, outc
     }
     case 'window.open': return windowChanges(state, (outcome.body as { id: string }).id, true)
     // A write-off's adjustment posted an entry too: its accounts and windows, besides the match's window.
-    case 'match.create': return command.adjustment === undefined ? windowChanges(state, command.window, false) : adjustmentChanges(state, command.window)
+    case 'match.create': return command.adjustment === undefined || outcome.status === 202 ? windowChanges(state, command.window, false) : adjustmentChanges(state, command.window)
     case 'window.lines.add':
     case 'match.batch':
     case 'match.auto':
@@ -57,6 +58,13 @@ export function changesOf(state: WorkspaceState, command: WorkspaceCommand, outc
     case 'matching_rule.update':
     case 'matching_rule.delete': return none
     // The closed windows it signed (their seal and history changed).
+    // An approve changes what its action changed; any decision the approval's window (its history).
+    case 'approval.decide': {
+      const action = approvedAction(state, command, outcome)
+      if (action !== null) return changesOf(state, action.command, action.outcome)
+      const window = approvalWindow(state, command)
+      return window === undefined ? none : { windows: [window], accountSeqs: [] }
+    }
     case 'seal.key': return { windows: (outcome.body as { signed: string[] }).signed.map((id) => findWindow(state, id, null)!), accountSeqs: [] }
     default: return unknownCommand(command)
   }

@@ -169,6 +169,8 @@ export interface MatchCreate extends CommandEnvelope {
   readonly adjustment?: { readonly account: string; readonly description: string | null }
   /** As entry.post's (the adjustment's entry). */
   readonly lock_closed?: boolean
+  /** As window.transition's. */
+  readonly approvals?: ApprovalSettings
 }
 
 /** One match of a batch: a match body without its window (the batch names it once). */
@@ -198,6 +200,30 @@ export interface WindowTransition extends CommandEnvelope {
   readonly key_name?: string | null
   /** A close that locks the period for the window's accounts (docs/API.md, Period locks); absent in records logged before locks: false. */
   readonly lock_period?: boolean
+  /** The workspace's approvals setting as the edge built the command (docs/API.md, Approvals); absent: none asked. */
+  readonly approvals?: ApprovalSettings
+}
+
+/**
+ * When an action waits for a second key (docs/API.md, Approvals): a close that leaves a residual, a write-off over
+ * an amount (absolute, minor units; null: none). Stamped on the command by the edge, so replay decides alike.
+ */
+export interface ApprovalSettings {
+  readonly close_with_residual: boolean
+  readonly write_off_over: number | null
+}
+
+/** A pending approval decided (docs/API.md, Approvals): approve applies its action as of now, in this same command; reject records why. */
+export interface ApprovalDecide extends CommandEnvelope {
+  readonly type: 'approval.decide'
+  readonly approval: string
+  readonly decision: 'approve' | 'reject'
+  /** Required to reject; absent to approve. */
+  readonly reason: string | null
+  /** The deciding key's name, stamped at the edge. */
+  readonly key_name: string | null
+  /** As entry.post's, as the workspace's settings stand at the decision (an adjustment's entry). */
+  readonly lock_closed?: boolean
 }
 
 /** The event types a subscription can name (docs/API.md, Webhooks; reconciliation.drifted: docs/API.md, Exports). */
@@ -300,6 +326,7 @@ export type WorkspaceCommand =
   | MatchingRuleDelete
   | MatchAuto
   | SealKeyGive
+  | ApprovalDecide
 
 /**
  * Every workspace command type, once: a type-keyed literal, so a type added to WorkspaceCommand and not
@@ -310,7 +337,7 @@ const commandTypeTable: { readonly [T in WorkspaceCommand['type']]: true } = {
   'account.create': true, 'account.update': true, 'entry.post': true, 'entry.batch': true, 'entry.reverse': true, 'window.open': true, 'window.lines.add': true,
   'statements.import': true, 'match.create': true, 'match.batch': true, 'match.reverse': true, 'window.transition': true,
   'webhook.create': true, 'webhook.delete': true, 'seal.key': true, 'matching_rule.create': true, 'matching_rule.update': true, 'matching_rule.delete': true,
-  'match.auto': true,
+  'match.auto': true, 'approval.decide': true,
 }
 export const workspaceCommandTypes = Object.keys(commandTypeTable) as readonly WorkspaceCommand['type'][]
 

@@ -1,6 +1,7 @@
 /** @module The events an accepted command emits (webhooks): derived from the command, its answer and the state after it. */
 
 import { formatTimestamp } from './calendar.js'
+import { approvedAction } from './approvals.js'
 import { closedWindowsAt } from './closed-windows.js'
 import { unknownCommand, type WebhookEventType, type WorkspaceCommand } from './commands.js'
 import type { LedgerEvent } from './ledger-event.js'
@@ -42,9 +43,12 @@ export function eventsOf(state: WorkspaceState, command: WorkspaceCommand, outco
         .filter(({ window }) => window.seq >= firstNewSeq && window.openedAtMs === command.at_ms && window.openedBy === command.key_id)
         .map(({ view, window }) => event('reconciliation.opened', view, accountNamesOf(state, window)))
     }
+    // A request held for approval (202) changed nothing yet.
     case 'window.transition':
+      if (outcome.status === 202) return []
       return [event(body.state === 'closed' ? 'reconciliation.closed' : 'reconciliation.abandoned', outcome.body, accountNamesOf(state, windowOf(state, body.id)))]
     case 'match.create':
+      if (outcome.status === 202) return []
       if (command.adjustment !== undefined) return adjustmentEvents(state, outcome, timestamp)
       return matchEvents(state, command.type, outcome, timestamp)
     case 'match.reverse':
@@ -65,6 +69,11 @@ export function eventsOf(state: WorkspaceState, command: WorkspaceCommand, outco
     // A seal signed on upgrade changes no figure of its window and has no webhook event (docs/API.md, "The seal").
     case 'seal.key':
       return []
+    // An approve emits the events of the action it ran; a rejection or a failure none.
+    case 'approval.decide': {
+      const action = approvedAction(state, command, outcome)
+      return action === null ? [] : eventsOf(state, action.command, action.outcome)
+    }
     default:
       return unknownCommand(command)
   }

@@ -2,6 +2,7 @@
 
 import { findAccount } from './accounts.js'
 import { unknownCommand, type WorkspaceCommand } from './commands.js'
+import { approvalWindow, approvedAction } from './approvals.js'
 import { postedCountOf } from './entry-batch.js'
 import { reject } from '../errors.js'
 import type { Accepted, Outcome } from './outcome.js'
@@ -87,7 +88,7 @@ export function answerAccountSeqs(state: WorkspaceState, command: WorkspaceComma
     case 'window.open': return findWindow(state, (outcome.body as { id: string }).id, null)?.accountSeqs ?? []
     case 'statements.import': return (outcome.body as { data: { id: string }[] }).data.flatMap((window) => findWindow(state, window.id, null)?.accountSeqs ?? [])
     // A write-off's adjustment names its entry, whose lines are on the window's account and the adjustment's.
-    case 'match.create': return command.adjustment === undefined ? findWindow(state, command.window, null)?.accountSeqs ?? [] : [...new Set([...findWindow(state, command.window, null)?.accountSeqs ?? [], ...state.entries[state.entries.length - 1].accountSeqs()])]
+    case 'match.create': return command.adjustment === undefined || outcome.status === 202 ? findWindow(state, command.window, null)?.accountSeqs ?? [] : [...new Set([...findWindow(state, command.window, null)?.accountSeqs ?? [], ...state.entries[state.entries.length - 1].accountSeqs()])]
     case 'window.lines.add':
     case 'window.transition':
     case 'match.batch':
@@ -101,6 +102,10 @@ export function answerAccountSeqs(state: WorkspaceState, command: WorkspaceComma
     case 'matching_rule.delete': return []
     // Made by the service at start-up, never with an Idempotency-Key: it shows no account.
     case 'seal.key': return []
+    case 'approval.decide': {
+      const action = approvedAction(state, command, outcome)
+      return action !== null ? answerAccountSeqs(state, action.command, action.outcome) : approvalWindow(state, command)?.accountSeqs ?? []
+    }
     default: return unknownCommand(command)
   }
 }

@@ -6,7 +6,7 @@
  * workspaces, so an id of one workspace never names an object of another. The sequence number is
  * zero-padded base 36, so within a workspace the string order of ids is their creation order.
  */
-export type IdPrefix = 'acc_' | 'ent_' | 'rec_' | 'mat_' | 'wh_' | 'rule_'
+export type IdPrefix = 'acc_' | 'ent_' | 'rec_' | 'mat_' | 'wh_' | 'rule_' | 'apr_'
 
 const sequenceDigits = 9
 

@@ -21,8 +21,28 @@ import { terminalRejection } from './windows.js'
 
 type Adjustment = NonNullable<MatchCreate['adjustment']>
 
+/** What an adjusted write-off will do, every check passed: its window, its line, its entry. */
+export interface AdjustedWriteOffPlan {
+  readonly window: ReconciliationWindow
+  readonly line: StatementLine
+  readonly checked: CheckedEntry
+}
+
 /** A match.create that carries an adjustment. */
 export function createAdjustedWriteOff(state: WorkspaceState, command: MatchCreate): Outcome {
+  const plan = planAdjustedWriteOff(state, command)
+  if ('ok' in plan) return plan
+  const { window, line, checked } = plan
+  const warning = postCloseWarning(state, checked.perAccount.keys(), checked.effectiveAtMs, command.visibility)
+  const entry = applyEntry(state, checked, command)
+  // Line and entry net to 0 on the window's accounts: the posting moved the residual, the match does not.
+  const matchPlan = { lines: [line], entries: [entry], matchedAmount: 0, matchedTotal: window.matchedTotal }
+  const answer = accept(200, matchView(state, insertMatch(state, window, command, matchPlan, entry.seq), command.visibility))
+  return warning === undefined ? answer : { ...answer, warning }
+}
+
+/** Every check of an adjusted write-off (those of the match, then those of the posting), before anything changes. */
+export function planAdjustedWriteOff(state: WorkspaceState, command: MatchCreate): AdjustedWriteOffPlan | Rejection {
   const adjustment = command.adjustment
   assert(adjustment !== undefined, 'a match.create without adjustment is createMatch\'s')
   const shape = matchShapeRejection(command) ?? adjustmentShapeRejection(command)
@@ -36,12 +56,7 @@ export function createAdjustedWriteOff(state: WorkspaceState, command: MatchCrea
   const line = lineOnly.lines[0]
   const checked = checkAdjustmentEntry(state, window, line, command, adjustment)
   if ('ok' in checked) return checked
-  const warning = postCloseWarning(state, checked.perAccount.keys(), checked.effectiveAtMs, command.visibility)
-  const entry = applyEntry(state, checked, command)
-  // Line and entry net to 0 on the window's accounts: the posting moved the residual, the match does not.
-  const plan = { lines: [line], entries: [entry], matchedAmount: 0, matchedTotal: window.matchedTotal }
-  const answer = accept(200, matchView(state, insertMatch(state, window, command, plan, entry.seq), command.visibility))
-  return warning === undefined ? answer : { ...answer, warning }
+  return { window, line, checked }
 }
 
 /** An adjustment goes with a write-off of exactly one line: its entry is that line's amount. */

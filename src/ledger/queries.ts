@@ -12,6 +12,7 @@ import { firstRefusal, itemRejection } from './entry-batch.js'
 import { getEntry } from './entries.js'
 import { listEntries, type EntryListQuery } from './entry-list.js'
 import { autoMatchWhatIf } from './auto-match.js'
+import { getApproval, listApprovals, type ApprovalListQuery } from './approvals.js'
 import { whatIfBatch, whatIfMatch } from './match-batch.js'
 import { getMatchingRule, listMatchingRules } from './matching-rules.js'
 import { listMatches } from './matches.js'
@@ -47,6 +48,8 @@ export interface QueryParams {
   'webhook.get': { readonly webhook: string }
   'matching-rule.list': { readonly limit: number; readonly cursor: string | null }
   'matching-rule.get': { readonly rule: string }
+  'approval.list': ApprovalListQuery
+  'approval.get': { readonly approval: string }
 }
 
 /** Reads that run in slices, one per turn of the event loop (docs/ARCHITECTURE.md, How a request flows). */
@@ -92,6 +95,8 @@ const queries: QueryTable = {
   'webhook.get': (state, { webhook }) => getWebhook(state, webhook),
   'matching-rule.list': (state, { limit, cursor }) => listMatchingRules(state, limit, cursor),
   'matching-rule.get': (state, { rule }) => getMatchingRule(state, rule),
+  'approval.list': (state, params, visibility) => listApprovals(state, params, visibility),
+  'approval.get': (state, { approval }, visibility) => getApproval(state, approval, visibility),
 }
 
 const slicedQueries: SlicedQueryTable = {

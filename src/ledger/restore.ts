@@ -14,6 +14,7 @@ import { createWorkspaceState, EntryStore, type Account, type Entry, type Idempo
 import { currencyDefault, settingsDefault, type KeyRecord, type SystemState, type WorkspaceRecord } from './system.js'
 import { isTerminal } from './window-effects.js'
 import type { MatchingRule } from './matching-rules-state.js'
+import type { Approval } from './approvals-state.js'
 import type { WebhookSubscription } from './webhooks-state.js'
 import { addLiveWindow } from './live-windows.js'
 import { addAccountWindows } from './window-continuity.js'
@@ -69,6 +70,8 @@ export interface WorkspaceFacts {
   readonly webhooks?: { readonly lastSeq: number; readonly subscriptions: readonly WebhookSubscription[] }
   /** Absent in snapshots written before matching rules existed: no rules then. */
   readonly matchingRules?: { readonly lastSeq: number; readonly rules: readonly MatchingRule[] }
+  /** In creation order; absent in snapshots written before approvals existed, and when there are none. */
+  readonly approvals?: readonly Approval[]
   /** Absent in snapshots written before seal keys existed: none then. */
   readonly sealKey?: SealKeyPair | null
   /** Pairs (entry seq, seq of the entry that reversed it); absent in snapshots written before reversals, and when there are none. */
@@ -94,6 +97,7 @@ export function factsOf(state: WorkspaceState): WorkspaceFacts {
     sealKey: state.sealKey,
     ...(state.reversedBy.size === 0 ? {} : { reversals: [...state.reversedBy] }),
     ...(state.matchingRules.lastSeq === 0 ? {} : { matchingRules: { lastSeq: state.matchingRules.lastSeq, rules: [...state.matchingRules.rules.values()] } }),
+    ...(state.approvals.approvals.length === 0 ? {} : { approvals: state.approvals.approvals }),
   }
 }
 
@@ -152,6 +156,7 @@ export function restoreWorkspace(facts: WorkspaceFacts, sealHasher: SealHasher |
     state.matchingRules.lastSeq = facts.matchingRules.lastSeq
     for (const rule of facts.matchingRules.rules) state.matchingRules.rules.set(rule.id, rule)
   }
+  for (const approval of facts.approvals ?? []) state.approvals.approvals.push(approval)
   return state
 }
 
@@ -189,7 +194,7 @@ export function restoreSystem(system: SystemState, facts: SystemFacts): void {
     // Snapshots written before seal keys existed lack the key: the upgrade gives one (runtime.ts). Those written
     // before settings existed lack them: the defaults, which every workspace had then.
     system.workspaces.set(workspace.id, {
-      ...workspace, limitsChangedAtMs: stored.limitsChangedAtMs ?? workspace.createdAtMs, currency: stored.currency ?? currencyDefault, settings: stored.settings ?? settingsDefault,
+      ...workspace, limitsChangedAtMs: stored.limitsChangedAtMs ?? workspace.createdAtMs, currency: stored.currency ?? currencyDefault, settings: { ...settingsDefault, ...stored.settings },
       sealKey: stored.sealKey ?? null, sealKeyAtCreation: stored.sealKeyAtCreation ?? false,
     })
     system.tags.add(workspace.tag)

@@ -3,6 +3,7 @@
 import { makeId } from './ids.js'
 import { DoublesArena, SumTree } from './sum-tree.js'
 import { createMatchingRulesState, type MatchingRulesState } from './matching-rules-state.js'
+import { createApprovalsState, type ApprovalsState } from './approvals-state.js'
 import { createWebhooksState, type WebhooksState } from './webhooks-state.js'
 import { createWindowsState, type WindowsState } from './windows-state.js'
 
@@ -192,6 +193,7 @@ export interface WorkspaceState {
   readonly windows: WindowsState
   readonly webhooks: WebhooksState
   readonly matchingRules: MatchingRulesState
+  readonly approvals: ApprovalsState
   /** Reversals (entry-reversal.ts): entry seq → seq of the entry that reversed it, and back. */
   readonly reversedBy: Map<number, number>
   readonly reverses: Map<number, number>
@@ -243,6 +245,7 @@ export function createWorkspaceState(
     windows: createWindowsState(),
     webhooks: createWebhooksState(),
     matchingRules: createMatchingRulesState(),
+    approvals: createApprovalsState(),
     reversedBy: new Map(),
     reverses: new Map(),
     sealHasher,

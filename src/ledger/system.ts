@@ -4,11 +4,11 @@ import { reject } from '../errors.js'
 import { formatTimestamp, isValidTimeZone } from './calendar.js'
 import { canonicalTimeZone } from './time-zone-name.js'
 import { currencyExponent } from './currency.js'
-import { unknownCommand } from './commands.js'
+import { unknownCommand, type ApprovalSettings } from './commands.js'
 import { accept, type Outcome } from './outcome.js'
 import type { SealKeyPair } from './state.js'
 
-export const scopes = ['accounts:read', 'accounts:write', 'entries:read', 'entries:write', 'recon:read', 'recon:write', 'hooks:read', 'hooks:write'] as const
+export const scopes = ['accounts:read', 'accounts:write', 'entries:read', 'entries:write', 'recon:read', 'recon:write', 'recon:approve', 'hooks:read', 'hooks:write'] as const
 export type Scope = (typeof scopes)[number]
 
 export interface Limits {
@@ -21,13 +21,23 @@ export const limitsDefault: Limits = { writes_per_minute: 600, reads_per_minute:
 /** A workspace logged (or snapshotted) before currencies existed is in this one (docs/API.md, Accounts (currencies)). */
 export const currencyDefault = 'USD'
 
-/** What a workspace's settings are (docs/API.md, "The workspace"). lock_closed_periods: every closed window's period is locked (docs/API.md, Period locks). */
+/**
+ * What a workspace's settings are (docs/API.md, "The workspace"). lock_closed_periods: every closed window's period is locked
+ * (docs/API.md, Period locks). approvals: which actions wait for a second key (docs/API.md, Approvals).
+ */
 export interface WorkspaceSettings {
   readonly lock_closed_periods: boolean
+  readonly approvals: ApprovalSettings
 }
 
-/** The settings of a new workspace, and of one created (or snapshotted) before settings existed. */
-export const settingsDefault: WorkspaceSettings = { lock_closed_periods: false }
+/** The settings of a new workspace, and of one created (or snapshotted) before settings existed: each one off. */
+export const settingsDefault: WorkspaceSettings = { lock_closed_periods: false, approvals: { close_with_residual: false, write_off_over: null } }
+
+/** A settings change: each field given replaces the workspace's (approvals field by field). */
+export interface SettingsUpdate {
+  readonly lock_closed_periods?: boolean
+  readonly approvals?: Partial<ApprovalSettings>
+}
 
 export interface WorkspaceRecord {
   readonly id: string
@@ -77,7 +87,7 @@ export type SystemCommand =
   }
   /** A key for a workspace created before keys existed, logged at start-up (runtime.ts). */
   | { readonly type: 'workspace.seal_key'; readonly at_ms: number; readonly id: string; readonly seal_private_key: string; readonly seal_public_key: string }
-  | { readonly type: 'workspace.update'; readonly at_ms: number; readonly id: string; readonly time_zone?: string; readonly limits?: Partial<Limits>; readonly currency?: string; readonly settings?: Partial<WorkspaceSettings> }
+  | { readonly type: 'workspace.update'; readonly at_ms: number; readonly id: string; readonly time_zone?: string; readonly limits?: Partial<Limits>; readonly currency?: string; readonly settings?: SettingsUpdate }
   | { readonly type: 'key.create'; readonly at_ms: number; readonly id: string; readonly workspace: string; readonly scopes: readonly Scope[]; readonly accounts: readonly string[] | null; readonly name: string | null; readonly secret_hash: string }
   | { readonly type: 'key.revoke'; readonly at_ms: number; readonly id: string }
 
@@ -126,7 +136,7 @@ export function executeSystem(state: SystemState, command: SystemCommand): Outco
       if (command.currency !== undefined && currencyExponent(command.currency) === undefined) return unknownCurrency(command.currency)
       if (command.time_zone !== undefined) workspace.timeZone = command.time_zone
       if (command.currency !== undefined) workspace.currency = command.currency
-      if (command.settings !== undefined) workspace.settings = { ...workspace.settings, ...command.settings }
+      if (command.settings !== undefined) workspace.settings = updatedSettings(workspace.settings, command.settings)
       if (command.limits !== undefined) {
         workspace.limits = { ...workspace.limits, ...command.limits }
         workspace.limitsChangedAtMs = command.at_ms
@@ -155,6 +165,13 @@ export function executeSystem(state: SystemState, command: SystemCommand): Outco
       return accept(204, null)
     }
     default: return unknownCommand(command)
+  }
+}
+
+function updatedSettings(settings: WorkspaceSettings, update: SettingsUpdate): WorkspaceSettings {
+  return {
+    lock_closed_periods: update.lock_closed_periods ?? settings.lock_closed_periods,
+    approvals: { ...settings.approvals, ...update.approvals },
   }
 }
 

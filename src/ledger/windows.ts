@@ -274,26 +274,43 @@ export function lineView(line: StatementLine): object {
 // Close and abandon
 
 export function transitionWindow(state: WorkspaceState, command: WindowTransition): Outcome {
+  if (command.state === 'closed') {
+    const window = checkClose(state, command)
+    return 'ok' in window ? window : closeWindow(state, window, command)
+  }
   const window = findWindow(state, command.window, command.visibility)
   if (window === undefined) return reject('not_found', 'No such reconciliation.')
   if (isTerminal(window.state)) return terminalRejection(window)
-  if (command.state === 'closed') return closeWindow(state, window, command)
   if (command.state === 'abandoned') return abandonWindow(state, window, command)
   return reject('recon_state_invalid', `A window cannot be moved to ${JSON.stringify(command.state)}; only closed or abandoned can be requested (it is ${window.state}).`)
 }
 
+/** Every check of a close, in the order of docs/API.md's error table, before anything changes: the window, or why it cannot close. */
+export function checkClose(state: WorkspaceState, command: WindowTransition): ReconciliationWindow | Rejection {
+  const window = findWindow(state, command.window, command.visibility)
+  if (window === undefined) return reject('not_found', 'No such reconciliation.')
+  if (isTerminal(window.state)) return terminalRejection(window)
+  if (window.state !== 'open') return window
+  const residual = residualOf(state, window)
+  if (Math.abs(residual) > window.tolerance) {
+    return reject('recon_state_invalid', `The window cannot close: residual ${residual} is outside tolerance ${window.tolerance}.`)
+  }
+  if (closeReasonOf(command) === null && window.activeWriteOffCount === 0) {
+    return reject('recon_state_invalid', `The window cannot close from open: residual ${residual} is within tolerance ${window.tolerance}, but no write-off reason is recorded; give a reason.`)
+  }
+  return window
+}
+
+/** A close's reason: an empty one is none. */
+export function closeReasonOf(command: WindowTransition): string | null {
+  return command.reason === null || command.reason === '' ? null : command.reason
+}
+
+/** A close checked by checkClose. */
 function closeWindow(state: WorkspaceState, window: ReconciliationWindow, command: WindowTransition): Outcome {
   const residual = residualOf(state, window)
-  const reason = command.reason === null || command.reason === '' ? null : command.reason
+  const reason = closeReasonOf(command)
   const from = window.state
-  if (from === 'open') {
-    if (Math.abs(residual) > window.tolerance) {
-      return reject('recon_state_invalid', `The window cannot close: residual ${residual} is outside tolerance ${window.tolerance}.`)
-    }
-    if (reason === null && window.activeWriteOffCount === 0) {
-      return reject('recon_state_invalid', `The window cannot close from open: residual ${residual} is within tolerance ${window.tolerance}, but no write-off reason is recorded; give a reason.`)
-    }
-  }
   assert(from === 'balanced' || from === 'open')
   freeze(state, window)
   window.state = 'closed'

@@ -8,6 +8,7 @@ import { postEntryBatch } from './entry-batch.js'
 import { reverseEntry } from './entry-reversal.js'
 import { eventsOf } from './events.js'
 import { autoMatch } from './auto-match.js'
+import { approvalGate, decideApproval } from './approvals.js'
 import { answerAccountSeqs, expireIdempotency, storeIdempotency } from './idempotency.js'
 import { createAdjustedWriteOff } from './match-adjustment.js'
 import { createMatchBatch } from './match-batch.js'
@@ -53,7 +54,8 @@ function settle(state: WorkspaceState, command: WorkspaceCommand, outcome: Outco
   if (!outcome.ok || outcome.replayed === true) return outcome
   expireIdempotency(state, command.at_ms)
   if (command.idempotency !== undefined) {
-    assert(outcome.status >= 200 && outcome.status < 300)
+    // A failed approve is kept (the approval records it) and answers the action's error: stored like any answer.
+    assert((outcome.status >= 200 && outcome.status < 300) || command.type === 'approval.decide')
     storeIdempotency(state, {
       key: command.idempotency.key,
       fingerprint: command.idempotency.fingerprint,
@@ -81,10 +83,11 @@ function dispatch(state: WorkspaceState, command: WorkspaceCommand): Outcome {
     case 'window.open': return openWindow(state, command)
     case 'window.lines.add': return addStatementLines(state, command)
     case 'statements.import': return importStatements(state, command)
-    case 'match.create': return command.adjustment === undefined ? createMatch(state, command) : createAdjustedWriteOff(state, command)
+    case 'match.create': return approvalGate(state, command) ?? (command.adjustment === undefined ? createMatch(state, command) : createAdjustedWriteOff(state, command))
     case 'match.batch': return createMatchBatch(state, command)
     case 'match.reverse': return reverseMatch(state, command)
-    case 'window.transition': return transitionWindow(state, command)
+    case 'window.transition': return approvalGate(state, command) ?? transitionWindow(state, command)
+    case 'approval.decide': return decideApproval(state, command)
     case 'webhook.create': return createWebhook(state, command)
     case 'webhook.delete': return deleteWebhook(state, command)
     case 'matching_rule.create': return createMatchingRule(state, command)

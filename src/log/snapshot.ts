@@ -7,11 +7,8 @@
 import assert from 'node:assert/strict'
 import type { Database, RootDatabase } from 'lmdb'
 import { Packr, Unpackr } from 'msgpackr'
-import { factsOf, restoreWorkspace, type AccountFacts, type SystemFacts, type WindowFacts, type WorkspaceFacts } from '../ledger/restore.js'
-import { Entry, EntryStore, type EntryLine, type IdempotencyRecord, type SealHasher, type SealKeyPair, type SealSigner, type WorkspaceState } from '../ledger/state.js'
-import type { Match } from '../ledger/windows-state.js'
-import type { MatchingRule } from '../ledger/matching-rules-state.js'
-import type { WebhookSubscription } from '../ledger/webhooks-state.js'
+import { factsOf, restoreWorkspace, type SystemFacts, type WorkspaceFacts } from '../ledger/restore.js'
+import { Entry, EntryStore, type EntryLine, type SealHasher, type SealSigner, type WorkspaceState } from '../ledger/state.js'
 import type { KeyRecord, SystemState, WorkspaceRecord } from '../ledger/system.js'
 import { decodeValue, encodeValue, frame, unframe } from './codec.js'
 
@@ -46,24 +43,13 @@ export interface UnusableSnapshot {
 /** Called when a snapshot write fails; a snapshot is an optimisation, the log stays complete. */
 export type SnapshotWriteFailed = (name: string, error: Error) => void
 
-/** What both versions hold besides the entries: the facts of ledger/restore.ts, stored in this key order. */
-interface SnapshotFacts {
+/**
+ * What both versions hold besides the entries: the facts of ledger/restore.ts (one declaration, so a new fact
+ * cannot be restored without being stored), under the version and the log seq they stand at.
+ */
+interface SnapshotFacts extends Omit<WorkspaceFacts, 'entries'> {
   readonly v: number
   readonly seq: number
-  readonly workspaceId: string
-  readonly tag: string
-  readonly accounts: readonly AccountFacts[]
-  readonly idempotency: readonly IdempotencyRecord[]
-  readonly windows: readonly WindowFacts[]
-  readonly matches: readonly Match[]
-  /** Absent in snapshots written before webhooks existed: no subscriptions then. */
-  readonly webhooks?: { readonly lastSeq: number; readonly subscriptions: readonly WebhookSubscription[] }
-  /** Absent in snapshots written before matching rules existed: no rules then. */
-  readonly matchingRules?: { readonly lastSeq: number; readonly rules: readonly MatchingRule[] }
-  /** Absent in snapshots written before seal keys existed: none then (an upgrade gives one through the log). */
-  readonly sealKey?: SealKeyPair | null
-  /** Absent in snapshots written before reversals existed, and when there are none (WorkspaceFacts.reversals). */
-  readonly reversals?: readonly (readonly [number, number])[]
 }
 
 /** Version 1: one value, the entries as objects. */
@@ -200,6 +186,8 @@ function headOf(seq: number, facts: WorkspaceFacts, perChunk: number, chunks: nu
     ...(facts.reversals === undefined ? {} : { reversals: facts.reversals }),
     // Only when the workspace ever had a rule: the head of one without is written as before.
     ...(facts.matchingRules === undefined ? {} : { matchingRules: facts.matchingRules }),
+    // Only when there are any: the head of a workspace without approvals is written as before.
+    ...(facts.approvals === undefined ? {} : { approvals: facts.approvals }),
   }
 }
 
@@ -376,8 +364,8 @@ function fromBody(db: Database<Buffer, string>, body: SnapshotBodyV1 | SnapshotH
   const accountsCount = body.accounts.length
   // readEntries checks seqs and accounts as it builds the entries; a version 1 body holds them ready-made.
   const entries = body.v === 1 ? checkedEntriesV1((body as SnapshotBodyV1).entries, body.tag, accountsCount) : readEntries(db, body as SnapshotHead)
-  const { workspaceId, tag, accounts, idempotency, windows, matches, webhooks, sealKey, reversals, matchingRules } = body
-  return restoreWorkspace({ workspaceId, tag, accounts, entries, idempotency, windows, matches, webhooks, sealKey, reversals, matchingRules }, sealHasher, sealSigner)
+  const { workspaceId, tag, accounts, idempotency, windows, matches, webhooks, sealKey, reversals, matchingRules, approvals } = body
+  return restoreWorkspace({ workspaceId, tag, accounts, entries, idempotency, windows, matches, webhooks, sealKey, reversals, matchingRules, approvals }, sealHasher, sealSigner)
 }
 
 export interface LoadedSnapshots {

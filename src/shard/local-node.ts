@@ -14,6 +14,7 @@ import { CommandLog, type CommitFaults } from '../log/command-log.js'
 import { newSealKeyFields } from '../exports/seal-signature.js'
 import { WebhookDeliverer, type AttemptResult } from '../webhooks/deliverer.js'
 import { LocalShard } from './local-shard.js'
+import { runProbe, type Probe } from './probe.js'
 
 /** How often snapshots are checked for (and retention runs): each check writes those due. */
 export const snapshotCheckIntervalMs = 5_000
@@ -140,6 +141,11 @@ export class LocalNode {
     })
     deliverer.start()
     return deliverer
+  }
+
+  /** A test seam (probe.ts): run against this node's runtime, which holds every workspace. */
+  async probe(probe: Probe): Promise<unknown[]> {
+    return [await runProbe(this.runtime, probe)]
   }
 
   get retention(): LogRetention {

@@ -70,7 +70,12 @@ export class LocalShard implements Shard {
     this.#runtime.systemObservers.add(listener)
   }
 
-  stats(): ShardStats {
+  async stats(): Promise<ShardStats> {
+    return this.statsNow()
+  }
+
+  /** The stats, read in this turn. */
+  statsNow(): ShardStats {
     const runtime = this.#runtime
     const durableSeq = runtime.durableSeq
     const queueDepths = new Map<string, number>()

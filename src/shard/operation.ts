@@ -68,8 +68,8 @@ export interface Shard {
   onUpdate(listener: UpdateListener): void
   /** Each accepted system command (a revoked key closes its sockets). */
   onSystemCommand(listener: (command: SystemCommand) => void): void
-  /** For the metrics, read when scraped. */
-  stats(): ShardStats
+  /** For the metrics (read when scraped) and the stop's last line: as they are now, on every shard. */
+  stats(): Promise<ShardStats>
 }
 
 export interface ShardStats {
@@ -79,6 +79,6 @@ export interface ShardStats {
   readonly queueDepths: ReadonlyMap<string, number>
   /** Webhook deliveries not yet done. */
   readonly outboxItems: number
-  /** The log's durable end (several shards: their sum, each as last heard). */
+  /** The log's durable end (several shards: their sum). */
   readonly durableSeq: number
 }

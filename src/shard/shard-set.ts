@@ -13,6 +13,7 @@ import { registryDir, shardDir } from './layout.js'
 import { LocalNode, type LocalNodeHooks } from './local-node.js'
 import type { Operation, Reply, Shard, ShardStats, UpdateListener } from './operation.js'
 import { shardOf } from './placement.js'
+import { runProbe, type Probe } from './probe.js'
 import { WorkerShard } from './worker-shard.js'
 
 function createCommand(record: WorkspaceRecord): SystemCommand {
@@ -72,6 +73,15 @@ export class ShardSet implements Shard {
     return reply
   }
 
+  /**
+   * A test seam (probe.ts): with a workspace, run on its shard only; else on the registry (first) and every
+   * shard, in order.
+   */
+  async probe(probe: Probe, workspace?: string): Promise<unknown[]> {
+    if (workspace !== undefined) return [await this.shards[shardOf(workspace, this.shards.length)].probe(probe)]
+    return Promise.all([runProbe(this.registry.runtime, probe), ...this.shards.map((shard) => shard.probe(probe))])
+  }
+
   onUpdate(listener: UpdateListener): void {
     for (const shard of this.shards) shard.onUpdate(listener)
   }
@@ -80,18 +90,19 @@ export class ShardSet implements Shard {
     this.registry.shard.onSystemCommand(listener)
   }
 
-  /** The registry's now, each shard's as it last posted them (once a second). */
-  stats(): ShardStats {
-    const own = this.registry.shard.stats()
+  /** The registry's and every shard's, each asked for now; the workspaces' queue depths are their shards'. */
+  async stats(): Promise<ShardStats> {
+    const own = this.registry.shard.statsNow()
+    const shards = await Promise.all(this.shards.map((shard) => shard.stats()))
     const queueDepths = new Map(own.queueDepths)
     let pendingRecords = own.pendingRecords
     let outboxItems = own.outboxItems
     let durableSeq = own.durableSeq
-    for (const shard of this.shards) {
-      pendingRecords += shard.stats.pendingRecords
-      outboxItems += shard.stats.outboxItems
-      durableSeq += shard.stats.durableSeq
-      for (const [workspace, depth] of shard.stats.queueDepths) queueDepths.set(workspace, depth)
+    for (const stats of shards) {
+      pendingRecords += stats.pendingRecords
+      outboxItems += stats.outboxItems
+      durableSeq += stats.durableSeq
+      for (const [workspace, depth] of stats.queueDepths) queueDepths.set(workspace, depth)
     }
     return { pendingRecords, queueDepths, outboxItems, durableSeq }
   }

@@ -8,6 +8,7 @@ import { parentPort, workerData } from 'node:worker_threads'
 import type { Config } from '../config.js'
 import { LocalNode } from './local-node.js'
 import type { Operation } from './operation.js'
+import { runProbe } from './probe.js'
 import type { FromShard, ToShard } from './worker-messages.js'
 
 const port = parentPort!
@@ -31,18 +32,19 @@ try {
 }
 node.shard.onUpdate((topic, text) => post({ kind: 'update', topic, text }))
 const postStats = () => {
-  const stats = node.shard.stats()
+  const stats = node.shard.statsNow()
   post({ kind: 'stats', stats: { ...stats, queueDepths: [...stats.queueDepths] } })
 }
-const statsTimer = setInterval(postStats, 1_000)
-statsTimer.unref()
 
 port.on('message', (message: ToShard) => {
   switch (message.kind) {
     case 'operation': return void node.shard.send(message.operation as Operation).then((reply) => post({ kind: 'reply', id: message.id, reply }))
     case 'start': return node.start()
+    case 'stats': return postStats()
+    case 'probe': return void runProbe(node.runtime, message.probe).then(
+      (value) => post({ kind: 'probed', id: message.id, value }),
+      (error: unknown) => post({ kind: 'probed', id: message.id, error: error instanceof Error ? error.message : String(error) }))
     case 'close': return void node.close().then((closed) => {
-      clearInterval(statsTimer)
       post({ kind: 'closed', ...closed })
       port.close()
     })

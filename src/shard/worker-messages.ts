@@ -3,12 +3,17 @@
 import type { ReplayReport } from '../actor/runtime.js'
 import type { AttemptResult } from '../webhooks/deliverer.js'
 import type { Operation, Reply } from './operation.js'
+import type { Probe } from './probe.js'
 
 export type ToShard =
   | { readonly kind: 'operation'; readonly id: number; readonly operation: Operation }
   /** Housekeeping on (snapshots, retention, webhooks), once the service answers. */
   | { readonly kind: 'start' }
   | { readonly kind: 'close' }
+  /** Post the stats as they are now (metrics, the stop's last line), answered by `stats`. */
+  | { readonly kind: 'stats' }
+  /** A test seam (probe.ts): run against the shard's runtime, answered by `probed`. */
+  | { readonly kind: 'probe'; readonly id: number; readonly probe: Probe }
 
 export interface PostedStats {
   readonly pendingRecords: number
@@ -29,4 +34,5 @@ export type FromShard =
   | { readonly kind: 'commit'; readonly records: number; readonly durationMs: number }
   /** A webhook delivery attempt of the shard's deliverer, or a delivery given up on (metrics). */
   | { readonly kind: 'webhook'; readonly result: AttemptResult | 'gave-up' }
+  | { readonly kind: 'probed'; readonly id: number; readonly value?: unknown; readonly error?: string }
   | { readonly kind: 'closed'; readonly snapshotsWrittenCount: number; readonly durableSeq: number }

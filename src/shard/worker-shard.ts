@@ -8,6 +8,7 @@ import type { ReplayReport } from '../actor/runtime.js'
 import type { Config } from '../config.js'
 import type { LocalNodeHooks } from './local-node.js'
 import type { Operation, Reply, ShardStats, UpdateListener } from './operation.js'
+import type { Probe } from './probe.js'
 import type { FromShard, ToShard } from './worker-messages.js'
 
 export type WorkerShardHooks = Pick<LocalNodeHooks, 'onLogFailure' | 'onCommit' | 'onWebhookAttempt' | 'onWebhookGiveUp'> & { readonly warn: (line: string) => void }
@@ -25,8 +26,9 @@ export class WorkerShard {
   readonly #worker: Worker
   readonly #pending = new Map<number, (reply: Reply) => void>()
   readonly #updates: UpdateListener[] = []
+  readonly #probes = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>()
   #nextId = 1
-  #stats: ShardStats = { pendingRecords: 0, queueDepths: new Map(), outboxItems: 0, durableSeq: 0 }
+  #statsWaiting: ((stats: ShardStats) => void)[] = []
   #closed: ((closed: { snapshotsWrittenCount: number; durableSeq: number }) => void) | null = null
 
   private constructor(index: number, worker: Worker, hooks: WorkerShardHooks) {
@@ -59,12 +61,25 @@ export class WorkerShard {
     })
   }
 
+  /** A test seam (probe.ts) run on the shard's thread against its runtime. */
+  probe(probe: Probe): Promise<unknown> {
+    const id = this.#nextId++
+    return new Promise((resolve, reject) => {
+      this.#probes.set(id, { resolve, reject })
+      this.#post({ kind: 'probe', id, probe })
+    })
+  }
+
   onUpdate(listener: UpdateListener): void {
     this.#updates.push(listener)
   }
 
-  get stats(): ShardStats {
-    return this.#stats
+  /** The stats as the shard has them now (asked for over the port). */
+  stats(): Promise<ShardStats> {
+    return new Promise((resolve) => {
+      this.#statsWaiting.push(resolve)
+      this.#post({ kind: 'stats' })
+    })
   }
 
   start(): void {
@@ -92,7 +107,18 @@ export class WorkerShard {
       }
       // Queued behind the reactions of the replies heard before it (a subscription's answer first: live-watch.ts).
       case 'update': return queueMicrotask(() => { for (const listener of this.#updates) listener(message.topic, message.text) })
-      case 'stats': return void (this.#stats = { ...message.stats, queueDepths: new Map(message.stats.queueDepths) })
+      case 'probed': {
+        const waiting = this.#probes.get(message.id)
+        this.#probes.delete(message.id)
+        return message.error === undefined ? waiting?.resolve(message.value) : waiting?.reject(new Error(`shard ${this.index}: ${message.error}`))
+      }
+      case 'stats': {
+        const stats = { ...message.stats, queueDepths: new Map(message.stats.queueDepths) }
+        const waiting = this.#statsWaiting
+        this.#statsWaiting = []
+        for (const resolve of waiting) resolve(stats)
+        return
+      }
       case 'failed': return hooks.onLogFailure(new Error(`shard ${this.index}: ${message.message}`))
       case 'warn': return hooks.warn(message.line)
       // The service's metrics count every shard's commits and deliveries, as they count the one log's.

@@ -1,12 +1,12 @@
 /** Tests for the per-workspace buckets with an injected clock: limit changes apply as of the change, not as of the next request. */
 import t from 'tap'
 import { RateBuckets } from '../../src/edge/rate-buckets.ts'
-import type { WorkspaceRecord } from '../../src/ledger/system.ts'
+import { settingsDefault, type WorkspaceRecord } from '../../src/ledger/system.ts'
 
 const startMs = Date.parse('2026-11-10T12:00:00.000Z')
 
 function workspaceAt(writesPerMinute: number, readsPerMinute: number, atMs: number, id = 'w'): WorkspaceRecord {
-  return { id, timeZone: 'UTC', currency: 'USD', limits: { writes_per_minute: writesPerMinute, reads_per_minute: readsPerMinute }, limitsChangedAtMs: atMs, settings: { lock_closed_periods: false }, tag: 't', createdAtMs: atMs, sealKey: null, sealKeyAtCreation: false }
+  return { id, timeZone: 'UTC', currency: 'USD', limits: { writes_per_minute: writesPerMinute, reads_per_minute: readsPerMinute }, limitsChangedAtMs: atMs, settings: settingsDefault, tag: 't', createdAtMs: atMs, sealKey: null, sealKeyAtCreation: false }
 }
 
 /** What workspace.update does to the record (src/ledger/system.ts). */

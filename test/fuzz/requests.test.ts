@@ -16,8 +16,9 @@ import { adminCreateKey, adminCreateWorkspace, createAccount, envelopeProblem, p
 import { deepJson, jsonText, mutate, percentEncode, RawJson, type Mutation } from '../support/fuzz-json.ts'
 import { rawExchange, type RawExchange } from '../support/raw-exchange.ts'
 import { addLinesOk, matchOk, openWindowOk, patchWindow } from '../support/recon.ts'
+import { logStates, systemState, workspaceState } from '../support/probes.ts'
 import { call, startTestService } from '../support/service.ts'
-import { firstDifference, systemStateText, workspaceStateText } from '../support/state-fingerprint.ts'
+import { firstDifference } from '../support/state-fingerprint.ts'
 
 const seedBase = process.env.FUZZ_SEED === undefined ? (Date.now() ^ (process.pid << 10)) | 0 : Number(process.env.FUZZ_SEED) | 0
 const scale = Number(process.env.FUZZ_SCALE ?? 1)
@@ -44,7 +45,6 @@ t.setTimeout(300_000)
 const service = await startTestService({ env: { SHUTDOWN_GRACE_MS: '500' } })
 t.teardown(() => service.destroy())
 const { baseUrl } = service
-const runtime = service.service.runtime
 
 // ---------------------------------------------------------------------------------------------
 // Failures: collected with their request, reported per class at the end.
@@ -194,29 +194,34 @@ let stateMs = 0
 class Checker {
   #baseline: string
   count = 0
-  readonly #stateText: () => string
-  constructor(readonly worker: string, stateText: () => string) {
+  readonly #stateText: () => Promise<string>
+  private constructor(readonly worker: string, stateText: () => Promise<string>, baseline: string) {
     this.#stateText = stateText
-    this.#baseline = stateText()
+    this.#baseline = baseline
   }
 
-  stateText(): string {
+  /** A checker whose baseline is the state now (read where it lives: test/support/probes.ts). */
+  static async of(worker: string, stateText: () => Promise<string>): Promise<Checker> {
+    return new Checker(worker, stateText, await stateText())
+  }
+
+  async stateText(): Promise<string> {
     const startedMs = performance.now()
-    const text = this.#stateText()
+    const text = await this.#stateText()
     stateMs += performance.now() - startedMs
     return text
   }
 
-  rebase(): void { this.#baseline = this.stateText() }
+  async rebase(): Promise<void> { this.#baseline = await this.stateText() }
 
   /** Checks an answered (or unanswered) request against the state before it. */
-  check(spec: RequestSpec, answer: Answer, stateMayChange = mayChangeState(spec, answer)): void {
+  async check(spec: RequestSpec, answer: Answer, stateMayChange = mayChangeState(spec, answer)): Promise<void> {
     this.count++
     tally(spec, answer)
     for (const problem of answerProblems(spec, answer)) {
       record(this.worker, spec, problem.startsWith('no answer') ? 'no answer' : problem.replace(/\d+/g, 'N').slice(0, 60), `${problem}; answered ${answer.status} ${answer.text.slice(0, 300)}`)
     }
-    const after = this.stateText()
+    const after = await this.stateText()
     if (!stateMayChange && after !== this.#baseline) {
       record(this.worker, spec, 'state changed by a rejection or read', `answered ${answer.status} ${answer.text.slice(0, 200)}; ${firstDifference(this.#baseline, after)}`)
     }
@@ -706,10 +711,10 @@ async function runMisbehaving(checker: Checker, spec: RequestSpec, misbehaviour:
   const headers = exchange.headers.map(([name, value]) => [name, String(value)] as const)
   const label: RequestSpec = { ...spec, route: `${spec.route} [${misbehaviour.kind}]`, headers }
   const answer: Answer = { status: outcome.status, headers: outcome.headers, text: outcome.text, error: outcome.status === null ? `no answer (${outcome.timedOut ? 'timed out' : outcome.closedEarly ? 'closed' : outcome.error ?? 'client left'})` : null }
-  if (answer.status !== null) return checker.check(label, answer)
-  if (expectAnswer || (misbehaviour.kind === 'chunked' && outcome.timedOut)) return checker.check(label, answer)
+  if (answer.status !== null) return await checker.check(label, answer)
+  if (expectAnswer || (misbehaviour.kind === 'chunked' && outcome.timedOut)) return await checker.check(label, answer)
   // No answer, by design of the client: state may change only if the whole request arrived.
-  checker.check(label, { ...answer, status: 299, text: '{}' }, complete && spec.method !== 'GET')
+  await checker.check(label, { ...answer, status: 299, text: '{}' }, complete && spec.method !== 'GET')
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -728,9 +733,8 @@ let healthFailures = 0
 
 /** FUZZ_PROGRESS=1 prints each worker's count and current request every 5 s, to find a stall. */
 if (process.env.FUZZ_PROGRESS === '1') {
-  const timer = setInterval(() => {
-    const log = runtime.log
-    process.stderr.write(`[fuzz] log lastSeq ${log.lastSeq} durableSeq ${log.durableSeq} pending ${log.pendingCount} failure ${log.failure?.message ?? null}; uncaught ${uncaught.length} ${uncaught.join(' | ').slice(0, 3000)}\n`)
+  const timer = setInterval(async () => {
+    process.stderr.write(`[fuzz] log ${await logStates(service.service)}; uncaught ${uncaught.length} ${uncaught.join(' | ').slice(0, 3000)}\n`)
     for (const [name, { count, current }] of progress) process.stderr.write(`[fuzz] ${name}: ${count} ${current.slice(0, 300)}\n`)
   }, 5_000)
   timer.unref()
@@ -749,17 +753,17 @@ async function runWorker<T>(name: string, seed: number, runs: number, arbitrary:
 }
 
 const startedMs = Date.now()
-const checkers = pools.map((pool) => new Checker(pool.workspace, () => workspaceStateText(runtime, pool.workspace)))
-const adminChecker = new Checker('admin', () => systemStateText(runtime))
-const rawChecker = new Checker('fz-raw', () => workspaceStateText(runtime, 'fz-raw'))
+const checkers = await Promise.all(pools.map((pool) => Checker.of(pool.workspace, () => workspaceState(service.service, pool.workspace))))
+const adminChecker = await Checker.of('admin', () => systemState(service.service))
+const rawChecker = await Checker.of('fz-raw', () => workspaceState(service.service, 'fz-raw'))
 
 const counts = await Promise.all([
   ...pools.map((pool, index) => runWorker(pool.workspace, seedBase + index, v2RunsPerWorker, v2Arbitrary(pool), async (spec) => {
-    checkers[index].check(spec, await send(spec))
+    await checkers[index].check(spec, await send(spec))
   })),
   runWorker('admin', seedBase + 100, adminRuns, adminArbitrary(), async (spec) => {
     const answer = await send(spec)
-    adminChecker.check(spec, answer)
+    await adminChecker.check(spec, answer)
     for (const problem of adminAnswerProblems(spec, answer)) record('admin', spec, 'unknown fields stored', `${problem}; answered ${answer.status} ${answer.text.slice(0, 300)}`)
   }),
   runWorker('misbehaving clients', seedBase + 200, rawRuns, rawArbitrary(rawPools), async ({ spec, misbehaviour }) => runMisbehaving(rawChecker, spec, misbehaviour)),
@@ -773,7 +777,7 @@ for (const [route, counts] of [...outcomes.entries()].sort(([a], [b]) => a.local
 for (const { ms, what } of slowest) t.comment(`slow: ${ms.toFixed(0)} ms ${what}`)
 for (const checker of [...checkers, adminChecker, rawChecker]) {
   const startedMs = performance.now()
-  const size = checker.stateText().length
+  const size = (await checker.stateText()).length
   t.comment(`state of ${checker.worker}: ${size} characters, serialized in ${(performance.now() - startedMs).toFixed(1)} ms`)
 }
 const cpu = process.cpuUsage()
@@ -828,8 +832,8 @@ t.test('deep JSON (nesting 10,000) on every body route is answered, never crashe
     const headers: [string, string][] = [['authorization', `Bearer ${ids.key}`], ['content-type', 'application/json']]
     if (withKey) headers.push(['idempotency-key', `deep-${index}`])
     const spec: RequestSpec = { route: `${method} ${target.replace(/(acc|rec)_\w+/, ':id')} deep ${where}${withKey ? ' + Idempotency-Key' : ''}`, method, target, headers, body: Buffer.from(body), raw: false }
-    const checker = new Checker(workspace, () => workspaceStateText(runtime, workspace))
-    checker.check(spec, await send(spec, deepTimeoutMs))
+    const checker = await Checker.of(workspace, () => workspaceState(service.service, workspace))
+    await checker.check(spec, await send(spec, deepTimeoutMs))
     return 1
   }))
   let count = counted.reduce((sum: number, one) => sum + one, 0)
@@ -842,9 +846,9 @@ t.test('deep JSON (nesting 10,000) on every body route is answered, never crashe
   ]
   for (const [method, target, body, where] of adminBodies) {
     const spec: RequestSpec = { route: `${method} ${target} deep ${where}`, method, target, headers: [['authorization', `Bearer ${adminToken}`], ['content-type', 'application/json']], body: Buffer.from(body), raw: false }
-    adminChecker.rebase()
+    await adminChecker.rebase()
     const answer = await send(spec, deepTimeoutMs)
-    adminChecker.check(spec, answer)
+    await adminChecker.check(spec, answer)
     for (const problem of adminAnswerProblems(spec, answer)) record('admin', spec, 'unknown fields stored', problem)
     count++
   }

@@ -80,7 +80,8 @@ t.test('a log written before currencies existed replays: every account in USD, n
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'trueup-currency-'))
   t.teardown(() => fs.rmSync(dataDir, { recursive: true, force: true }))
   fs.cpSync(path.resolve(import.meta.dirname, '../fixtures/log-format-1/log'), path.join(dataDir, 'log'), { recursive: true })
-  const old = await startTestService({ dataDir })
+  // The fixture is a data dir of the single log: it is served as written with one shard.
+  const old = await startTestService({ dataDir, env: { SHARDS: '1' } })
   t.teardown(() => old.stop())
   const patched = await call(old.baseUrl, 'PATCH', '/admin/workspaces/default', { key: old.adminToken, body: { limits: limitsGenerous } })
   t.equal(patched.body.currency, 'USD', 'a workspace logged without a currency is in USD')
@@ -98,7 +99,7 @@ t.test('a log written before currencies existed replays: every account in USD, n
   t.equal(created.body.currency, 'EUR')
   const before = (await call(old.baseUrl, 'GET', '/v2/accounts?limit=1000', { key })).body.data
   await old.stop()
-  const again = await startTestService({ dataDir })
+  const again = await startTestService({ dataDir, env: { SHARDS: '1' } })
   t.teardown(() => again.stop())
   t.same((await call(again.baseUrl, 'GET', '/v2/accounts?limit=1000', { key })).body.data, before, 'the same accounts after another replay')
 })

@@ -1,6 +1,7 @@
 /** POST /v2/entries/batch (docs/API.md, Bulk postings): atomic and per item, one log record, one token per entry, idempotency, 16 MiB, replay. */
 import t from 'tap'
 import { adminCreateKey, assertError, balanceOf, createAccount, detailPaths, listAll, raiseLimits } from '../support/api.ts'
+import { workspaceLastSeq } from '../support/probes.ts'
 import { call, startTestService } from '../support/service.ts'
 
 const service = await startTestService()
@@ -10,18 +11,19 @@ await raiseLimits(service, 'default')
 await createAccount(baseUrl, key, 'assets:cash')
 await createAccount(baseUrl, key, 'income:sales')
 
-const log = service.service.runtime.log
+/** The last seq of the log holding workspace `default` (its shard's, with several). */
+const lastSeq = () => workspaceLastSeq(service.service, 'default')
 const sale = (amount: number, extra: Record<string, unknown> = {}) => ({ lines: [{ account: 'assets:cash', amount }, { account: 'income:sales', amount: -amount }], ...extra })
 const batch = (body: unknown, headers: Record<string, string> = {}) => call(baseUrl, 'POST', '/v2/entries/batch', { key, body, headers })
 const entryCount = async () => (await listAll(baseUrl, key, '/v2/entries', 1000)).items.length
 
 t.test('an atomic batch posts every entry in request order, in one log record', async (t) => {
-  const seqBefore = log.lastSeq
+  const seqBefore = await lastSeq()
   const cashBefore = await balanceOf(baseUrl, key, 'assets:cash')
   const reply = await batch({ entries: [sale(1, { description: 'a' }), sale(2, { description: 'b' }), sale(3, { description: 'c' })] })
   t.equal(reply.status, 201)
   t.same(reply.body.data.map((entry: any) => entry.description), ['a', 'b', 'c'], 'request order')
-  t.equal(log.lastSeq, seqBefore + 1, 'one log record for three entries')
+  t.equal(await lastSeq(), seqBefore + 1, 'one log record for three entries')
   const ids = reply.body.data.map((entry: any) => entry.id)
   t.same([...ids].sort(), ids, 'ids in posting order')
   const read = await call(baseUrl, 'GET', `/v2/entries/${ids[1]}`, { key })
@@ -31,7 +33,7 @@ t.test('an atomic batch posts every entry in request order, in one log record', 
 
 t.test('atomic (the default): the first invalid item answers for the batch and nothing is stored', async (t) => {
   const before = await entryCount()
-  const seqBefore = log.lastSeq
+  const seqBefore = await lastSeq()
   const unknown = await batch({ entries: [sale(1), { lines: [{ account: 'assets:nope', amount: 1 }, { account: 'income:sales', amount: -1 }] }, sale(2, { effective_at: 'yesterday' })] })
   assertError(t, unknown, 404, 'account_unknown', 'an unknown account at item 1 answers before a shape error at item 2')
   t.same(detailPaths(unknown), ['/entries/1/lines/0/account'])
@@ -45,7 +47,7 @@ t.test('atomic (the default): the first invalid item answers for the batch and n
   assertError(t, unbalanced, 422, 'entry_unbalanced', 'an unbalanced item')
   t.same(detailPaths(unbalanced), ['/entries/1/lines'])
   t.equal(await entryCount(), before, 'no entry stored')
-  t.equal(log.lastSeq, seqBefore, 'nothing logged')
+  t.equal(await lastSeq(), seqBefore, 'nothing logged')
 })
 
 t.test('atomic: items that overflow a balance only together are refused together', async (t) => {
@@ -63,7 +65,7 @@ t.test('atomic: items that overflow a balance only together are refused together
 
 t.test('atomic: false posts the valid items and answers the invalid ones in place', async (t) => {
   const before = await entryCount()
-  const seqBefore = log.lastSeq
+  const seqBefore = await lastSeq()
   const reply = await batch({ atomic: false, entries: [sale(7), { lines: [{ account: 'assets:nope', amount: 1 }, { account: 'income:sales', amount: -1 }] }, { lines: 'no' }, sale(8), sale(0)] })
   t.equal(reply.status, 201)
   const [first, unknown, schema, fourth, zero] = reply.body.data
@@ -74,7 +76,7 @@ t.test('atomic: false posts the valid items and answers the invalid ones in plac
   t.match(fourth, { id: /^ent_/ })
   t.match(zero, { error: { code: 'request_invalid', details: [{ path: '/entries/4/lines/0/amount' }] } })
   t.equal(await entryCount(), before + 2, 'two stored')
-  t.equal(log.lastSeq, seqBefore + 1, 'one log record')
+  t.equal(await lastSeq(), seqBefore + 1, 'one log record')
 })
 
 t.test('the body: 1..8,190 entries, up to 16 MiB', async (t) => {
@@ -108,14 +110,14 @@ t.test('one write token per entry; 429 for the whole batch when the budget lacks
 t.test('Idempotency-Key covers the whole batch', async (t) => {
   const headers = { 'idempotency-key': 'batch-1' }
   const body = { entries: [sale(11), sale(12)] }
-  const seqBefore = log.lastSeq
+  const seqBefore = await lastSeq()
   const first = await batch(body, headers)
   t.equal(first.status, 201)
   const again = await batch(body, headers)
   t.equal(again.status, 201)
   t.equal(again.headers.get('replayed'), 'true')
   t.same(again.body, first.body, 'the stored answer')
-  t.equal(log.lastSeq, seqBefore + 1, 'posted once')
+  t.equal(await lastSeq(), seqBefore + 1, 'posted once')
   assertError(t, await batch({ entries: [sale(11)] }, headers), 409, 'idempotency_conflict', 'another batch under the key')
 })
 

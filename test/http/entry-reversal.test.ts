@@ -7,6 +7,7 @@
 import t from 'tap'
 import { assertError, adminCreateKey, createAccount, postEntryOk, raiseLimits } from '../support/api.ts'
 import { pair } from '../support/recon.ts'
+import { skipStopSnapshots, snapshotNow } from '../support/probes.ts'
 import { call, startTestService, type TestService } from '../support/service.ts'
 
 let service: TestService = await startTestService({ env: { SNAPSHOT_COMMANDS_INTERVAL: '1000' } })
@@ -46,7 +47,7 @@ t.test('reverse: the new entry negates every line; both are linked', async (t) =
 
 t.test('the links survive a snapshot and a restart, and a restart from the log alone', async (t) => {
   const before = [await read(sale.id), await read(reversal.id)]
-  t.ok(service.service.runtime.snapshotDue(true) >= 1, 'a snapshot was written')
+  t.ok((await snapshotNow(service.service)) >= 1, 'a snapshot was written')
   await service.stop()
   service = await startTestService({ dataDir, env: { SNAPSHOT_COMMANDS_INTERVAL: '1000' } })
   t.ok(service.service.replay.snapshots >= 1, 'started from the snapshot')
@@ -56,7 +57,7 @@ t.test('the links survive a snapshot and a restart, and a restart from the log a
   t.equal(second.status, 201, 'a reversal after the snapshot, in the log only')
   t.match(second.body, { reverses: other.id, description: `Reversal of ${other.id}` })
   // As if the process died here: no shutdown snapshot of the tail, so the reversal comes back from the log.
-  for (const actor of service.service.runtime.actors.values()) actor.commandsSinceSnapshot = 0
+  await skipStopSnapshots(service.service)
   await service.stop()
   service = await startTestService({ dataDir, env: { SNAPSHOT_COMMANDS_INTERVAL: '1000' } })
   t.equal((await read(other.id)).reversed_by, second.body.id, 'replayed from the log after the snapshot')

@@ -6,6 +6,7 @@ import {
 } from '../support/api.ts'
 import { hourMs, manualClock } from '../support/clock.ts'
 import { rawRequest } from '../support/raw-http.ts'
+import { skipStopSnapshots, snapshotNow } from '../support/probes.ts'
 import { call, startTestService, type Reply, type TestService } from '../support/service.ts'
 
 // A fixed clock, so expiry can be tested without sleeps; windows lie in October, before its "today".
@@ -426,9 +427,9 @@ t.test('stored answers survive restarts from a snapshot and from a snapshot plus
   const first = await startTestService({ env })
   services.push(first)
   const before = await populate(first, 'a')
-  t.ok(first.service.runtime.snapshotDue(true) >= 1, 'a snapshot was written')
+  t.ok((await snapshotNow(first.service)) >= 1, 'a snapshot was written')
   const afterSnapshot = await populate(first, 'b')
-  t.ok(first.service.runtime.snapshotDue(true) >= 1, 'a second snapshot was written')
+  t.ok((await snapshotNow(first.service)) >= 1, 'a second snapshot was written')
   await first.stop()
 
   const second = await startTestService({ dataDir: first.dataDir, apiKey: first.apiKey, env })
@@ -437,7 +438,7 @@ t.test('stored answers survive restarts from a snapshot and from a snapshot plus
   await assertAllReplay(t, second, [...before, ...afterSnapshot], 'from a snapshot')
   const tail = await populate(second, 'c')
   // Pretend the process died here: keep the shutdown from writing a snapshot of the tail.
-  for (const actor of second.service.runtime.actors.values()) actor.commandsSinceSnapshot = 0
+  await skipStopSnapshots(second.service)
   await second.stop()
 
   const third = await startTestService({ dataDir: first.dataDir, apiKey: first.apiKey, env })

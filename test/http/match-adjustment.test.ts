@@ -6,6 +6,7 @@
 import t from 'tap'
 import { assertError, createAccount, raiseLimits } from '../support/api.ts'
 import { addLinesOk, linesOf, matchesOf, openWindowOk } from '../support/recon.ts'
+import { snapshotNow } from '../support/probes.ts'
 import { call, startTestService, type TestService } from '../support/service.ts'
 
 const env = { SNAPSHOT_COMMANDS_INTERVAL: '1000' }
@@ -38,7 +39,7 @@ t.test('the write-off posts its entry and names it; it survives a snapshot and a
   t.match(entry, { description: 'March fee', effective_at: '2026-03-31T00:00:00.000Z', lines: [{ account: 'assets:bank', amount: -12 }, { account: 'expenses:fees', amount: 12 }] })
   const listed = await matchesOf(service.baseUrl, key, window.id)
   t.equal(listed[0].adjustment_entry, reply.body.adjustment_entry, 'the list shows it')
-  t.ok(service.service.runtime.snapshotDue(true) >= 1, 'a snapshot was written')
+  t.ok((await snapshotNow(service.service)) >= 1, 'a snapshot was written')
   await service.stop()
   service = await startTestService({ dataDir, env })
   t.same(await matchesOf(service.baseUrl, key, window.id), listed, 'after the restart: the same matches')

@@ -6,6 +6,7 @@
 import t from 'tap'
 import { adminCreateKey, assertError, createAccount, postEntryOk, raiseLimits } from '../support/api.ts'
 import { addLinesOk, openWindowOk, pair } from '../support/recon.ts'
+import { snapshotNow } from '../support/probes.ts'
 import { call, startTestService, type TestService } from '../support/service.ts'
 
 const service: TestService = await startTestService({ env: { SNAPSHOT_COMMANDS_INTERVAL: '1000000' } })
@@ -115,7 +116,7 @@ t.test('a statement import with ?auto_match=true matches each window it opens in
 
 t.test('a restart from a snapshot keeps the rules', async (t) => {
   const before = (await call(baseUrl, 'GET', '/v2/matching-rules', { key })).body
-  t.ok(service.service.runtime.snapshotDue(true) >= 1, 'a snapshot was written')
+  t.ok((await snapshotNow(service.service)) >= 1, 'a snapshot was written')
   await service.stop()
   restarted = await startTestService({ dataDir: service.dataDir, apiKey: key })
   t.ok(restarted.service.replay.snapshots >= 1, 'replay started from the snapshot')

@@ -5,8 +5,8 @@
  */
 import t from 'tap'
 import { adminCreateKey, assertError } from '../support/api.ts'
+import { workspaceState } from '../support/probes.ts'
 import { call, startTestService } from '../support/service.ts'
-import { workspaceStateText } from '../support/state-fingerprint.ts'
 import { openSocket } from '../support/ws.ts'
 
 const service = await startTestService()
@@ -14,7 +14,7 @@ t.teardown(() => service.destroy())
 const { baseUrl, apiKey: key, adminToken } = service
 
 t.test('/v2: 405 with Allow, after authentication, before scope', async (t) => {
-  const before = workspaceStateText(service.service.runtime, 'default')
+  const before = await workspaceState(service.service, 'default')
   for (const [method, path, allow] of [
     ['PUT', '/v2/accounts', 'GET, HEAD, POST'],
     ['DELETE', '/v2/accounts', 'GET, HEAD, POST'],
@@ -29,7 +29,7 @@ t.test('/v2: 405 with Allow, after authentication, before scope', async (t) => {
     t.equal(reply.headers.get('allow'), allow, `${method} ${path}: Allow ${allow}`)
     assertError(t, await call(baseUrl, method, path), 401, 'unauthenticated', `${method} ${path} without a key: 401 first`)
   }
-  t.equal(workspaceStateText(service.service.runtime, 'default'), before, 'nothing changed')
+  t.equal(await workspaceState(service.service, 'default'), before, 'nothing changed')
   const readOnly = await adminCreateKey(service, 'default', ['entries:read'])
   assertError(t, await call(baseUrl, 'PUT', '/v2/accounts', { key: readOnly.secret }), 405, 'method_not_allowed', 'a key without the scopes of the path: 405, not 403')
   const head = await call(baseUrl, 'HEAD', '/v2/accounts/x/balance/y', { key })

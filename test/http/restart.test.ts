@@ -4,6 +4,7 @@ import t from 'tap'
 import {
   adminCreateKey, adminCreateWorkspace, assertError, createAccount, postEntryOk, raiseLimits, readWorkspace, scopesAll, type Asserts,
 } from '../support/api.ts'
+import { skipStopSnapshots, snapshotNow } from '../support/probes.ts'
 import { call, startTestService, type TestService } from '../support/service.ts'
 
 const instants = ['2025-06-30T23:59:59.999Z', '2026-01-01T00:00:00.000Z', '2026-01-15T12:00:00.000Z', new Date(Date.now() + 86_400_000).toISOString()]
@@ -88,7 +89,7 @@ t.test('snapshots: restart from a snapshot, and from a snapshot plus the log aft
   services.push(first)
   await raiseLimits(first, 'default')
   await populate(first, 's', 10)
-  t.ok(first.service.runtime.snapshotDue(true) >= 1, 'a snapshot was written')
+  t.ok((await snapshotNow(first.service)) >= 1, 'a snapshot was written')
   await populate(first, 't', 4)
   const before = await readWorkspace(first.baseUrl, first.apiKey, instants)
   await first.stop()
@@ -99,9 +100,9 @@ t.test('snapshots: restart from a snapshot, and from a snapshot plus the log aft
   assertSameWorkspace(t, await readWorkspace(second.baseUrl, second.apiKey, instants), before, 'from the shutdown snapshot')
 
   // Commands after a snapshot that no later snapshot covers must come back from the log alone.
-  t.ok(second.service.runtime.snapshotDue(true) === 0, 'nothing new to snapshot right after start')
+  t.ok((await snapshotNow(second.service)) === 0, 'nothing new to snapshot right after start')
   await populate(second, 'u', 3)
-  t.ok(second.service.runtime.snapshotDue(true) >= 1, 'a snapshot mid-way')
+  t.ok((await snapshotNow(second.service)) >= 1, 'a snapshot mid-way')
   await populate(second, 'v', 6)
   const key = await adminCreateKey(second, 'default', ['entries:read'])
   const idempotent = { lines: [{ account: 'assets:v-bank', amount: 9 }, { account: 'income:v-sales', amount: -9 }] }
@@ -109,7 +110,7 @@ t.test('snapshots: restart from a snapshot, and from a snapshot plus the log aft
   t.equal(original.status, 201)
   const tail = await readWorkspace(second.baseUrl, second.apiKey, instants)
   // Pretend the process died here: keep the shutdown from writing a snapshot of the tail.
-  for (const actor of second.service.runtime.actors.values()) actor.commandsSinceSnapshot = 0
+  await skipStopSnapshots(second.service)
   await second.stop()
 
   const third = await startTestService({ dataDir: first.dataDir, apiKey: first.apiKey, env })

@@ -67,7 +67,9 @@ async function removeSnapshots(): Promise<void> {
 }
 
 const old = await writeOldDataDir()
-let service: TestService = await startTestService({ dataDir, apiKey: old.secret })
+// The data dir is the single log as an older version wrote it: it is served as written with one shard.
+const singleLog = { SHARDS: '1' }
+let service: TestService = await startTestService({ dataDir, apiKey: old.secret, env: singleLog })
 t.teardown(() => service.stop())
 const key = old.secret
 
@@ -101,7 +103,7 @@ for (const how of ['snapshots', 'the log alone'] as const) {
     const historyBefore = await historyOf(service.baseUrl, key, old.windowId)
     await service.stop()
     if (how === 'the log alone') await removeSnapshots()
-    service = await startTestService({ dataDir, apiKey: key })
+    service = await startTestService({ dataDir, apiKey: key, env: singleLog })
     t.equal((await call(service.baseUrl, 'GET', '/v2/workspace', { key })).body.seal_public_key, workspaceKey)
     t.same((await getWindowOk(service.baseUrl, key, old.windowId)).seal, before.seal)
     t.same(await historyOf(service.baseUrl, key, old.windowId), historyBefore)

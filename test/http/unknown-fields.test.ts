@@ -11,14 +11,14 @@ import { v2Routes } from '../../src/api/route-table.ts'
 import { assertError, createAccount, detailPaths, postEntryOk, raiseLimits } from '../support/api.ts'
 import { manualClock } from '../support/clock.ts'
 import { addLinesOk, matchesOf, openWindowOk, pair, readWindow } from '../support/recon.ts'
+import { systemState, workspaceLastSeq, workspaceState } from '../support/probes.ts'
 import { call, startTestService, type Reply } from '../support/service.ts'
-import { firstDifference, systemStateText, workspaceStateText } from '../support/state-fingerprint.ts'
+import { firstDifference } from '../support/state-fingerprint.ts'
 
 const clock = manualClock(Date.parse('2026-11-22T12:00:00.000Z'))
 const service = await startTestService({ clock: clock.now })
 t.teardown(() => service.destroy())
 const { baseUrl, apiKey: key, adminToken } = service
-const runtime = service.service.runtime
 await raiseLimits(service, 'default')
 for (const name of ['assets:bank', 'income:sales']) await createAccount(baseUrl, key, name)
 const entry = await postEntryOk(baseUrl, key, pair('assets:bank', 'income:sales', 700), { effective_at: '2026-10-05T00:00:00Z' })
@@ -118,21 +118,22 @@ function isAncestorOfUnknown(path: string, unknown: readonly string[]): boolean 
   return unknown.some((field) => field.startsWith(`${path}/`))
 }
 
-function stateText(): string {
-  return `${systemStateText(runtime)}\n${workspaceStateText(runtime, 'default')}\nlog ${runtime.log.lastSeq}`
+/** The system state, workspace `default`'s whole state and its log's end, wherever its shard is. */
+async function stateText(): Promise<string> {
+  return `${await systemState(service.service)}\n${await workspaceState(service.service, 'default')}\nlog ${await workspaceLastSeq(service.service, 'default')}`
 }
 
 t.test('an unknown field anywhere is 400 request_invalid naming it, and changes nothing', async (t) => {
   for (const each of cases) {
     const label = `${each.method} ${each.path} ${each.unknown.join(' ')}`
-    const before = stateText()
+    const before = await stateText()
     const reply = await send(each)
     assertError(t, reply, 400, 'request_invalid', label)
     const paths = detailPaths(reply)
     t.same(paths.filter((path) => !isAncestorOfUnknown(path, each.unknown)), each.unknown, `${label}: details name the unknown field, and only it`)
     t.equal(paths[0], each.unknown[0], `${label}: first of all`)
     t.match(reply.body.error.message, each.unknown[0].split('/').at(-1) ?? '', `${label}: the message names it`)
-    const after = stateText()
+    const after = await stateText()
     t.equal(after, before, `${label}: nothing changed${after === before ? '' : `: ${firstDifference(before, after)}`}`)
   }
 })
@@ -159,9 +160,9 @@ t.test('metadata stays a free map: its keys are the client\'s, not unknown field
 })
 
 t.test('a CSV column the statement lines do not know is refused too', async (t) => {
-  const before = stateText()
+  const before = await stateText()
   const reply = await call(baseUrl, 'POST', `/v2/reconciliations/${window.id}/lines`, { key, raw: 'date,amount,currency\n2026-10-06,5,EUR\n', headers: { 'content-type': 'text/csv' } })
   assertError(t, reply, 400, 'request_invalid', 'CSV')
   t.match(reply.body.error.message, /unknown column currency/)
-  t.equal(stateText(), before, 'nothing changed')
+  t.equal(await stateText(), before, 'nothing changed')
 })

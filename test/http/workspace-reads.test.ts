@@ -6,8 +6,8 @@
 import { createHash } from 'node:crypto'
 import t from 'tap'
 import { adminCreateKey, adminCreateWorkspace, assertError, timestampUtcMsPattern } from '../support/api.ts'
+import { workspaceState } from '../support/probes.ts'
 import { call, startTestService } from '../support/service.ts'
-import { workspaceStateText } from '../support/state-fingerprint.ts'
 
 const service = await startTestService()
 t.teardown(() => service.destroy())
@@ -78,7 +78,7 @@ t.test('GET /admin/workspaces and /admin/workspaces/:id', async (t) => {
 t.test('GET /admin/keys?workspace=: keys without secrets or hashes', async (t) => {
   const created = [await adminCreateKey(service, 'w-a', ['accounts:read']), await adminCreateKey(service, 'w-a', ['recon:read', 'recon:write'], ['assets:*']), await adminCreateKey(service, 'w-b', ['hooks:read'])]
   t.equal((await admin('DELETE', `/admin/keys/${created[0].id}`)).status, 204)
-  const before = workspaceStateText(service.service.runtime, 'w-a')
+  const before = await workspaceState(service.service, 'w-a')
   const reply = await admin('GET', '/admin/keys?workspace=w-a')
   t.equal(reply.status, 200)
   t.same(reply.body.data.map((each: any) => each.id), [created[0].id, created[1].id], 'the workspace\'s keys, in creation order')
@@ -89,7 +89,7 @@ t.test('GET /admin/keys?workspace=: keys without secrets or hashes', async (t) =
     t.notOk(reply.text.includes(secret), 'no secret')
     t.notOk(reply.text.includes(createHash('sha256').update(secret).digest('hex')), 'no hash of a secret')
   }
-  t.equal(workspaceStateText(service.service.runtime, 'w-a'), before, 'a read changes nothing')
+  t.equal(await workspaceState(service.service, 'w-a'), before, 'a read changes nothing')
 
   const first = await admin('GET', '/admin/keys?workspace=w-a&limit=1')
   t.equal(first.body.data.length, 1)

@@ -27,6 +27,8 @@ interface World {
   readonly writeOff: string
   readonly webhook: string
   readonly rule: string
+  /** A pending approval of a write-off of nov's l2, requested by another key than the scenarios'. */
+  readonly approval: string
 }
 
 /** One workspace with a window in each state on assets:bank, so every kind of change has something to show on. */
@@ -45,7 +47,12 @@ function world(): World {
   const writeOff = ok(run(ctx, { type: 'match.create', window: nov, statement_lines: ['l3'], entries: [], strategy: 'write_off', reason: 'fee' })).id as string
   const webhook = ok(run(ctx, { type: 'webhook.create', url: 'https://example.test/hook', events: ['entry.posted'], secret })).id as string
   const rule = ok(run(ctx, { type: 'matching_rule.create', ...ruleFields })).id as string
-  return { ctx, windows: { oct, nov, sep }, novEntry, writeOff, webhook, rule }
+  const held = executeWorkspace(ctx.state, {
+    type: 'match.create', at_ms: nowMs, key_id: 'key_maker', visibility: null, window: nov, statement_lines: ['l2'], entries: [], strategy: 'write_off', reason: 'held',
+    approvals: { close_with_residual: false, write_off_over: 10 },
+  })
+  const approval = (ok(held) as { approval: { id: string } }).approval.id
+  return { ctx, windows: { oct, nov, sep }, novEntry, writeOff, webhook, rule, approval }
 }
 
 const ruleFields = {
@@ -115,6 +122,10 @@ const scenarios: { readonly [T in WorkspaceCommand['type']]: readonly Scenario<T
   'matching_rule.update': [{ name: 'a rule changed', windows: [], command: (w) => ({ type: 'matching_rule.update', rule: w.rule, priority: 5 }) }],
   'matching_rule.delete': [{ name: 'a rule deleted', windows: [], command: (w) => ({ type: 'matching_rule.delete', rule: w.rule }) }],
   'match.auto': [{ name: 'an auto-match', windows: ['nov'], command: (w) => ({ type: 'match.auto', window: w.windows.nov }) }],
+  'approval.decide': [
+    { name: 'an approve runs the held write-off', windows: ['nov'], command: (w) => ({ type: 'approval.decide', approval: w.approval, decision: 'approve', reason: null, key_name: null }) },
+    { name: 'a rejection changes no figure', windows: [], command: (w) => ({ type: 'approval.decide', approval: w.approval, decision: 'reject', reason: 'no', key_name: null }) },
+  ],
   'seal.key': [{ name: 'a key given on upgrade signs the closed window', windows: ['oct'], command: () => ({ type: 'seal.key', ...sealKeyCommandFields() }) }],
 }
 

@@ -4,7 +4,7 @@
  * a refusal leaving the system state exactly as it was.
  */
 import t, { type Test } from 'tap'
-import { createSystemState, executeSystem, keyView, limitsDefault, workspaceView, type SystemCommand, type SystemState, type WorkspaceRecord } from '../../src/ledger/system.ts'
+import { createSystemState, executeSystem, keyView, limitsDefault, settingsDefault, workspaceView, type SystemCommand, type SystemState, type WorkspaceRecord } from '../../src/ledger/system.ts'
 import { restoreSystem } from '../../src/ledger/restore.ts'
 import { stableSerialize } from '../support/state-fingerprint.ts'
 
@@ -30,7 +30,7 @@ t.test('workspace.create: 201 with the view; refused for a bad zone, an existing
   const state = createSystemState()
   const outcome = accepted(state, createWorkspace('acme', 'tag1'))
   t.equal(outcome.status, 201)
-  t.same(outcome.body, { id: 'acme', timezone: 'Europe/Berlin', currency: 'USD', limits: limitsDefault, settings: { lock_closed_periods: false }, seal_public_key: null, created_at: '2026-12-01T12:00:00.000Z' })
+  t.same(outcome.body, { id: 'acme', timezone: 'Europe/Berlin', currency: 'USD', limits: limitsDefault, settings: settingsDefault, seal_public_key: null, created_at: '2026-12-01T12:00:00.000Z' })
   t.same(outcome.body, workspaceView(state.workspaces.get('acme')!))
   t.ok(state.tags.has('tag1'))
   refused(t, state, createWorkspace('other', 'tag2', 'Mars/Olympus'), 'request_invalid', 'an unknown IANA zone')
@@ -97,10 +97,18 @@ t.test('workspace.update: settings merged and shown; a system snapshot written b
   const state = createSystemState()
   accepted(state, createWorkspace('acme', 'tag1'))
   const updated = accepted(state, { type: 'workspace.update', at_ms: nowMs, id: 'acme', settings: { lock_closed_periods: true } })
-  t.same(updated.body.settings, { lock_closed_periods: true })
-  t.same(accepted(state, { type: 'workspace.update', at_ms: nowMs, id: 'acme', limits: { writes_per_minute: 5 } }).body.settings, { lock_closed_periods: true }, 'kept by an update that names none')
+  t.same(updated.body.settings, { ...settingsDefault, lock_closed_periods: true })
+  t.same(accepted(state, { type: 'workspace.update', at_ms: nowMs, id: 'acme', limits: { writes_per_minute: 5 } }).body.settings, { ...settingsDefault, lock_closed_periods: true }, 'kept by an update that names none')
+  const approvals = accepted(state, { type: 'workspace.update', at_ms: nowMs, id: 'acme', settings: { approvals: { write_off_over: 100 } } }).body.settings
+  t.same(approvals, { lock_closed_periods: true, approvals: { close_with_residual: false, write_off_over: 100 } }, 'approvals field by field, the rest kept')
+  const both = accepted(state, { type: 'workspace.update', at_ms: nowMs, id: 'acme', settings: { approvals: { close_with_residual: true } } }).body.settings
+  t.same(both.approvals, { close_with_residual: true, write_off_over: 100 }, 'the field not named kept')
   const { settings: _settings, ...older } = state.workspaces.get('acme')!
   const restored = createSystemState()
   restoreSystem(restored, { workspaces: [older as WorkspaceRecord], keys: [] })
-  t.same((workspaceView(restored.workspaces.get('acme')!) as any).settings, { lock_closed_periods: false })
+  t.same((workspaceView(restored.workspaces.get('acme')!) as any).settings, settingsDefault)
+  // Written after lock_closed_periods and before approvals existed: approvals off.
+  const beforeApprovals = createSystemState()
+  restoreSystem(beforeApprovals, { workspaces: [{ ...older, settings: { lock_closed_periods: true } } as WorkspaceRecord], keys: [] })
+  t.same((workspaceView(beforeApprovals.workspaces.get('acme')!) as any).settings, { ...settingsDefault, lock_closed_periods: true }, 'a snapshot before approvals: off')
 })

@@ -13,13 +13,13 @@ import t, { type Test } from 'tap'
 import { adminCreateKey, adminCreateWorkspace, assertError, createAccount, envelopeProblem, postEntryOk, raiseLimits, scopesAll, type Scope } from '../support/api.ts'
 import { killHard, startProcess } from '../support/process.ts'
 import { addLinesOk, matchOk, openWindowOk, patchWindow, windowBody } from '../support/recon.ts'
+import { keyRecords, workspaceState } from '../support/probes.ts'
 import { call, startTestService, type Reply } from '../support/service.ts'
-import { firstDifference, workspaceStateText } from '../support/state-fingerprint.ts'
+import { firstDifference } from '../support/state-fingerprint.ts'
 
 const service = await startTestService()
 t.teardown(() => service.destroy())
 const { baseUrl } = service
-const runtime = service.service.runtime
 await raiseLimits(service, 'default')
 const full = service.apiKey
 t.setTimeout(240_000)
@@ -37,10 +37,10 @@ function period(offset: number): { from: string; to: string } {
 
 /** Runs a request that must be rejected and asserts the workspace state did not move. */
 async function rejected(t: Tap, workspace: string, label: string, send: () => Promise<Reply>, status: number, code: string): Promise<Reply> {
-  const before = workspaceStateText(runtime, workspace)
+  const before = await workspaceState(service.service, workspace)
   const reply = await send()
   assertError(t, reply, status, code, label)
-  const after = workspaceStateText(runtime, workspace)
+  const after = await workspaceState(service.service, workspace)
   t.ok(after === before, `${label}: state unchanged${after === before ? '' : ` (${firstDifference(before, after)})`}`)
   return reply
 }
@@ -231,7 +231,7 @@ t.test('no key, a malformed, unknown or revoked key: 401 unauthenticated on ever
     ['a revoked key', { authorization: `Bearer ${revoked.secret}` }],
     ["the key's hash", { authorization: `Bearer ${crypto.createHash('sha256').update(full).digest('hex')}` }],
   ]
-  const before = workspaceStateText(runtime, 'default')
+  const before = await workspaceState(service.service, 'default')
   let count = 0
   for (const route of routes) {
     for (const [name, headers] of badHeaders) {
@@ -243,7 +243,7 @@ t.test('no key, a malformed, unknown or revoked key: 401 unauthenticated on ever
       count++
     }
   }
-  const after = workspaceStateText(runtime, 'default')
+  const after = await workspaceState(service.service, 'default')
   t.ok(after === before, `state unchanged by ${count} unauthenticated requests${after === before ? '' : ` (${firstDifference(before, after)})`}`)
   t.comment(`${count} unauthenticated requests`)
 })
@@ -253,7 +253,7 @@ t.test('no key, a malformed, unknown or revoked key: 401 unauthenticated on ever
 t.test("another workspace's ids: 404 on every route, never 403, never its data", async (t) => {
   for (const [viewer, owner] of [[mine, theirs], [theirs, mine]] as const) {
     const secrets = [owner.entryAssets.id, owner.entryMixed.id, owner.windowAssets.id, owner.windowIncome.id, owner.matchAssets.id, owner.accounts['assets:bank'].id, `assets:${owner === theirs ? 'theirs-only' : 'mine-only'}`, owner === theirs ? 'theirs-only' : 'mine-only']
-    const ownerBefore = workspaceStateText(runtime, owner.workspace)
+    const ownerBefore = await workspaceState(service.service, owner.workspace)
     const hidden = async (label: string, method: string, route: string, body: unknown, code = 'not_found') => {
       const reply = await rejected(t, viewer.workspace, `${viewer.workspace} → ${owner.workspace}: ${label}`, () => call(baseUrl, method, route, { key: viewer.key, body }), 404, code)
       // Echoing what the client itself sent is no leak; anything else of the owner is.
@@ -291,7 +291,7 @@ t.test("another workspace's ids: 404 on every route, never 403, never its data",
       t.equal(reply.status, 200, `${list}: listed`)
       for (const secret of secrets) if (reply.text.includes(secret)) t.fail(`${list} of ${viewer.workspace} shows ${secret} of ${owner.workspace}`)
     }
-    const ownerAfter = workspaceStateText(runtime, owner.workspace)
+    const ownerAfter = await workspaceState(service.service, owner.workspace)
     t.ok(ownerAfter === ownerBefore, `${owner.workspace} untouched${ownerAfter === ownerBefore ? '' : ` (${firstDifference(ownerBefore, ownerAfter)})`}`)
   }
 })
@@ -432,12 +432,13 @@ t.test('secrets never reach disk or logs in clear; the stored hash is not the se
 
 t.test('the in-memory key records hold a hash, never the secret', async (t) => {
   const created = await adminCreateKey(service, 'default', ['accounts:read'])
-  const record = runtime.system.keys.get(created.id)
+  const records = await keyRecords(service.service)
+  const record = records.find((each) => each.id === created.id)
   t.ok(record !== undefined, 'the key is stored')
   t.not(record!.secretHash, created.secret, 'stored hash ≠ secret')
   t.notOk(record!.secretHash.includes(created.secret), 'the secret is not inside the stored hash')
   t.equal(record!.secretHash, crypto.createHash('sha256').update(created.secret).digest('hex'), 'the stored hash is SHA-256 of the secret')
-  t.notOk(JSON.stringify([...runtime.system.keys.values()]).includes(created.secret), 'no key record holds the secret')
+  t.notOk(JSON.stringify(records).includes(created.secret), 'no key record holds the secret')
 })
 
 t.test('the admin token is compared with crypto.timingSafeEqual, on equal-length digests', async (t) => {

@@ -2,7 +2,7 @@
 
 import { call, type Reply } from './service.ts'
 
-export const scopesAll = ['accounts:read', 'accounts:write', 'entries:read', 'entries:write', 'recon:read', 'recon:write', 'hooks:read', 'hooks:write'] as const
+export const scopesAll = ['accounts:read', 'accounts:write', 'entries:read', 'entries:write', 'recon:read', 'recon:write', 'recon:approve', 'hooks:read', 'hooks:write'] as const
 export type Scope = (typeof scopesAll)[number]
 
 /** RFC 3339 in UTC with milliseconds, as every timestamp comes back (docs/API.md, Conventions). */

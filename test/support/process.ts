@@ -46,7 +46,9 @@ export interface ProcessOptions {
 function childEnv(options: ProcessOptions, port: number): Record<string, string> {
   return {
     PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '',
-    HOST: '127.0.0.1', PORT: String(port), DATA_DIR: options.dataDir, ADMIN_TOKEN: options.adminToken, ...options.env,
+    HOST: '127.0.0.1', PORT: String(port), DATA_DIR: options.dataDir, ADMIN_TOKEN: options.adminToken,
+    // The shards of the run (test/support/service.ts, testShards) unless the test names its own.
+    SHARDS: process.env.TEST_SHARDS ?? '1', ...options.env,
   }
 }
 
@@ -79,8 +81,18 @@ export async function runToExit(options: ProcessOptions & { readonly args?: read
   return { code, signal, stdout, stderr }
 }
 
+/**
+ * How long a start may take by default: each shard's worker thread loads the TypeScript sources on its own
+ * (tsx), which on a busy 2-core machine takes a while.
+ */
+function startTimeoutDefaultMs(options: ProcessOptions): number {
+  const shards = Number(options.env?.SHARDS ?? process.env.TEST_SHARDS ?? '1')
+  return shards > 1 ? 120_000 : 30_000
+}
+
 /** Spawns the service and resolves once it prints its `listening` line; rejects if it exits or is slow. */
 export async function startProcess(options: ProcessOptions): Promise<RunningProcess> {
+  options = { ...options, startTimeoutMs: options.startTimeoutMs ?? startTimeoutDefaultMs(options) }
   const port = options.port ?? await freePort()
   const child = spawn(process.execPath, ['--import=tsx', 'src/main.ts'], { cwd: repositoryRoot, env: childEnv(options, port), stdio: ['ignore', 'pipe', 'pipe'] })
   options.onSpawn?.(child)

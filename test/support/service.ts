@@ -14,6 +14,8 @@ export interface TestService {
   readonly adminToken: string
   /** The all-scope key of workspace `default`, as printed at first start. */
   readonly apiKey: string
+  /** What the service printed (start-up lines, the last line of its stop), in order. */
+  readonly printed: readonly string[]
   /** Stop the service; the data dir stays, for restart tests. */
   stop(): Promise<void>
   /** Stop and delete the data dir. */
@@ -33,11 +35,19 @@ export interface StartOptions {
   readonly logFaults?: CommitFaults
 }
 
+/**
+ * The number of shards a test's service runs with unless the test names SHARDS itself: TEST_SHARDS (default 1),
+ * so the same HTTP and WebSocket tests run against one shard and against several (package.json, test:shards).
+ */
+export function testShards(): string {
+  return process.env.TEST_SHARDS ?? '1'
+}
+
 export async function startTestService(options: StartOptions = {}): Promise<TestService> {
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'trueup-test-'))
   const adminToken = 'test-admin-token'
   // Request logs off unless a test asks for them (LOG_LEVEL in options.env): they would land in tap's output.
-  const config = loadConfig({ HOST: '127.0.0.1', PORT: '0', DATA_DIR: dataDir, ADMIN_TOKEN: adminToken, LOG_LEVEL: 'silent', ...options.env })
+  const config = loadConfig({ HOST: '127.0.0.1', PORT: '0', DATA_DIR: dataDir, ADMIN_TOKEN: adminToken, LOG_LEVEL: 'silent', SHARDS: testShards(), ...options.env })
   const lines: string[] = []
   const service = await startService(config, {
     print: (line) => lines.push(line),
@@ -55,7 +65,7 @@ export async function startTestService(options: StartOptions = {}): Promise<Test
     await service.stop()
   }
   return {
-    service, baseUrl: `http://127.0.0.1:${service.port}`, dataDir, adminToken, apiKey, stop,
+    service, baseUrl: `http://127.0.0.1:${service.port}`, dataDir, adminToken, apiKey, printed: lines, stop,
     destroy: async () => {
       await stop()
       fs.rmSync(dataDir, { recursive: true, force: true })

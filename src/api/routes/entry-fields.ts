@@ -3,7 +3,7 @@
 import type { Static } from 'typebox'
 import { reject, type Rejection } from '../../errors.js'
 import { parseTimestampMs } from '../../ledger/calendar.js'
-import type { EntryBatchItem } from '../../ledger/commands.js'
+import type { ApprovalSettings, EntryBatchItem } from '../../ledger/commands.js'
 import { zeroAmountRejection } from '../../ledger/money.js'
 import type { WorkspaceRecord } from '../../ledger/system.js'
 import type { entryPost } from '../schemas/ledger.js'
@@ -28,6 +28,15 @@ export function entryFieldsOf(body: Static<typeof entryPost>): EntryBatchItem | 
   }
 }
 
+
+/**
+ * A close or write-off as the workspace's settings have it: with `approvals` when any action waits for approval
+ * (docs/API.md, Approvals), so the ledger and its replay decide alike; else the command as it was.
+ */
+export function withApprovals<C extends object>(command: C, workspace: WorkspaceRecord): C | (C & { readonly approvals: ApprovalSettings }) {
+  const { approvals } = workspace.settings
+  return approvals.close_with_residual || approvals.write_off_over !== null ? { ...command, approvals } : command
+}
 
 /**
  * A posting command as the workspace's settings have it: with `lock_closed` when the workspace locks every closed

@@ -9,7 +9,7 @@ import { cursorQuery, enumQuery, integerQuery, limitQuery } from '../query.js'
 import { matchBatch, matchCreate } from '../schemas/ledger.js'
 import { dryRunBatch, dryRunMatch, match, matchBatchDone, proposalPage, windowEntryPage } from '../schemas/responses.js'
 import { validator } from '../schemas/validate.js'
-import { withLockClosed } from './entry-fields.js'
+import { withApprovals, withLockClosed } from './entry-fields.js'
 
 const matchCreateBody = validator(matchCreate)
 const matchBatchBody = validator(matchBatch)
@@ -45,17 +45,17 @@ export const matchingRoutes: V2Route[] = [
     body: { validate: matchCreateBody },
     isRead: isDryRun,
     errors: [...matchErrors, 'account_unknown', 'currency_mismatch', 'period_locked'],
-    response: { status: 200, description: 'The match, with the window\'s residual and state after it; with dry_run, only those figures', schema: Type.Union([match, dryRunMatch]) },
+    response: { status: 200, description: 'The match, with the window\'s residual and state after it; with dry_run, only those figures; a write-off the workspace holds for approval answers 202 with the pending approval (docs/API.md, Approvals)', schema: Type.Union([match, dryRunMatch]) },
     handle: ({ envelope, body, params, workspace }) => {
       if (body.adjustment !== undefined) {
         // An adjustment posts an entry, which a dry run could not take back (match-undo.ts undoes matches only).
         if (body.dry_run === true) return reject('request_invalid', 'A dry run cannot carry an adjustment.', [{ path: '/adjustment', message: 'not with dry_run' }])
         const adjustment = { account: body.adjustment.account, description: body.adjustment.description ?? null }
-        return withLockClosed({ ...envelope, type: 'match.create', window: params.id, ...itemOf(body), adjustment } satisfies MatchCreate, workspace)
+        return withApprovals(withLockClosed({ ...envelope, type: 'match.create', window: params.id, ...itemOf(body), adjustment } satisfies MatchCreate, workspace), workspace)
       }
       const command: MatchCreate = { ...envelope, type: 'match.create', window: params.id, ...itemOf(body) }
       // A dry run is a read (isRead): the lifecycle took no Idempotency-Key for it, and it keeps nothing.
-      return body.dry_run === true ? { read: { name: 'match.what-if', params: { command } } } : command
+      return body.dry_run === true ? { read: { name: 'match.what-if', params: { command } } } : withApprovals(command, workspace)
     },
   }),
   v2Route({

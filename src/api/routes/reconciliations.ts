@@ -12,6 +12,7 @@ import { history, linesAdded, linePage, match, matchPage, reconciliationWindow, 
 import { validator, type Validator } from '../schemas/validate.js'
 import { formatQuery, lineInputOf, statementAccountsOf, StatementsRead } from '../statement-file.js'
 import { parseStatementCsv } from '../statement-csv.js'
+import { withApprovals } from './entry-fields.js'
 
 const windowOpenBody = validator(windowOpen)
 const windowTransitionBody = validator(windowTransition)
@@ -74,13 +75,14 @@ export const reconciliationRoutes: V2Route[] = [
     method: 'PATCH', pattern: '/v2/reconciliations/:id', scope: 'recon:write', summary: 'Close or abandon a window',
     body: { validate: windowTransitionBody },
     errors: ['request_invalid', 'not_found', 'recon_state_invalid'],
-    response: { status: 200, description: 'The window, closed or abandoned', schema: reconciliationWindow },
-    handle: ({ envelope, body, params, key }) => {
+    response: { status: 200, description: 'The window, closed or abandoned; a close the workspace holds for approval answers 202 with the pending approval (docs/API.md, Approvals)', schema: reconciliationWindow },
+    handle: ({ envelope, body, params, key, workspace }) => {
       // A missing abandon reason is a schema failure (docs/API.md, Conventions), so it answers before the window's state rules.
       if (body.state === 'abandoned' && (body.reason ?? '') === '') return reject('request_invalid', 'Abandoning a window needs a reason.', [{ path: '/reason', message: 'required when state is abandoned' }])
       if (body.lock_period === true && body.state !== 'closed') return reject('request_invalid', 'lock_period locks a closed period; it goes with state closed.', [{ path: '/lock_period', message: 'only with state closed' }])
       const transition = { ...envelope, type: 'window.transition' as const, window: params.id, state: body.state, reason: body.reason ?? null, key_name: key.name }
-      return body.lock_period === true ? { ...transition, lock_period: true } : transition
+      const locked = body.lock_period === true ? { ...transition, lock_period: true } : transition
+      return body.state === 'closed' ? withApprovals(locked, workspace) : locked
     },
   }),
   v2Route({

@@ -6,6 +6,7 @@ import { scopes } from '../../ledger/system.js'
 import { regexPatternLengthMax } from '../../ledger/linear-regex.js'
 import { ruleNameLengthMax, rulePriorityMax, ruleTextLengthMax, ruleToleranceMax } from '../../ledger/matching-rules.js'
 import { webhookUrlLengthMax } from '../../ledger/webhooks.js'
+import { approvalReasonLengthMax } from '../../ledger/approvals.js'
 import { text, textPattern } from './text.js'
 
 /**
@@ -142,7 +143,17 @@ export const workspaceUpdate = fields({
   limits: Type.Optional(fields({ writes_per_minute: Type.Optional(limitPerMinute), reads_per_minute: Type.Optional(limitPerMinute) })),
   settings: Type.Optional(fields({
     lock_closed_periods: Type.Optional(Type.Boolean({ description: 'Lock every closed window\'s period: no entry line on its accounts effective in it (docs/API.md, Period locks)' })),
+    approvals: Type.Optional(fields({
+      close_with_residual: Type.Optional(Type.Boolean({ description: 'A close that leaves a non-zero residual waits for approval (docs/API.md, Approvals)' })),
+      write_off_over: Type.Optional(Type.Union([
+        Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'A write-off whose amount (absolute, minor units) is over this waits for approval' }), Type.Null(),
+      ])),
+    })),
   })),
+})
+
+export const approvalReject = fields({
+  reason: text({ minLength: 1, maxLength: approvalReasonLengthMax, description: 'Why the action is refused' }),
 })
 
 export const keyCreate = fields({

@@ -3,7 +3,7 @@
 import { Type, type Static, type TSchema } from 'typebox'
 import { errorCatalogue } from '../../errors.js'
 import { scopes } from '../../ledger/system.js'
-import { accountCreate, accountUpdate, autoMatchRequest, entryPost, keyCreate, linesAdd, matchBatch, matchCreate, matchingRuleCreate, matchingRuleUpdate, matchItem, ruleAction, ruleStrategy, statementLine, webhookCreate, webhookEventType, windowOpen, windowTransition, workspaceCreate, workspaceUpdate } from './ledger.js'
+import { accountCreate, accountUpdate, autoMatchRequest, entryPost, keyCreate, linesAdd, matchBatch, matchCreate, matchingRuleCreate, matchingRuleUpdate, matchItem, approvalReject, ruleAction, ruleStrategy, statementLine, webhookCreate, webhookEventType, windowOpen, windowTransition, workspaceCreate, workspaceUpdate } from './ledger.js'
 
 const timestamp = Type.String({ format: 'date-time', description: 'RFC 3339 in UTC with milliseconds, e.g. 2026-11-22T10:00:00.000Z' })
 const nullableTimestamp = Type.Union([timestamp, Type.Null()])
@@ -260,12 +260,43 @@ export const workspace = Type.Object({
   limits: Type.Object({ writes_per_minute: Type.Integer({ minimum: 1 }), reads_per_minute: Type.Integer({ minimum: 1 }) }),
   settings: Type.Object({
     lock_closed_periods: Type.Boolean({ description: 'Every closed window\'s period is locked (docs/API.md, Period locks)' }),
+    approvals: Type.Object({
+      close_with_residual: Type.Boolean({ description: 'A close that leaves a non-zero residual waits for approval (docs/API.md, Approvals)' }),
+      write_off_over: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: 'A write-off over this amount (absolute, minor units) waits for approval; null: none does' }),
+    }),
   }, { additionalProperties: true, description: 'The workspace\'s settings' }),
   seal_public_key: Type.String({ description: 'The Ed25519 public key that signs the workspace\'s seals: base64 of its raw 32 bytes (docs/API.md, "The seal")' }),
   created_at: timestamp,
 })
 
 export const workspacePage = page(workspace)
+
+export const approval = Type.Object({
+  id: Type.String({ description: 'apr_…' }),
+  action: Type.Union([Type.Literal('window.close'), Type.Literal('match.write_off')]),
+  state: Type.Union(['pending', 'approved', 'rejected', 'failed'].map((name) => Type.Literal(name))),
+  window: Type.String({ description: 'rec_…: the window the action is on' }),
+  params: Type.Object({}, { additionalProperties: true, description: 'The action\'s request: a close\'s state, reason, lock_period; a write-off\'s statement_lines, reason, adjustment' }),
+  trigger: Type.Object({
+    setting: Type.Union([Type.Literal('close_with_residual'), Type.Literal('write_off_over')]),
+    amount: Type.Integer({ minimum: 0, description: 'The residual or write-off weighed, absolute, in minor units' }),
+    threshold: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]),
+  }),
+  requested_by: Type.String({ description: 'The requesting key\'s id' }),
+  requested_by_name: nullableText,
+  requested_at: timestamp,
+  decided_by: nullableText,
+  decided_by_name: nullableText,
+  decided_at: nullableTimestamp,
+  reason: Type.Union([Type.String({ description: 'A rejection\'s reason' }), Type.Null()]),
+  error: Type.Union([Type.Object({ code: Type.String(), message: Type.String() }, { description: 'A failed approve: the action\'s own error' }), Type.Null()]),
+})
+export const approvalHeld = Type.Object({ approval }, { description: '202: the action waits for approval; nothing else changed' })
+export const approvalDecided = Type.Object({
+  approval,
+  result: Type.Optional(Type.Unknown({ description: 'An approve: the action\'s own answer (the closed window, the match)' })),
+})
+export const approvalPage = page(approval)
 
 const scope = Type.Union(scopes.map((name) => Type.Literal(name)))
 
@@ -379,7 +410,8 @@ export const namedSchemas: readonly (readonly [string, TSchema])[] = [
   ['AutoMatch', autoMatchRequest], ['AutoMatchDone', autoMatchDone], ['DryRunAutoMatch', dryRunAutoMatch],
   ['Proposal', proposal], ['ProposalPage', proposalPage], ['WindowEntry', windowEntry], ['WindowEntryPage', windowEntryPage],
   ['HistoryEvent', historyEvent], ['History', history], ['AuditPack', auditPack],
-  ['Workspace', workspace], ['WorkspaceCreate', workspaceCreate], ['WorkspaceUpdate', workspaceUpdate], ['WorkspacePage', workspacePage],
+  ['Approval', approval], ['ApprovalHeld', approvalHeld], ['ApprovalDecided', approvalDecided], ['ApprovalPage', approvalPage],
+  ['Workspace', workspace], ['WorkspaceCreate', workspaceCreate], ['WorkspaceUpdate', workspaceUpdate], ['ApprovalReject', approvalReject], ['WorkspacePage', workspacePage],
   ['Webhook', webhook], ['WebhookCreate', webhookCreate], ['CreatedWebhook', createdWebhook], ['WebhookPage', webhookPage],
   ['WebhookDelivery', webhookDelivery], ['WebhookDeliveryPage', webhookDeliveryPage],
   ['ApiKey', apiKey], ['ApiKeyCreate', keyCreate], ['CreatedApiKey', createdApiKey], ['ApiKeyPage', apiKeyPage],
