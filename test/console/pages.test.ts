@@ -3,7 +3,8 @@
  * service (docs/API.md, Console): proposals with both sides' amounts, dates and descriptions and their
  * reasons; ids shortened with the whole id on hover and a copy control; a window whose residual is 0
  * while lines are unmatched marked as not finished; matching rules created, refused, edited and deleted
- * through the rules page (docs/API.md, Matching rules).
+ * through the rules page (docs/API.md, Matching rules); a held write-off and close shown as awaiting approval, refused to
+ * the key that asked, rejected and approved by a second key (docs/API.md, Approvals).
  */
 
 import fs from 'node:fs'
@@ -11,8 +12,8 @@ import path from 'node:path'
 import t, { type Test } from 'tap'
 import type { Page } from 'playwright-core'
 import { launchChromium } from '../support/browser.ts'
-import { outputDir, stateOf, waitForText } from '../support/console-page.ts'
-import { type Fixture, prepare, signIn } from '../support/console-layout.ts'
+import { outputDir, stateOf, waitForText, waitMs } from '../support/console-page.ts'
+import { type Fixture, openWithinTolerance, prepare, signIn } from '../support/console-layout.ts'
 import { call, startTestService, type TestService } from '../support/service.ts'
 
 /** Both sides of a proposal with their dates, amounts and descriptions, and its reasons; a line's Accept still sends it as given. */
@@ -82,7 +83,56 @@ async function checkRules(page: Page, test: TestService, t: Test) {
   t.equal((await listed()).some((rule: { id: string }) => rule.id === created.id), false, 'and the delete')
 }
 
-t.test('what the pages show: proposals, ids, an unfinished window, the rules page', async (t) => {
+/**
+ * Four eyes: with approvals required, a write-off over the limit and a close with a residual answer 202 and
+ * the page says "Awaiting approval"; the requesting key cannot approve its own request; a second key
+ * rejects the one and approves the other, which then closes the window.
+ */
+async function checkApprovals(page: Page, test: TestService, fixture: Fixture, t: Test) {
+  const settings = await call(test.baseUrl, 'PATCH', '/admin/workspaces/default', { key: test.adminToken, body: { settings: { approvals: { close_with_residual: true, write_off_over: 500 } } } })
+  t.equal(settings.status, 200, 'approvals required: closes with a residual, write-offs over 5.00')
+  const approver = await call(test.baseUrl, 'POST', '/admin/keys', { key: test.adminToken, body: { workspace: 'default', name: 'checker', scopes: ['accounts:read', 'entries:read', 'recon:read', 'recon:write', 'recon:approve'] } })
+  t.equal(approver.status, 201, 'a second key that may approve')
+  await page.goto(`${test.baseUrl}/console#/windows/${fixture.october}`)
+  await page.getByRole('checkbox', { name: /^Select line l5,/ }).check()
+  await page.getByLabel('Write-off reason').fill('Bank fee October')
+  await page.getByRole('button', { name: 'Write off selected lines' }).click()
+  t.match(await waitForText(page.getByRole('status').filter({ hasText: 'Awaiting' }), 'write-off'), /^Awaiting approval: the write-off is held as apr_\w+ until another person approves it/, 'a held write-off says so')
+  const late = await openWithinTolerance(test)
+  await page.goto(`${test.baseUrl}/console#/windows/${late}`)
+  await page.getByLabel(/^Close reason/).fill('Cash difference, within tolerance')
+  await page.getByRole('button', { name: 'Close window' }).click()
+  await waitForText(page.getByRole('status').filter({ hasText: 'Awaiting' }), 'the close')
+  t.match((await call(test.baseUrl, 'GET', `/v2/reconciliations/${fixture.october}`, { key: test.apiKey })).body, { state: 'open', matched_count: 0 }, 'nothing changed yet: no write-off')
+  t.equal((await call(test.baseUrl, 'GET', `/v2/reconciliations/${late}`, { key: test.apiKey })).body.state, 'open', 'and no close')
+  await page.goto(`${test.baseUrl}/console#/approvals`)
+  const table = page.getByRole('table', { name: 'Pending approvals' })
+  const pending = (await call(test.baseUrl, 'GET', '/v2/approvals?state=pending', { key: test.apiKey })).body.data
+  t.equal(pending.length, 2, 'two approvals pending')
+  const [writeOff, close] = [pending.find((item: { action: string }) => item.action === 'match.write_off'), pending.find((item: { action: string }) => item.action === 'window.close')]
+  t.match((await waitForText(table.getByRole('row').filter({ hasText: 'write-off' }), 'lines l5')).replace(/\s+/g, ' '), /write-off \(lines l5; reason: Bank fee October; €7\.50 over the limit of €5\.00\).*Girokonto October 2026/, 'the write-off: what, why, the window')
+  await page.getByRole('button', { name: `Approve ${close.id}` }).click()
+  const own = await call(test.baseUrl, 'POST', `/v2/approvals/${close.id}/approve`, { key: test.apiKey })
+  t.equal(own.body.error.code, 'approval_self', 'the requesting key cannot approve its own request')
+  t.equal((await waitForText(page.getByRole('alert'), own.body.error.message)).trim(), own.body.error.message, 'the page shows the API\'s message')
+  await page.getByRole('button', { name: 'Sign out' }).click()
+  await page.getByLabel('API key').fill(approver.body.secret)
+  await page.keyboard.press('Enter')
+  await page.getByRole('heading', { name: 'Pending approvals' }).waitFor({ timeout: waitMs })
+  await page.getByRole('button', { name: `Reject ${writeOff.id}` }).click()
+  await page.getByLabel('Reason for rejecting').fill('Book the fee instead of writing it off')
+  await page.getByRole('button', { name: 'Reject', exact: true }).click()
+  await waitForText(page.getByRole('status'), `Rejected ${writeOff.id}.`)
+  await page.getByRole('button', { name: `Approve ${close.id}` }).click()
+  await waitForText(page.getByRole('status'), `Approved ${close.id}: the close ran.`)
+  await waitForText(page.locator('main'), 'Nothing awaits approval.')
+  const decided = (await call(test.baseUrl, 'GET', '/v2/approvals', { key: test.apiKey })).body.data
+  t.same(decided.map((item: { id: string; state: string }) => [item.id, item.state]).sort(), [[writeOff.id, 'rejected'], [close.id, 'approved']].sort(), 'one rejected, one approved')
+  t.equal((await call(test.baseUrl, 'GET', `/v2/reconciliations/${late}`, { key: test.apiKey })).body.state, 'closed', 'the approved close ran')
+  t.match((await call(test.baseUrl, 'GET', `/v2/reconciliations/${fixture.october}`, { key: test.apiKey })).body, { state: 'open', matched_count: 0 }, 'the rejected write-off never ran')
+}
+
+t.test('what the pages show: proposals, ids, an unfinished window, the rules page, approvals', async (t) => {
   fs.mkdirSync(outputDir, { recursive: true })
   const launched = await launchChromium()
   t.teardown(() => launched.close())
@@ -98,6 +148,7 @@ t.test('what the pages show: proposals, ids, an unfinished window, the rules pag
     await checkIds(page, test, fixture, t)
     await checkUnfinished(page, test, fixture, t)
     await checkRules(page, test, t)
+    await checkApprovals(page, test, fixture, t)
   } catch (error) {
     await page.screenshot({ path: path.join(outputDir, 'pages-failure.png'), fullPage: true }).catch(() => undefined)
     throw error

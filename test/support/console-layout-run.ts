@@ -28,6 +28,7 @@ function pagesOf(fixture: Fixture): { route: string; heading: string; ready?: st
     { route: '#/accounts', heading: 'Accounts', ready: 'assets:bank' },
     { route: `#/accounts/${fixture.bank}`, heading: 'Balance of assets:bank over time', ready: 'Balances as a table' },
     { route: '#/rules', heading: 'Matching rules', ready: 'Invoices by reference' },
+    { route: '#/approvals', heading: 'Pending approvals', ready: 'Girokonto late November 2026' },
   ]
 }
 
@@ -74,7 +75,7 @@ export function layoutTest(width: number): void {
     t.teardown(() => launched.close())
     const test = await startTestService()
     t.teardown(() => test.destroy())
-    const fixture = await prepare(test)
+    const fixture = await prepare(test, { pendingApproval: true })
     const context = await launched.browser.newContext({ locale: 'en-US', viewport: { width, height: 900 } })
     await atWidth(context, test, fixture, width, t)
     await context.close()

@@ -92,18 +92,30 @@ export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
 
 export interface Fixture { october: string; even: string; rule: string; bank: string }
 
-/** Closes with a residual wait for a second person; October's close is asked for and so waits (202). */
-async function holdClose(test: TestService, windowId: string) {
+/**
+ * A window that may close with its residual: 5.00 claimed, nothing in the books in its period, a
+ * tolerance of 10.00 (a close within tolerance, with a reason).
+ */
+export async function openWithinTolerance(test: TestService): Promise<string> {
+  const body = { label: 'Girokonto late November 2026', accounts: ['assets:bank'], window: { from: '2026-11-11', to: '2026-11-20' }, claimed_movement: 500, tolerance: 1_000 }
+  const opened = await call(test.baseUrl, 'POST', '/v2/reconciliations', { key: test.apiKey, body })
+  if (opened.status !== 201) throw new Error(`open: ${opened.status} ${JSON.stringify(opened.body)}`)
+  return opened.body.id
+}
+
+/** Closes with a residual wait for a second person: such a close is asked for and so waits (202). */
+async function holdClose(test: TestService) {
+  const windowId = await openWithinTolerance(test)
   const settings = await call(test.baseUrl, 'PATCH', '/admin/workspaces/default', { key: test.adminToken, body: { settings: { approvals: { close_with_residual: true, write_off_over: null } } } })
   if (settings.status !== 200) throw new Error(`approvals settings: ${settings.status} ${JSON.stringify(settings.body)}`)
-  const held = await call(test.baseUrl, 'PATCH', `/v2/reconciliations/${windowId}`, { key: test.apiKey, body: { state: 'closed', reason: 'Deposit and fee explained' } })
+  const held = await call(test.baseUrl, 'PATCH', `/v2/reconciliations/${windowId}`, { key: test.apiKey, body: { state: 'closed', reason: 'Cash difference, within tolerance' } })
   if (held.status !== 202) throw new Error(`close held for approval: ${held.status} ${JSON.stringify(held.body)}`)
 }
 
 /**
  * October's statement uploaded over the API (five lines, three proposals), a November window whose two
  * lines the ledger already holds, unmatched (its residual is 0 but it is not done), and a matching rule;
- * with `pendingApproval`, October's close waiting for approval.
+ * with `pendingApproval`, a close waiting for approval.
  */
 export async function prepare(test: TestService, options: { pendingApproval?: boolean } = {}): Promise<Fixture> {
   const { post } = await seed(test)
@@ -120,7 +132,7 @@ export async function prepare(test: TestService, options: { pendingApproval?: bo
   const rule = await call(test.baseUrl, 'POST', '/v2/matching-rules', { key, body: { name: 'Invoices by reference', priority: 10, conditions: { amount: 'exact', date_window_days: 3, reference: { regex: '^INV-\\d+$' } }, action: 'propose', strategy: 'one_to_one' } })
   if (rule.status !== 201) throw new Error(`rule: ${rule.status} ${JSON.stringify(rule.body)}`)
   const bank = (await call(test.baseUrl, 'GET', '/v2/accounts/assets:bank', { key })).body.id
-  if (options.pendingApproval === true) await holdClose(test, uploaded.body.data[0].id)
+  if (options.pendingApproval === true) await holdClose(test)
   return { october: uploaded.body.data[0].id, even: opened.body.id, rule: rule.body.id, bank }
 }
 
