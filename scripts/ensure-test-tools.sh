@@ -7,6 +7,9 @@
 # with what to install. CHROMIUM_PATH names another chromium for the console test.
 set -euo pipefail
 
+# PostgreSQL, pg_auto_failover and HAProxy, for the cluster's tests (test/cluster/)
+bash "$(dirname "$0")/ensure-cluster-tools.sh"
+
 # tool:package (Debian)
 missing=()
 for pair in curl:curl jq:jq pdftotext:poppler-utils; do

@@ -4,6 +4,7 @@ import type { V2Route } from './route.js'
 import { accountRoutes } from './routes/accounts.js'
 import { approvalRoutes } from './routes/approvals.js'
 import { entryRoutes } from './routes/entries.js'
+import { exceptionRoutes } from './routes/exceptions.js'
 import { exportRoutes } from './routes/exports.js'
 import { matchingRoutes } from './routes/matching.js'
 import { matchingRuleRoutes } from './routes/matching-rules.js'
@@ -14,4 +15,4 @@ import { webhookRoutes } from './routes/webhooks.js'
 import { workspaceRoutes } from './routes/workspace.js'
 
 // Order does not decide a match: the router prefers a literal segment to a parameter (/v2/entries/export is never read as /v2/entries/:id).
-export const v2Routes: readonly V2Route[] = [...accountRoutes, ...exportRoutes, ...entryRoutes, entryBatchRoute, ...reconciliationRoutes, ...matchingRoutes, ...matchingRuleRoutes, ...statementRoutes, ...webhookRoutes, ...workspaceRoutes, ...approvalRoutes]
+export const v2Routes: readonly V2Route[] = [...accountRoutes, ...exportRoutes, ...entryRoutes, entryBatchRoute, ...reconciliationRoutes, ...matchingRoutes, ...matchingRuleRoutes, ...statementRoutes, ...webhookRoutes, ...workspaceRoutes, ...approvalRoutes, ...exceptionRoutes]

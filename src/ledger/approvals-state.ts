@@ -1,15 +1,15 @@
 /** @module The data model of a workspace's approvals (state.ts holds it; approvals.ts makes, decides and presents them). */
 
-import type { MatchCreate, WindowTransition } from './commands.js'
+import type { MatchBatch, MatchCreate, WindowTransition } from './commands.js'
 
 export type ApprovalStateName = 'pending' | 'approved' | 'rejected' | 'failed'
 export const approvalStateNames: readonly ApprovalStateName[] = ['pending', 'approved', 'rejected', 'failed']
 
-/** What an approval holds back: a close of a window, or a write-off match (with or without an adjustment). */
-export type ApprovalAction = 'window.close' | 'match.write_off'
+/** What an approval holds back: a close of a window, a write-off match (with or without an adjustment), a batch of matches with such a write-off. */
+export type ApprovalAction = 'window.close' | 'match.write_off' | 'match.batch'
 
 /** The command as requested, without its Idempotency-Key, approvals setting or lock flag: what an approve runs, at the decision's time. */
-export type ApprovalRequest = Omit<WindowTransition, 'idempotency' | 'approvals'> | Omit<MatchCreate, 'idempotency' | 'approvals' | 'lock_closed'>
+export type ApprovalRequest = Omit<WindowTransition, 'idempotency' | 'approvals'> | Omit<MatchCreate, 'idempotency' | 'approvals' | 'lock_closed'> | Omit<MatchBatch, 'idempotency' | 'approvals'>
 
 /** Which setting asked for the approval, the amount it weighed (minor units, absolute) and the threshold (null for close_with_residual). */
 export interface ApprovalTrigger {

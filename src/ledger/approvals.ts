@@ -7,10 +7,12 @@
 
 import { errorBody, reject, statusOf, type Rejection } from '../errors.js'
 import { formatTimestamp } from './calendar.js'
-import type { ApprovalDecide, ApprovalSettings, MatchCreate, WindowTransition } from './commands.js'
-import { makeId, parseId } from './ids.js'
+import type { ApprovalDecide, ApprovalSettings, MatchBatch, MatchCreate, WindowTransition } from './commands.js'
+import { makeId } from './ids.js'
+import { actionOf, findApproval, type Action } from './approval-actions.js'
 import { createAdjustedWriteOff, planAdjustedWriteOff } from './match-adjustment.js'
-import { createMatch, matchShapeRejection, planMatch } from './matches.js'
+import { createMatchBatch, whatIfBatch } from './match-batch.js'
+import { createMatch, findLine, matchShapeRejection, planMatch } from './matches.js'
 import { sumSafe } from './money.js'
 import { accept, type Accepted, type Outcome } from './outcome.js'
 import { collectPage, cursorSeq, invalidCursor, listScope, seqKeys } from './pages.js'
@@ -24,8 +26,8 @@ import { approvalStateNames, type Approval, type ApprovalRequest, type ApprovalT
 /** The longest reason a rejection may give. */
 export const approvalReasonLengthMax = 500
 
-/** A gated command: a close or a write-off, with the approvals setting the edge stamped on it. */
-type Gated = WindowTransition | MatchCreate
+/** A gated command: a close, a write-off or a batch of matches, with the approvals setting the edge stamped on it. */
+type Gated = WindowTransition | MatchCreate | MatchBatch
 
 /**
  * Whether this command waits for approval: null when it does not (the caller applies it as always). When the
@@ -35,7 +37,9 @@ type Gated = WindowTransition | MatchCreate
 export function approvalGate(state: WorkspaceState, command: Gated): Outcome | null {
   const settings = command.approvals
   if (settings === undefined) return null
-  const held = command.type === 'window.transition' ? closeTrigger(state, command, settings) : writeOffTrigger(state, command, settings)
+  const held = command.type === 'window.transition' ? closeTrigger(state, command, settings)
+    : command.type === 'match.batch' ? batchTrigger(state, command, settings)
+    : writeOffTrigger(state, command, settings)
   if (held === null || 'ok' in held) return held
   return requestApproval(state, command, held.window, held.trigger)
 }
@@ -83,12 +87,33 @@ function writeOffTrigger(state: WorkspaceState, command: MatchCreate, settings: 
   return { window, trigger: { setting: 'write_off_over', amount: Math.abs(amount), threshold } }
 }
 
+/** A batch with a write-off item whose lines sum (absolute) over write_off_over: held whole, once the batch would pass as of now. */
+function batchTrigger(state: WorkspaceState, command: MatchBatch, settings: ApprovalSettings): Held {
+  const threshold = settings.write_off_over
+  const window = findWindow(state, command.window, command.visibility)
+  if (threshold === null || window === undefined) return null
+  let amount = 0
+  for (const item of command.matches) {
+    if (item.strategy !== 'write_off') continue
+    const lines = item.statement_lines.map((id) => findLine(window, id))
+    // An unknown line: the batch refuses it as always.
+    if (lines.includes(undefined)) return null
+    const sum = sumSafe(lines.map((line) => line!.amount))
+    if (sum !== null && Math.abs(sum) > amount) amount = Math.abs(sum)
+  }
+  if (amount <= threshold) return null
+  // The batch's own checks, as its dry run makes them (nothing kept).
+  const dryRun = whatIfBatch(state, command)
+  if (!dryRun.ok) return dryRun
+  return { window, trigger: { setting: 'write_off_over', amount, threshold } }
+}
+
 function requestApproval(state: WorkspaceState, command: Gated, window: ReconciliationWindow, trigger: ApprovalTrigger): Outcome {
   const seq = state.approvals.approvals.length + 1
   const { idempotency: _key, approvals: _settings, ...request } = command
   const stored: ApprovalRequest = request.type === 'match.create' ? withoutLock(request) : request
   const approval: Approval = {
-    id: makeId('apr_', state.tag, seq), seq, windowSeq: window.seq, action: command.type === 'window.transition' ? 'window.close' : 'match.write_off',
+    id: makeId('apr_', state.tag, seq), seq, windowSeq: window.seq, action: command.type === 'window.transition' ? 'window.close' : command.type === 'match.batch' ? 'match.batch' : 'match.write_off',
     request: stored, requestedByName: command.type === 'window.transition' ? command.key_name ?? null : null, trigger,
     state: 'pending', decidedAtMs: null, decidedBy: null, decidedByName: null, reason: null, error: null,
   }
@@ -103,23 +128,10 @@ function withoutLock(request: Omit<MatchCreate, 'idempotency' | 'approvals'>): A
   return rest
 }
 
-/** The action an approve runs: the request as made, at the decision's time, with the lock flag as the workspace has it then. */
-export function actionOf(approval: Approval, decide: ApprovalDecide): WindowTransition | MatchCreate {
-  if (approval.request.type === 'window.transition') return { ...approval.request, at_ms: decide.at_ms }
-  return decide.lock_closed === true ? { ...approval.request, at_ms: decide.at_ms, lock_closed: true } : { ...approval.request, at_ms: decide.at_ms }
-}
-
-function runAction(state: WorkspaceState, action: WindowTransition | MatchCreate): Outcome {
+function runAction(state: WorkspaceState, action: Action): Outcome {
   if (action.type === 'window.transition') return transitionWindow(state, action)
+  if (action.type === 'match.batch') return createMatchBatch(state, action)
   return action.adjustment === undefined ? createMatch(state, action) : createAdjustedWriteOff(state, action)
-}
-
-/** An approval by id, when the key sees its window. */
-export function findApproval(state: WorkspaceState, id: string, visibility: Visibility): Approval | undefined {
-  const seq = parseId('apr_', state.tag, id)
-  const approval = seq > 0 ? state.approvals.approvals[seq - 1] : undefined
-  if (approval === undefined) return undefined
-  return findWindow(state, state.windows.windows[approval.windowSeq - 1].id, visibility) === undefined ? undefined : approval
 }
 
 /** Every check of a decision before anything changes: the approval, or why it cannot be decided by this key. */
@@ -154,7 +166,8 @@ export function decideApproval(state: WorkspaceState, command: ApprovalDecide): 
     return failApproval(state, window, approval, command, outcome)
   }
   approval.state = 'approved'
-  const answer: Accepted = accept(200, { approval: approvalView(state, approval), result: outcome.body })
+  // A batch gathered its matches' events as it made them (match-batch.ts): they are this command's.
+  const answer: Accepted = { ...accept(200, { approval: approvalView(state, approval), result: outcome.body }), ...(outcome.events === undefined ? {} : { events: outcome.events }) }
   return outcome.warning === undefined ? answer : { ...answer, warning: outcome.warning }
 }
 
@@ -173,25 +186,12 @@ function recordDecision(state: WorkspaceState, window: ReconciliationWindow, com
   return true
 }
 
-/** The action an accepted approve ran and its answer (for its events and live changes), or null when it ran none. */
-export function approvedAction(state: WorkspaceState, command: ApprovalDecide, outcome: Accepted): { command: WindowTransition | MatchCreate; outcome: Accepted } | null {
-  if (command.decision !== 'approve' || outcome.status !== 200) return null
-  const approval = findApproval(state, command.approval, null)
-  if (approval === undefined) return null
-  return { command: actionOf(approval, command), outcome: accept(200, (outcome.body as { result: unknown }).result) }
-}
-
-/** The window an approval decision is about. */
-export function approvalWindow(state: WorkspaceState, command: ApprovalDecide): ReconciliationWindow | undefined {
-  const approval = findApproval(state, command.approval, null)
-  return approval === undefined ? undefined : state.windows.windows[approval.windowSeq - 1]
-}
-
 const timestampOrNull = (atMs: number | null): string | null => (atMs === null ? null : formatTimestamp(atMs))
 
 /** The action's own parameters as the request gave them. */
 function paramsOf(request: ApprovalRequest): object {
   if (request.type === 'window.transition') return { state: request.state, reason: request.reason, lock_period: request.lock_period === true }
+  if (request.type === 'match.batch') return { matches: request.matches }
   return { statement_lines: request.statement_lines, reason: request.reason, adjustment: request.adjustment ?? null }
 }
 

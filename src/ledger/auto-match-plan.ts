@@ -8,8 +8,8 @@
 
 import { type Budget, findSubsets } from './proposal-subsets.js'
 import { DayPools } from './proposal-groups.js'
-import { byDay, collectItems, itemSteps, type EntryItem, type Item, type LineItem } from './proposal-items.js'
-import { proposalDefaults } from './proposals.js'
+import { byDay, collectItems, itemSteps, type EntryItem, type Item, type LineItem, type WindowItems } from './proposal-items.js'
+import { proposalDefaults } from './proposal-chosen.js'
 import type { WorkMeter } from './proposal-work.js'
 import { rulesInOrder, type RunnableRule } from './matching-rules.js'
 import type { WorkspaceState } from './state.js'
@@ -36,6 +36,15 @@ export function* planAutoMatch(state: WorkspaceState, window: ReconciliationWind
   const rules = rulesInOrder(state, 'auto_match')
   if (rules.length === 0) return { rules, matches: [] }
   const items = yield* collectItems(state, window, visibility, meter)
+  return { rules, matches: yield* planRules(rules, items, meter) }
+}
+
+/**
+ * The rules in the order given, each over the items the rules before it left (an item taken is marked
+ * `used`): what an auto-match applies (its auto_match rules) and what proposals offer first (their
+ * propose rules, proposal-rules.ts). Items already used when it starts are left alone.
+ */
+export function* planRules(rules: readonly RunnableRule[], items: WindowItems, meter: WorkMeter): Generator<undefined, PlannedMatch[], undefined> {
   const matches: PlannedMatch[] = []
   for (const rule of rules) {
     const lines: LineItem[] = []
@@ -49,7 +58,7 @@ export function* planAutoMatch(state: WorkspaceState, window: ReconciliationWind
     else if (rule.rule.strategy === 'one_to_many') yield* groupRule(rule, lines.sort(byDay), entries.sort(byDay), meter, (line, group) => take(matches, rule, [line], group))
     else yield* groupRule(rule, entries.sort(byDay), lines.sort(byDay), meter, (entry, group) => take(matches, rule, group, [entry]))
   }
-  return { rules, matches }
+  return matches
 }
 
 function take(into: PlannedMatch[], rule: RunnableRule, lines: readonly LineItem[], entries: readonly EntryItem[]): void {

@@ -1,7 +1,7 @@
 /** @module What an accepted command changed that a live subscriber can watch: windows and account balances (docs/API.md, WebSocket API and live updates). */
 
 import { findAccount } from './accounts.js'
-import { approvalWindow, approvedAction } from './approvals.js'
+import { approvalWindow, approvedAction } from './approval-actions.js'
 import { closedWindowsAt } from './closed-windows.js'
 import { unknownCommand, type AccountUpdate, type WorkspaceCommand } from './commands.js'
 import type { BatchResult } from './entry-batch.js'
@@ -56,7 +56,9 @@ export function changesOf(state: WorkspaceState, command: WorkspaceCommand, outc
     // Rules change no window and no balance until an auto-match applies them.
     case 'matching_rule.create':
     case 'matching_rule.update':
-    case 'matching_rule.delete': return none
+    case 'matching_rule.delete':
+    // A line's assignee and note are in no window object or balance (its lines and history have their own routes).
+    case 'window.line.annotate': return none
     // The closed windows it signed (their seal and history changed).
     // An approve changes what its action changed; any decision the approval's window (its history).
     case 'approval.decide': {

@@ -181,6 +181,8 @@ export interface MatchBatch extends CommandEnvelope {
   readonly type: 'match.batch'
   readonly window: string
   readonly matches: readonly MatchItem[]
+  /** As window.transition's: a write-off item over write_off_over holds the whole batch. */
+  readonly approvals?: ApprovalSettings
 }
 
 export const matchBatchItemsMax = 1000
@@ -286,6 +288,15 @@ export interface MatchingRuleDelete extends CommandEnvelope {
   readonly rule: string
 }
 
+/** A statement line's assignee and note (docs/API.md, Exceptions): a field absent stays as it is, null clears it. */
+export interface LineAnnotate extends CommandEnvelope {
+  readonly type: 'window.line.annotate'
+  readonly window: string
+  readonly line: string
+  readonly assignee?: string | null
+  readonly note?: string | null
+}
+
 /** The workspace's auto_match rules applied to a window's unmatched lines and entries, every match in this one record (docs/API.md, Matching rules). */
 export interface MatchAuto extends CommandEnvelope {
   readonly type: 'match.auto'
@@ -325,6 +336,7 @@ export type WorkspaceCommand =
   | MatchingRuleUpdate
   | MatchingRuleDelete
   | MatchAuto
+  | LineAnnotate
   | SealKeyGive
   | ApprovalDecide
 
@@ -337,7 +349,7 @@ const commandTypeTable: { readonly [T in WorkspaceCommand['type']]: true } = {
   'account.create': true, 'account.update': true, 'entry.post': true, 'entry.batch': true, 'entry.reverse': true, 'window.open': true, 'window.lines.add': true,
   'statements.import': true, 'match.create': true, 'match.batch': true, 'match.reverse': true, 'window.transition': true,
   'webhook.create': true, 'webhook.delete': true, 'seal.key': true, 'matching_rule.create': true, 'matching_rule.update': true, 'matching_rule.delete': true,
-  'match.auto': true, 'approval.decide': true,
+  'match.auto': true, 'approval.decide': true, 'window.line.annotate': true,
 }
 export const workspaceCommandTypes = Object.keys(commandTypeTable) as readonly WorkspaceCommand['type'][]
 

@@ -1,7 +1,7 @@
 /** @module The events an accepted command emits (webhooks): derived from the command, its answer and the state after it. */
 
 import { formatTimestamp } from './calendar.js'
-import { approvedAction } from './approvals.js'
+import { approvedAction } from './approval-actions.js'
 import { closedWindowsAt } from './closed-windows.js'
 import { unknownCommand, type WebhookEventType, type WorkspaceCommand } from './commands.js'
 import type { LedgerEvent } from './ledger-event.js'
@@ -59,6 +59,8 @@ export function eventsOf(state: WorkspaceState, command: WorkspaceCommand, outco
       return outcome.events === undefined ? [] : [...outcome.events]
     // Lines move no figure the residual rests on (no flip); accounts and subscriptions have no webhook event (docs/API.md, Webhooks).
     case 'window.lines.add':
+    // A line's assignee and note are bookkeeping of the team's work, no webhook event (docs/API.md, Exceptions).
+    case 'window.line.annotate':
     case 'account.create':
     case 'account.update':
     case 'webhook.create':

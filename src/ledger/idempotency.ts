@@ -2,7 +2,7 @@
 
 import { findAccount } from './accounts.js'
 import { unknownCommand, type WorkspaceCommand } from './commands.js'
-import { approvalWindow, approvedAction } from './approvals.js'
+import { approvalWindow, approvedAction } from './approval-actions.js'
 import { postedCountOf } from './entry-batch.js'
 import { reject } from '../errors.js'
 import type { Accepted, Outcome } from './outcome.js'
@@ -90,6 +90,7 @@ export function answerAccountSeqs(state: WorkspaceState, command: WorkspaceComma
     // A write-off's adjustment names its entry, whose lines are on the window's account and the adjustment's.
     case 'match.create': return command.adjustment === undefined || outcome.status === 202 ? findWindow(state, command.window, null)?.accountSeqs ?? [] : [...new Set([...findWindow(state, command.window, null)?.accountSeqs ?? [], ...state.entries[state.entries.length - 1].accountSeqs()])]
     case 'window.lines.add':
+    case 'window.line.annotate':
     case 'window.transition':
     case 'match.batch':
     case 'match.auto':

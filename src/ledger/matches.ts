@@ -207,7 +207,7 @@ export function entryAmountFor(accounts: ReadonlySet<number>, entry: Entry): num
   return sumSafe(entry.lines.filter((line) => accounts.has(line.accountSeq)).map((line) => line.amount))
 }
 
-function findLine(window: ReconciliationWindow, id: string): StatementLine | undefined {
+export function findLine(window: ReconciliationWindow, id: string): StatementLine | undefined {
   const match = /^l([1-9][0-9]{0,6})$/.exec(id)
   if (match === null) return undefined
   return window.lines[Number(match[1]) - 1]

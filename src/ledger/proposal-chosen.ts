@@ -1,6 +1,7 @@
-/** @module A proposal as chosen (its items and score), the settings a run takes, and the answer's order: score, highest first, then the earliest line. */
+/** @module A proposal as chosen (its items, score and rule), the settings a run takes and their defaults, and the answer's order: score, highest first, then the earliest line. */
 
 import { itemSteps, type EntryItem, type LineItem } from './proposal-items.js'
+import type { MatchingRule } from './matching-rules-state.js'
 import type { Scored } from './proposal-score.js'
 import type { WorkMeter } from './proposal-work.js'
 
@@ -10,6 +11,14 @@ export interface Chosen {
   /** Ascending entry seq. */
   readonly entries: readonly EntryItem[]
   readonly scored: Scored
+  /** The `propose` rule that chose it (proposal-rules.ts), or null: the proposals' own search did. */
+  readonly rule: RuleChoice | null
+}
+
+/** A rule's proposal: the rule, and lines minus entries (0 unless the rule has an amount tolerance). */
+export interface RuleChoice {
+  readonly rule: MatchingRule
+  readonly matchedAmount: number
 }
 
 export interface ProposalSettings {
@@ -23,11 +32,24 @@ export interface ProposalSettings {
   readonly yieldSteps: number
 }
 
+export const proposalDefaults: ProposalSettings = {
+  dateToleranceDays: 3,
+  maxGroup: 4,
+  /** Enough for a 4-item group in a pool of a few hundred same-sign items (bench/proposals.ts). */
+  candidateBudget: 20_000,
+  /**
+   * A yield point every this many steps, about 50 µs of work on the bench machine: the actor resumes
+   * the run until its slice's time is spent (src/actor/slice-runner.ts), so this only bounds how far a
+   * slice can overrun (bench/proposals.ts measures the longest stretch between two yields).
+   */
+  yieldSteps: 1_000,
+}
+
 /** Marks the items taken, so no later proposal of the same answer can use them. */
 export function take(into: Chosen[], lines: readonly LineItem[], entries: readonly EntryItem[], scored: Scored): void {
   for (const line of lines) line.used = true
   for (const entry of entries) entry.used = true
-  into.push({ lines: [...lines].sort((a, b) => a.order - b.order), entries: [...entries].sort((a, b) => a.order - b.order), scored })
+  into.push({ lines: [...lines].sort((a, b) => a.order - b.order), entries: [...entries].sort((a, b) => a.order - b.order), scored, rule: null })
 }
 
 /** Scores are rounded to 4 decimals, so they fall in 10,001 buckets: orders by score are counting sorts, done in slices. */

@@ -114,7 +114,7 @@ function bestOf(candidates: readonly { lines: readonly LineItem[]; entries: read
   let best: Chosen | null = null
   for (const candidate of candidates) {
     const scored = scoreProposal(candidate.lines, candidate.entries, settings.dateToleranceDays)
-    if (best === null || scored.score > best.scored.score) best = { ...candidate, scored }
+    if (best === null || scored.score > best.scored.score) best = { ...candidate, scored, rule: null }
   }
   return best
 }

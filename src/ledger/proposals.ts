@@ -1,5 +1,5 @@
 /**
- * @module Match proposals for one window (docs/API.md, Matching help: proposals, dry runs, batches): 1:1, then N:1 and 1:N by bounded subset sum,
+ * @module Match proposals for one window (docs/API.md, Matching help: proposals, dry runs, batches): the propose rules' first, then 1:1, then N:1 and 1:N by bounded subset sum,
  * over its unmatched lines and entries; disjoint, scored, ordered; computed in slices so the actor can
  * serve other requests between them.
  */
@@ -8,10 +8,11 @@ import assert from 'node:assert/strict'
 import { reject } from '../errors.js'
 import { accept, type Outcome } from './outcome.js'
 import { collectPage, cursorSeq, invalidCursor, listScope, seqKeys } from './pages.js'
-import { orderChosen, type Chosen, type ProposalSettings } from './proposal-chosen.js'
+import { orderChosen, proposalDefaults, type Chosen, type ProposalSettings } from './proposal-chosen.js'
 import { proposeGroups } from './proposal-groups.js'
 import { collectItems } from './proposal-items.js'
 import { proposePairs } from './proposal-pairs.js'
+import { proposeByRules } from './proposal-rules.js'
 import type { ProposalReason } from './proposal-score.js'
 import { WorkMeter } from './proposal-work.js'
 import type { WorkspaceState } from './state.js'
@@ -20,32 +21,25 @@ import { findWindow, isTerminal } from './window-effects.js'
 import type { ReconciliationWindow } from './windows-state.js'
 
 export type { ProposalSettings } from './proposal-chosen.js'
+/** Defined beside the settings (proposal-chosen.ts) so that the rules' plan can read them without importing this module. */
+export { proposalDefaults }
 
 export const dateToleranceDaysMax = 31
 export const maxGroupMin = 2
 export const maxGroupMax = 8
 
-export const proposalDefaults: ProposalSettings = {
-  dateToleranceDays: 3,
-  maxGroup: 4,
-  /** Enough for a 4-item group in a pool of a few hundred same-sign items (bench/proposals.ts). */
-  candidateBudget: 20_000,
-  /**
-   * A yield point every this many steps, about 50 µs of work on the bench machine: the actor resumes
-   * the run until its slice's time is spent (src/actor/slice-runner.ts), so this only bounds how far a
-   * slice can overrun (bench/proposals.ts measures the longest stretch between two yields).
-   */
-  yieldSteps: 1_000,
-}
 
 export interface Proposal {
   readonly statement_lines: readonly string[]
   readonly entries: readonly string[]
-  readonly strategy: 'amount_and_date'
+  /** amount_and_date; manual only for a rule's proposal that leaves a difference (its amount tolerance). */
+  readonly strategy: 'amount_and_date' | 'manual'
   readonly date_tolerance_days: number
-  readonly matched_amount: 0
+  readonly matched_amount: number
   readonly score: number
   readonly reasons: readonly ProposalReason[]
+  /** The propose rule that made it, or null. */
+  readonly rule: { readonly id: string; readonly name: string } | null
 }
 
 /**
@@ -62,6 +56,8 @@ export function* proposalRun(state: WorkspaceState, window: ReconciliationWindow
   if (isTerminal(window.state)) return []
   const items = yield* collectItems(state, window, visibility, meter)
   const chosen: Chosen[] = []
+  // The workspace's propose rules first: what they take, the search does not see.
+  yield* proposeByRules(state, items, meter, chosen)
   yield* proposePairs(items, settings, meter, chosen)
   yield* proposeGroups(items, settings, meter, chosen)
   return yield* orderChosen(chosen, (each) => proposalView(each, settings), meter)
@@ -75,15 +71,18 @@ export function runToEnd<T>(run: Generator<undefined, T, undefined>): T {
   }
 }
 
+/** A rule's proposal is the match its rule would make (docs/API.md, Matching rules): the rule's date window, and manual when a difference is left. */
 function proposalView(chosen: Chosen, settings: ProposalSettings): Proposal {
+  const matchedAmount = chosen.rule?.matchedAmount ?? 0
   return {
     statement_lines: chosen.lines.map((line) => line.line.id),
     entries: chosen.entries.map((entry) => entry.entry.id),
-    strategy: 'amount_and_date',
-    date_tolerance_days: settings.dateToleranceDays,
-    matched_amount: 0,
+    strategy: matchedAmount === 0 ? 'amount_and_date' : 'manual',
+    date_tolerance_days: chosen.rule === null ? settings.dateToleranceDays : chosen.rule.rule.conditions.date_window_days,
+    matched_amount: matchedAmount,
     score: chosen.scored.score,
     reasons: chosen.scored.reasons,
+    rule: chosen.rule === null ? null : { id: chosen.rule.rule.id, name: chosen.rule.rule.name },
   }
 }
 

@@ -9,6 +9,7 @@ import { accountView, findAccount, listAccounts, type AccountListQuery } from '.
 import { balanceAt } from './balances.js'
 import type { EntryBatch, MatchBatch, MatchCreate } from './commands.js'
 import { firstRefusal, itemRejection } from './entry-batch.js'
+import { listExceptions, type ExceptionListQuery } from './exceptions.js'
 import { getEntry } from './entries.js'
 import { listEntries, type EntryListQuery } from './entry-list.js'
 import { autoMatchWhatIf } from './auto-match.js'
@@ -50,6 +51,7 @@ export interface QueryParams {
   'matching-rule.get': { readonly rule: string }
   'approval.list': ApprovalListQuery
   'approval.get': { readonly approval: string }
+  'exception.list': ExceptionListQuery
 }
 
 /** Reads that run in slices, one per turn of the event loop (docs/ARCHITECTURE.md, How a request flows). */
@@ -97,6 +99,7 @@ const queries: QueryTable = {
   'matching-rule.get': (state, { rule }) => getMatchingRule(state, rule),
   'approval.list': (state, params, visibility) => listApprovals(state, params, visibility),
   'approval.get': (state, { approval }, visibility) => getApproval(state, approval, visibility),
+  'exception.list': (state, params, visibility) => listExceptions(state, params, visibility),
 }
 
 const slicedQueries: SlicedQueryTable = {

@@ -45,13 +45,16 @@ export type WindowFacts = Omit<ReconciliationWindow, 'matchedEntries' | 'stateme
   readonly lines: readonly LineFacts[]
 }
 
-/** A statement line; snapshots written before statement files lack the fields they brought. */
-export type LineFacts = Omit<StatementLine, 'valueDate' | 'counterparty' | 'outsidePeriod'> & Partial<Pick<StatementLine, 'valueDate' | 'counterparty' | 'outsidePeriod'>>
+/** A statement line; snapshots written before statement files lack the fields they brought, those before line annotations their assignee and note. */
+export type LineFacts = Omit<StatementLine, 'valueDate' | 'counterparty' | 'outsidePeriod' | 'assignee' | 'note'> & Partial<Pick<StatementLine, 'valueDate' | 'counterparty' | 'outsidePeriod' | 'assignee' | 'note'>>
 
 /** The same fields in the same order as windows.ts makes them: one object shape for every line. */
 function restoredLine(line: LineFacts): StatementLine {
   const { id, number, amount, date, reference, description, matchSeq } = line
-  return { id, number, amount, date, valueDate: line.valueDate ?? null, reference, description, counterparty: line.counterparty ?? null, outsidePeriod: line.outsidePeriod ?? false, matchSeq }
+  return {
+    id, number, amount, date, valueDate: line.valueDate ?? null, reference, description, counterparty: line.counterparty ?? null, outsidePeriod: line.outsidePeriod ?? false, matchSeq,
+    assignee: line.assignee ?? null, note: line.note ?? null,
+  }
 }
 
 /** What a workspace is, without what is derived from it: the balance trees, the entry order, the live-window index. */

@@ -21,6 +21,9 @@ export interface StatementLine {
   readonly outsidePeriod: boolean
   /** Seq of the active match holding this line, 0 when unmatched. */
   matchSeq: number
+  /** Who works on it and what they noted (docs/API.md, Exceptions); null when not set. Kept out of the seal: they change while a window is open. */
+  assignee: string | null
+  note: string | null
 }
 
 export interface Match {

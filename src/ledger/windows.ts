@@ -216,7 +216,7 @@ export function appendLines(window: ReconciliationWindow, inputs: readonly State
     const number = window.lines.length + index + 1
     return {
       id: `l${number}`, number, amount: input.amount, date: input.date, valueDate: input.value_date ?? null, reference: input.reference, description: input.description,
-      counterparty: input.counterparty ?? null, outsidePeriod: input.date < window.from || input.date > window.to, matchSeq: 0,
+      counterparty: input.counterparty ?? null, outsidePeriod: input.date < window.from || input.date > window.to, matchSeq: 0, assignee: null, note: null,
     }
   })
   for (const line of added) window.lines.push(line)
@@ -488,15 +488,19 @@ export interface LineListQuery extends PositionListQuery {
   readonly status: 'matched' | 'unmatched' | null
 }
 
+/** A line as its window's list shows it: its fields, its active match, its assignee and note (docs/API.md, Exceptions). */
+export function listedLineView(state: WorkspaceState, line: StatementLine): object {
+  return { ...lineView(line), match: line.matchSeq === 0 ? null : state.windows.matches[line.matchSeq - 1].id, assignee: line.assignee, note: line.note }
+}
+
 export function listLines(state: WorkspaceState, windowId: string, query: LineListQuery, visibility: Visibility): Outcome {
-  const matches = state.windows.matches
   return windowListPage(state, windowId, query, visibility, {
     name: 'lines', filters: [query.status], lengthOf: (window) => window.lines.length,
     viewAt: (window, position) => {
       const line = window.lines[position - 1]
       if (query.status === 'matched' && line.matchSeq === 0) return undefined
       if (query.status === 'unmatched' && line.matchSeq !== 0) return undefined
-      return { ...lineView(line), match: line.matchSeq === 0 ? null : matches[line.matchSeq - 1].id }
+      return listedLineView(state, line)
     },
   })
 }

@@ -7,6 +7,7 @@ import { postEntry } from './entries.js'
 import { postEntryBatch } from './entry-batch.js'
 import { reverseEntry } from './entry-reversal.js'
 import { eventsOf } from './events.js'
+import { annotateLine } from './exceptions.js'
 import { autoMatch } from './auto-match.js'
 import { approvalGate, decideApproval } from './approvals.js'
 import { answerAccountSeqs, expireIdempotency, storeIdempotency } from './idempotency.js'
@@ -84,7 +85,7 @@ function dispatch(state: WorkspaceState, command: WorkspaceCommand): Outcome {
     case 'window.lines.add': return addStatementLines(state, command)
     case 'statements.import': return importStatements(state, command)
     case 'match.create': return approvalGate(state, command) ?? (command.adjustment === undefined ? createMatch(state, command) : createAdjustedWriteOff(state, command))
-    case 'match.batch': return createMatchBatch(state, command)
+    case 'match.batch': return approvalGate(state, command) ?? createMatchBatch(state, command)
     case 'match.reverse': return reverseMatch(state, command)
     case 'window.transition': return approvalGate(state, command) ?? transitionWindow(state, command)
     case 'approval.decide': return decideApproval(state, command)
@@ -95,6 +96,7 @@ function dispatch(state: WorkspaceState, command: WorkspaceCommand): Outcome {
     case 'matching_rule.delete': return deleteMatchingRule(state, command)
     case 'match.auto': return runToEnd(autoMatch(state, command))
     case 'seal.key': return giveSealKey(state, command)
+    case 'window.line.annotate': return annotateLine(state, command)
     default: return unknownCommand(command)
   }
 }

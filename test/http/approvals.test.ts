@@ -7,7 +7,7 @@
  */
 import t from 'tap'
 import { adminCreateKey, assertError, createAccount, raiseLimits } from '../support/api.ts'
-import { addLinesOk, historyOf, openWindowOk, patchWindow, readWindow } from '../support/recon.ts'
+import { addLinesOk, historyOf, linesOf, openWindowOk, patchWindow, readWindow } from '../support/recon.ts'
 import { call, startTestService } from '../support/service.ts'
 
 const service = await startTestService()
@@ -150,6 +150,31 @@ t.test('write-offs: at or below write_off_over straight through, over it held; a
   t.equal(approved.status, 200)
   t.match(approved.body.result, { strategy: 'write_off', statement_lines: ['l2'], residual: 0, state: 'balanced' }, 'the result is the match')
   t.equal((await readWindow(baseUrl, maker, id)).window.state, 'balanced')
+})
+
+t.test('a batch with a write-off over write_off_over is held whole; approved, every match is made', async (t) => {
+  await setApprovals({ close_with_residual: false, write_off_over: 50 })
+  const id = await window(0, [100, -100, 10, -10])
+  const batch = { matches: [{ statement_lines: ['l3', 'l4'], strategy: 'write_off', reason: 'nets' }, { statement_lines: ['l1'], strategy: 'write_off', reason: 'big' }] }
+  const before = await readWindow(baseUrl, maker, id)
+  const held = await call(baseUrl, 'POST', `/v2/reconciliations/${id}/matches/batch`, { key: maker, body: batch })
+  t.equal(held.status, 202, 'held: one item writes off 100')
+  t.match(held.body.approval, { action: 'match.batch', state: 'pending', params: { matches: [{ statement_lines: ['l3', 'l4'] }, { statement_lines: ['l1'] }] }, trigger: { setting: 'write_off_over', amount: 100, threshold: 50 } })
+  const after = await readWindow(baseUrl, maker, id)
+  t.same({ ...after, history: [] }, { ...before, history: [] }, 'no match made yet')
+  const small = await call(baseUrl, 'POST', `/v2/reconciliations/${id}/matches/batch`, { key: maker, body: { matches: [{ statement_lines: ['l3', 'l4'], strategy: 'write_off', reason: 'nets' }] } })
+  t.equal(small.status, 200, 'a batch whose write-offs are not over goes straight through')
+  assertError(t, await approve(held.body.approval.id, checker.secret), 409, 'line_already_matched', 'the held batch now fails on l3: its own error, nothing kept')
+  t.equal((await approvalOf(held.body.approval.id)).state, 'failed')
+  t.equal((await linesOf(baseUrl, maker, id, 'matched')).length, 2, 'only the lines of the batch that went through are matched')
+  const again = await call(baseUrl, 'POST', `/v2/reconciliations/${id}/matches/batch`, { key: maker, body: { matches: [{ statement_lines: ['l1', 'l2'], strategy: 'write_off', reason: 'a pair' }, { statement_lines: ['l1'], strategy: 'write_off', reason: 'twice' }] } })
+  assertError(t, again, 409, 'line_already_matched', 'a batch the ledger would refuse answers its error, not 202')
+  const pair = await call(baseUrl, 'POST', `/v2/reconciliations/${id}/matches/batch`, { key: maker, body: { matches: [{ statement_lines: ['l1'], strategy: 'write_off', reason: 'in' }, { statement_lines: ['l2'], strategy: 'write_off', reason: 'out' }] } })
+  t.equal(pair.status, 202)
+  const approved = await approve(pair.body.approval.id, checker.secret)
+  t.equal(approved.status, 200)
+  t.equal(approved.body.result.data.length, 2, 'both matches made')
+  t.match(approved.body.result, { residual: 0, state: 'balanced' })
 })
 
 t.test('a write-off approved after its line was matched another way fails with line_already_matched', async (t) => {

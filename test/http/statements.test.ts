@@ -153,7 +153,7 @@ t.test('labels, currencies and line fields: the KWD file with ?label=', async (t
   const lines = (await call(baseUrl, 'GET', `/v2/reconciliations/${reply.body.data[0].id}/lines`, { key })).body.data
   t.same(lines[1], {
     id: 'l2', amount: -420125, date: '2026-10-12', value_date: '2026-10-13', reference: 'E2E-INV-5521', description: 'Invoice 5521',
-    counterparty: { name: 'Gulf Supplies W.L.L. & Co', account: 'KW81CBKU0000000000001234560101' }, outside_period: false, match: null,
+    counterparty: { name: 'Gulf Supplies W.L.L. & Co', account: 'KW81CBKU0000000000001234560101' }, outside_period: false, match: null, assignee: null, note: null,
   })
   const other = await workspaceWith([['assets:bank:mt', 'EUR', '11111111']])
   t.match((await importFile(other, latin1('mt940', 'jejik-generic.sta'))).body.data[0], { label: 'GENERIC/1 11111111' }, 'default label: statement_ref and account identifier')

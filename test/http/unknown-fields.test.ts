@@ -69,10 +69,14 @@ const cases: readonly Case[] = [
   { method: 'POST', pattern: '/v2/matching-rules', path: '/v2/matching-rules', body: { ...ruleBody, conditions: { reference: { equals: 'x', ignore_case: true } } }, unknown: ['/conditions/reference/ignore_case'] },
   { method: 'PATCH', pattern: '/v2/matching-rules/:id', path: `/v2/matching-rules/${ruleId}`, body: { priority: 2, order: 1 }, unknown: ['/order'] },
   { method: 'POST', pattern: '/v2/reconciliations/:id/auto-match', path: `/v2/reconciliations/${window.id}/auto-match`, body: { dry_run: true, rules: [] }, unknown: ['/rules'] },
+  { method: 'PATCH', pattern: '/v2/reconciliations/:id/lines/:line', path: `/v2/reconciliations/${window.id}/lines/l1`, body: { assignee: 'ann', owner: 'bob' }, unknown: ['/owner'] },
   { method: 'POST', pattern: '/v2/webhooks', path: '/v2/webhooks', body: { url: 'https://hooks.example.com/x', events: ['entry.posted'], secret: 's' }, unknown: ['/secret'] },
   { method: 'POST', pattern: '/admin/workspaces', path: '/admin/workspaces', body: { id: 'w2', timezone: 'UTC', plan: 'pro' }, unknown: ['/plan'], admin: true },
   { method: 'POST', pattern: '/admin/workspaces', path: '/admin/workspaces', body: { id: 'w2', timezone: 'UTC', limits: { writes_per_minute: 1, reads_per_minute: 1, bursts: 2 } }, unknown: ['/limits/bursts'], admin: true },
   { method: 'PATCH', pattern: '/admin/workspaces/:id', path: '/admin/workspaces/default', body: { limits: { writes_per_minute: 5, burst: 1 } }, unknown: ['/limits/burst'], admin: true },
+  { method: 'PATCH', pattern: '/admin/workspaces/:id', path: '/admin/workspaces/default', body: { settings: { approvals: { write_off_over: 5, over: 1 } } }, unknown: ['/settings/approvals/over'], admin: true },
+  // The body's schema answers before the approval is looked up: none need exist.
+  { method: 'POST', pattern: '/v2/approvals/:id/reject', path: '/v2/approvals/apr_unknown/reject', body: { reason: 'no', note: 'x' }, unknown: ['/note'] },
   { method: 'POST', pattern: '/admin/keys', path: '/admin/keys', body: { workspace: 'default', scopes: ['recon:read'], expires: '2027-01-01' }, unknown: ['/expires'], admin: true },
 ]
 

@@ -125,7 +125,14 @@ t.test('a replay of the log reaches the same state; a restore from the facts equ
   w.body('checker', decide(a, 'reject', 'not yet'))
   w.body('checker', { ...decide(b, 'approve'), lock_closed: true })
   t.equal((w.exec('checker', decide(c, 'approve')) as any).status, 409, 'c fails: its line was written off by b')
-  t.same(w.state.approvals.approvals.map((approval) => approval.state), ['rejected', 'approved', 'failed'])
+  const mar = w.open('2026-03-01', '2026-03-31', 0)
+  w.body('maker', { type: 'window.lines.add', window: mar, lines: [70, -70].map((amount) => ({ amount, date: '2026-03-02', reference: null, description: null })) })
+  const batch: Body = { type: 'match.batch', window: mar, matches: [{ statement_lines: ['l1'], entries: [], strategy: 'write_off', reason: 'in' }, { statement_lines: ['l2'], entries: [], strategy: 'write_off', reason: 'out' }], approvals: on }
+  const d = (w.exec('maker', batch) as any).body.approval
+  t.match(d, { action: 'match.batch', trigger: { amount: 70, threshold: 50 } }, 'a batch with a write-off over the threshold is held whole')
+  t.equal(w.state.windows.windows[2].activeMatchCount, 0, 'no match made by the request')
+  t.equal((w.body('checker', decide(d.id, 'approve')) as any).result.state, 'balanced', 'approved: both matches, in the decision\'s step')
+  t.same(w.state.approvals.approvals.map((approval) => approval.state), ['rejected', 'approved', 'failed', 'approved'])
   const replayed = createWorkspaceState('ws', 'abcdef')
   for (const command of w.log) t.ok(executeWorkspace(replayed, command).ok, `replays ${command.type}`)
   t.equal(stableSerialize(replayed), stableSerialize(w.state), 'replay: the same state')

@@ -121,6 +121,7 @@ const scenarios: { readonly [T in WorkspaceCommand['type']]: readonly Scenario<T
   'matching_rule.create': [{ name: 'a rule', windows: [], command: () => ({ type: 'matching_rule.create', ...ruleFields, name: 'another' }) }],
   'matching_rule.update': [{ name: 'a rule changed', windows: [], command: (w) => ({ type: 'matching_rule.update', rule: w.rule, priority: 5 }) }],
   'matching_rule.delete': [{ name: 'a rule deleted', windows: [], command: (w) => ({ type: 'matching_rule.delete', rule: w.rule }) }],
+  'window.line.annotate': [{ name: 'a line assigned and noted (no window object changes)', windows: [], command: (w) => ({ type: 'window.line.annotate', window: w.windows.nov, line: 'l1', assignee: 'ann', note: 'call the bank' }) }],
   'match.auto': [{ name: 'an auto-match', windows: ['nov'], command: (w) => ({ type: 'match.auto', window: w.windows.nov }) }],
   'approval.decide': [
     { name: 'an approve runs the held write-off', windows: ['nov'], command: (w) => ({ type: 'approval.decide', approval: w.approval, decision: 'approve', reason: null, key_name: null }) },

@@ -258,7 +258,7 @@ t.test('score and reasons: same date, near date, reference tokens, group size', 
     { amount: 400, day: 20 }, { amount: 500, day: 21 },
   ])
   const byEntry = new Map(propose(ctx).map((proposal) => [proposal.entries[0], proposal]))
-  t.same(byEntry.get(same), { statement_lines: ['l1'], entries: [same], strategy: 'amount_and_date', date_tolerance_days: 3, matched_amount: 0, score: expectedScore(0, 3, 0, 0, 2), reasons: ['amount', 'same_date'] })
+  t.same(byEntry.get(same), { statement_lines: ['l1'], entries: [same], strategy: 'amount_and_date', date_tolerance_days: 3, matched_amount: 0, score: expectedScore(0, 3, 0, 0, 2), reasons: ['amount', 'same_date'], rule: null })
   t.same(byEntry.get(near)?.reasons, ['amount', 'near_date'])
   t.equal(byEntry.get(near)?.score, expectedScore(1, 3, 0, 0, 2))
   t.same(byEntry.get(referenced)?.reasons, ['amount', 'same_date', 'reference'], 'both tokens found in the description, in any letter case')

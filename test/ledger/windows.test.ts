@@ -561,7 +561,7 @@ t.test('lists: statement lines by status, with pagination', async (t) => {
   addLines(ctx, id, [[1, '2026-11-01'], [100, '2026-11-10'], [3, '2026-11-03'], [4, '2026-11-04']])
   const matched = ok(match(ctx, id, ['l2'], [entry]))
   const lines = (status: 'matched' | 'unmatched' | null, limit = 100, cursor: string | null = null) => ok(listLines(ctx.state, id, { status, limit, cursor }, null))
-  t.same(lines('matched').data, [{ id: 'l2', amount: 100, date: '2026-11-10', value_date: null, reference: null, description: null, counterparty: null, outside_period: false, match: matched.id }])
+  t.same(lines('matched').data, [{ id: 'l2', amount: 100, date: '2026-11-10', value_date: null, reference: null, description: null, counterparty: null, outside_period: false, match: matched.id, assignee: null, note: null }])
   t.same(lines('unmatched').data.map((line: Body) => line.id), ['l1', 'l3', 'l4'])
   const first = lines('unmatched', 2)
   t.same(first.data.map((line: Body) => line.id), ['l1', 'l3'])

@@ -82,12 +82,12 @@ export async function runToExit(options: ProcessOptions & { readonly args?: read
 }
 
 /**
- * How long a start may take by default: each shard's worker thread loads the TypeScript sources on its own
- * (tsx), which on a busy 2-core machine takes a while.
+ * How long a start may take by default: node loads the TypeScript sources through tsx, and each shard's worker
+ * thread loads them again on its own, which on a busy 2-core machine takes a while.
  */
 function startTimeoutDefaultMs(options: ProcessOptions): number {
   const shards = Number(options.env?.SHARDS ?? process.env.TEST_SHARDS ?? '1')
-  return shards > 1 ? 120_000 : 30_000
+  return shards > 1 ? 120_000 : 60_000
 }
 
 /** Spawns the service and resolves once it prints its `listening` line; rejects if it exits or is slow. */

@@ -66,10 +66,10 @@ export const matchingRoutes: V2Route[] = [
     writeTokensCharge: 'owe',
     errors: [...matchErrors],
     response: { status: 200, description: 'The matches in the order given, and the window\'s residual and state after all of them; with dry_run, the figures only', schema: Type.Union([matchBatchDone, dryRunBatch]) },
-    handle: ({ envelope, body, params }) => {
+    handle: ({ envelope, body, params, workspace }) => {
       const matches = body.matches.map(itemOf)
       const command: MatchBatch = { ...envelope, type: 'match.batch', window: params.id, matches }
-      return body.dry_run === true ? { read: { name: 'match.batch.what-if', params: { command } } } : command
+      return body.dry_run === true ? { read: { name: 'match.batch.what-if', params: { command } } } : withApprovals(command, workspace)
     },
   }),
   v2Route({

@@ -5,6 +5,7 @@ import { webhookEventTypes } from '../../ledger/commands.js'
 import { scopes } from '../../ledger/system.js'
 import { regexPatternLengthMax } from '../../ledger/linear-regex.js'
 import { ruleNameLengthMax, rulePriorityMax, ruleTextLengthMax, ruleToleranceMax } from '../../ledger/matching-rules.js'
+import { lineAssigneeLengthMax, lineNoteLengthMax } from '../../ledger/exceptions.js'
 import { webhookUrlLengthMax } from '../../ledger/webhooks.js'
 import { approvalReasonLengthMax } from '../../ledger/approvals.js'
 import { text, textPattern } from './text.js'
@@ -196,3 +197,9 @@ export const matchingRuleUpdate = fields({
   name: Type.Optional(ruleName), priority: Type.Optional(rulePriority), conditions: Type.Optional(ruleConditions), action: Type.Optional(ruleAction), strategy: Type.Optional(ruleStrategy),
 }, { minProperties: 1 })
 export const autoMatchRequest = fields({ dry_run: dryRun })
+
+/** docs/API.md, Exceptions: a statement line's assignee and note; absent: unchanged, null: cleared; at least one. */
+export const lineAnnotate = fields({
+  assignee: Type.Optional(Type.Union([text({ minLength: 1, maxLength: lineAssigneeLengthMax, description: 'Who works on the line' }), Type.Null()])),
+  note: Type.Optional(Type.Union([text({ minLength: 1, maxLength: lineNoteLengthMax }), Type.Null()])),
+}, { minProperties: 1 })

@@ -3,7 +3,7 @@
 import { Type, type Static, type TSchema } from 'typebox'
 import { errorCatalogue } from '../../errors.js'
 import { scopes } from '../../ledger/system.js'
-import { accountCreate, accountUpdate, autoMatchRequest, entryPost, keyCreate, linesAdd, matchBatch, matchCreate, matchingRuleCreate, matchingRuleUpdate, matchItem, approvalReject, ruleAction, ruleStrategy, statementLine, webhookCreate, webhookEventType, windowOpen, windowTransition, workspaceCreate, workspaceUpdate } from './ledger.js'
+import { accountCreate, accountUpdate, approvalReject, autoMatchRequest, entryPost, keyCreate, lineAnnotate, linesAdd, matchBatch, matchCreate, matchingRuleCreate, matchingRuleUpdate, matchItem, ruleAction, ruleStrategy, statementLine, webhookCreate, webhookEventType, windowOpen, windowTransition, workspaceCreate, workspaceUpdate } from './ledger.js'
 
 const timestamp = Type.String({ format: 'date-time', description: 'RFC 3339 in UTC with milliseconds, e.g. 2026-11-22T10:00:00.000Z' })
 const nullableTimestamp = Type.Union([timestamp, Type.Null()])
@@ -121,9 +121,24 @@ export const addedStatementLine = Type.Object({
   outside_period: Type.Boolean({ description: 'Booked outside the window\'s period (a statement file\'s back-valued or late booking): kept, counted, matchable' }),
 })
 
+const lineWork = {
+  assignee: Type.Union([Type.String({ description: 'Who works on the line (docs/API.md, Exceptions)' }), Type.Null()]),
+  note: nullableText,
+}
+
 export const listedStatementLine = Type.Object({
   ...addedStatementLine.properties,
   match: Type.Union([Type.String({ description: 'mat_… of its active match' }), Type.Null()]),
+  ...lineWork,
+})
+
+/** An item of the exceptions queue: an unmatched line of a live window, with its window and age. */
+export const exceptionItem = Type.Object({
+  reconciliation: Type.String({ description: 'rec_… of its window' }),
+  accounts: Type.Array(Type.String(), { description: 'The window\'s accounts, by name' }),
+  ...addedStatementLine.properties,
+  ...lineWork,
+  age_days: Type.Integer({ description: 'Whole days from the line\'s date to today in the window\'s time zone' }),
 })
 
 export const linesAdded = Type.Object({
@@ -213,11 +228,12 @@ export const dryRunAutoMatch = Type.Object({
 export const proposal = Type.Object({
   statement_lines: Type.Array(Type.String(), { minItems: 1 }),
   entries: Type.Array(Type.String(), { minItems: 1 }),
-  strategy: Type.Literal('amount_and_date'),
+  strategy: Type.Union([Type.Literal('amount_and_date'), Type.Literal('manual')], { description: 'manual only for a rule\'s proposal that leaves a difference (its amount tolerance)' }),
   date_tolerance_days: Type.Integer({ minimum: 0, maximum: 31 }),
-  matched_amount: Type.Literal(0),
+  matched_amount: Type.Integer({ minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER, description: 'Lines minus entries: 0 but for a rule with an amount tolerance' }),
   score: Type.Number({ minimum: 0, maximum: 1, description: 'docs/API.md gives the formula' }),
   reasons: Type.Array(Type.Union([Type.Literal('amount'), Type.Literal('same_date'), Type.Literal('near_date'), Type.Literal('reference'), Type.Literal('counterparty')])),
+  rule: Type.Union([Type.Object({ id: Type.String({ description: 'rule_…' }), name: Type.String() }), Type.Null()], { description: 'The propose rule that made it (docs/API.md, Matching rules), or null' }),
 })
 
 export const windowEntry = Type.Object({
@@ -228,7 +244,7 @@ export const windowEntry = Type.Object({
 
 /** An audit-trail event; besides these fields each type carries its own details (match, reason, entry, …). */
 export const historyEvent = Type.Object({
-  type: Type.String({ description: 'opened, lines_added, matched, unmatched, entry_posted, balanced, open, closed, abandoned, seal.signed (key_id system: a seal signed on upgrade)' }),
+  type: Type.String({ description: 'opened, lines_added, line_annotated, matched, unmatched, entry_posted, balanced, open, closed, abandoned, seal.signed (key_id system: a seal signed on upgrade)' }),
   at: timestamp,
   key_id: Type.String(),
   state: windowState,
@@ -252,6 +268,7 @@ export const matchPage = page(match)
 export const history = page(historyEvent)
 export const proposalPage = page(proposal)
 export const windowEntryPage = page(windowEntry)
+export const exceptionPage = page(exceptionItem)
 
 export const workspace = Type.Object({
   id: Type.String(),
@@ -273,7 +290,7 @@ export const workspacePage = page(workspace)
 
 export const approval = Type.Object({
   id: Type.String({ description: 'apr_…' }),
-  action: Type.Union([Type.Literal('window.close'), Type.Literal('match.write_off')]),
+  action: Type.Union([Type.Literal('window.close'), Type.Literal('match.write_off'), Type.Literal('match.batch')]),
   state: Type.Union(['pending', 'approved', 'rejected', 'failed'].map((name) => Type.Literal(name))),
   window: Type.String({ description: 'rec_…: the window the action is on' }),
   params: Type.Object({}, { additionalProperties: true, description: 'The action\'s request: a close\'s state, reason, lock_period; a write-off\'s statement_lines, reason, adjustment' }),
@@ -402,7 +419,7 @@ export const namedSchemas: readonly (readonly [string, TSchema])[] = [
   ['EntryLine', entryLine], ['Entry', entry], ['EntryPost', entryPost], ['EntryPage', entryPage],
   ['Reconciliation', reconciliationWindow], ['ReconciliationOpen', windowOpen], ['ReconciliationTransition', windowTransition], ['ReconciliationPage', windowPage],
   ['StatementLineInput', statementLine], ['StatementLinesAdd', linesAdd], ['StatementLine', addedStatementLine], ['StatementLinesAdded', linesAdded],
-  ['ListedStatementLine', listedStatementLine], ['StatementLinePage', linePage],
+  ['ListedStatementLine', listedStatementLine], ['StatementLinePage', linePage], ['LineAnnotate', lineAnnotate], ['Exception', exceptionItem], ['ExceptionPage', exceptionPage],
   ['StatementImport', statementImported],
   ['Match', match], ['MatchCreate', matchCreate], ['MatchPage', matchPage], ['MatchItem', matchItem], ['MatchBatch', matchBatch],
   ['MatchFigures', matchFigures], ['DryRunMatch', dryRunMatch], ['MatchBatchDone', matchBatchDone], ['DryRunBatch', dryRunBatch],

@@ -1,0 +1,274 @@
+/**
+ * @module `npm run cluster -- up|status|down`: a local cluster for tests and demos, everything as local processes
+ * under one temporary directory (docs/CLUSTER.md). PostgreSQL 15 as a primary and two synchronous standbys
+ * (`synchronous_standby_names = 'ANY 1 (…)'`, `synchronous_commit = on`) kept by pg_auto_failover (a monitor and
+ * one keeper per server, which promotes a standby when the primary dies), three trueup nodes, HAProxy in front.
+ * `up` writes what it started to a state file (TRUEUP_CLUSTER_STATE, default <tmp>/trueup-cluster.json) as it goes,
+ * so `down` stops a half-started cluster too.
+ */
+
+import { execFileSync, spawn } from 'node:child_process'
+import crypto from 'node:crypto'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import pg from 'pg'
+import {
+  appendSettings, freePort, makeOwnedDir, postgresBin, postgresUser, processAlive, runPostgresProgram, smallSettings,
+  spawnServer, stopProcess, waitForPort, waitForPostgres, type RunAs,
+} from './local-postgres.ts'
+
+const repositoryRoot = path.resolve(import.meta.dirname, '..')
+/** Each wait of `up` (a server, a standby, a node) gives up after this long. */
+const stepTimeoutMs = 120_000
+/** How long a process gets to stop after SIGTERM before SIGKILL. */
+const stopGraceMs = 20_000
+const standbyNames = ['pg2', 'pg3'] as const
+
+export interface ClusterState {
+  readonly dir: string
+  readonly databaseUrl: string
+  readonly adminToken: string
+  apiKey: string | null
+  readonly keepers: { name: string; port: number; pid: number; dataDir: string }[]
+  readonly nodes: { id: string; url: string; pid: number; shards: number[]; dataDir: string }[]
+  proxy: { url: string; pid: number } | null
+}
+
+export function statePath(): string {
+  return process.env.TRUEUP_CLUSTER_STATE ?? path.join(os.tmpdir(), 'trueup-cluster.json')
+}
+
+function saveState(state: ClusterState): void {
+  fs.writeFileSync(statePath(), `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 })
+}
+
+function loadState(): ClusterState | null {
+  return fs.existsSync(statePath()) ? JSON.parse(fs.readFileSync(statePath(), 'utf8')) as ClusterState : null
+}
+
+/** pg_autoctl keeps its configuration and state under XDG directories: here, inside the cluster's directory. */
+function autoctlEnv(dir: string): Record<string, string> {
+  return {
+    HOME: dir, XDG_CONFIG_HOME: path.join(dir, 'config'), XDG_DATA_HOME: path.join(dir, 'share'),
+    XDG_RUNTIME_DIR: path.join(dir, 'run'), PGHOST: path.join(dir, 'socket'),
+  }
+}
+
+const pgctl = path.join(postgresBin, 'pg_ctl')
+const autoctl = () => process.env.PG_AUTOCTL ?? execFileSync('bash', ['-c', 'command -v pg_autoctl'], { encoding: 'utf8' }).trim()
+
+/** A data dir made by initdb with the small settings and the cluster's socket directory. */
+async function initDataDir(user: RunAs | null, dir: string, name: string): Promise<string> {
+  const dataDir = path.join(dir, name)
+  await runPostgresProgram(user, path.join(postgresBin, 'initdb'), ['-D', dataDir, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--no-instructions'], stepTimeoutMs)
+  appendSettings(dataDir, { ...smallSettings, unix_socket_directories: `'${path.join(dir, 'socket')}'` })
+  return dataDir
+}
+
+/** The monitor: created (pg_autoctl starts and stops it once), then run by its keeper. */
+async function startMonitor(user: RunAs | null, state: ClusterState): Promise<string> {
+  const port = await freePort()
+  const dataDir = await initDataDir(user, state.dir, 'monitor')
+  await runPostgresProgram(user, autoctl(), ['create', 'monitor', '--pgdata', dataDir, '--pgport', String(port), '--hostname', '127.0.0.1',
+    '--auth', 'trust', '--no-ssl', '--pgctl', pgctl], stepTimeoutMs, autoctlEnv(state.dir))
+  // The monitor's keeper starts it with listen_addresses '*' unless told: keep it on 127.0.0.1 like everything else.
+  await runPostgresProgram(user, autoctl(), ['config', 'set', '--pgdata', dataDir, 'postgresql.listen_addresses', '127.0.0.1'], stepTimeoutMs, autoctlEnv(state.dir))
+  const keeper = spawnServer(user, autoctl(), ['run', '--pgdata', dataDir], path.join(state.dir, 'monitor.log'), autoctlEnv(state.dir))
+  state.keepers.push({ name: 'monitor', port, pid: keeper.pid!, dataDir })
+  saveState(state)
+  await waitForPostgres(port, stepTimeoutMs, () => processAlive(keeper.pid!))
+  return `postgres://autoctl_node@127.0.0.1:${port}/pg_auto_failover?sslmode=disable`
+}
+
+/**
+ * One PostgreSQL server under its keeper: the first (its data dir made by initdb, with the small settings) becomes the
+ * primary; the others (no data dir yet) standbys, copied from the primary by pg_basebackup, settings included.
+ */
+async function startKeeper(user: RunAs | null, state: ClusterState, name: string, monitorUrl: string, dataDir: string): Promise<void> {
+  const port = await freePort()
+  const keeper = spawnServer(user, autoctl(), ['create', 'postgres', '--pgdata', dataDir, '--pgport', String(port), '--hostname', '127.0.0.1',
+    '--listen', '127.0.0.1', '--name', name, '--auth', 'trust', '--no-ssl', '--pgctl', pgctl, '--monitor', monitorUrl, '--run'], path.join(state.dir, `${name}.log`), autoctlEnv(state.dir))
+  state.keepers.push({ name, port, pid: keeper.pid!, dataDir })
+  saveState(state)
+}
+
+/** Polls the monitor until every named server reports the state it was given; bounded. */
+async function waitForStates(monitorPort: number, wanted: Readonly<Record<string, string>>): Promise<void> {
+  const deadline = Date.now() + stepTimeoutMs
+  let last = ''
+  while (Date.now() < deadline) {
+    const rows = await query<{ nodename: string; reportedstate: string }>(monitorPort, 'pg_auto_failover',
+      'SELECT nodename, reportedstate::text AS reportedstate FROM pgautofailover.node').catch(() => [])
+    last = JSON.stringify(rows)
+    if (Object.entries(wanted).every(([name, wantedState]) => rows.some((row) => row.nodename === name && row.reportedstate === wantedState))) return
+    await new Promise((resolve) => setTimeout(resolve, 500))
+  }
+  throw new Error(`the servers did not reach ${JSON.stringify(wanted)} within ${stepTimeoutMs} ms; the monitor says ${last}`)
+}
+
+/** One query on a fresh connection (as postgres, trusted on 127.0.0.1), closed after; bounded by its connect timeout. */
+async function query<Row extends pg.QueryResultRow>(port: number, database: string, sql: string): Promise<Row[]> {
+  const client = new pg.Client({ host: '127.0.0.1', port, user: 'postgres', database, connectionTimeoutMillis: 3_000 })
+  client.on('error', () => undefined)
+  await client.connect()
+  try {
+    return (await client.query<Row>(sql)).rows
+  } finally {
+    await client.end().catch(() => undefined)
+  }
+}
+
+/** The database: the monitor, the primary, then both standbys at once; resolves once both replicate synchronously. */
+async function startDatabase(user: RunAs | null, state: ClusterState): Promise<void> {
+  // The primary's initdb runs while the monitor is made: the two are independent and each takes seconds.
+  const [monitorUrl, primaryDataDir] = await Promise.all([startMonitor(user, state), initDataDir(user, state.dir, 'pg1')])
+  const monitorPort = state.keepers[0].port
+  await startKeeper(user, state, 'pg1', monitorUrl, primaryDataDir)
+  await waitForStates(monitorPort, { pg1: 'single' })
+  for (const name of standbyNames) await startKeeper(user, state, name, monitorUrl, path.join(state.dir, name))
+  await waitForStates(monitorPort, { pg1: 'primary', pg2: 'secondary', pg3: 'secondary' })
+  const primary = state.keepers[1]
+  const deadline = Date.now() + stepTimeoutMs
+  while (Date.now() < deadline) {
+    const rows = await query<{ sync_state: string }>(primary.port, 'postgres', `SELECT sync_state FROM pg_stat_replication WHERE sync_state IN ('quorum', 'sync')`)
+    if (rows.length === standbyNames.length) return
+    await new Promise((resolve) => setTimeout(resolve, 500))
+  }
+  throw new Error('the standbys did not become synchronous in time')
+}
+
+/** A trueup node as its own service on its own data dir; resolves with its pid once it prints its listening line. */
+async function startNode(state: ClusterState, index: number): Promise<void> {
+  const id = `node${index + 1}`
+  const port = await freePort()
+  const dataDir = path.join(state.dir, id)
+  fs.mkdirSync(dataDir, { recursive: true })
+  const logFile = path.join(state.dir, `${id}.log`)
+  const log = fs.openSync(logFile, 'a')
+  const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', HOST: '127.0.0.1', PORT: String(port), DATA_DIR: dataDir,
+    ADMIN_TOKEN: state.adminToken, SHARDS: '1' }
+  const child = spawn(process.execPath, ['--import=tsx', 'src/main.ts'], { cwd: repositoryRoot, env, stdio: ['ignore', log, log], detached: true })
+  fs.closeSync(log)
+  child.unref()
+  state.nodes.push({ id, url: `http://127.0.0.1:${port}`, pid: child.pid!, shards: [0], dataDir })
+  saveState(state)
+  const deadline = Date.now() + stepTimeoutMs
+  while (Date.now() < deadline) {
+    const text = fs.readFileSync(logFile, 'utf8')
+    if (index === 0) state.apiKey ??= /API key \(shown once\): (\S+)/.exec(text)?.[1] ?? null
+    if (/listening on/.test(text)) return saveState(state)
+    if (!processAlive(child.pid!)) throw new Error(`${id} exited before listening:\n${text.slice(-2000)}`)
+    await new Promise((resolve) => setTimeout(resolve, 200))
+  }
+  throw new Error(`${id} did not listen within ${stepTimeoutMs} ms`)
+}
+
+/**
+ * HAProxy in front of the nodes, checking each one's /healthz. The nodes do not share their books yet (each is a
+ * single-node service with its own data dir), so node1 takes every request and node2 and node3 are backups, used
+ * only while node1 fails its check.
+ */
+async function startProxy(state: ClusterState): Promise<void> {
+  const port = await freePort()
+  const servers = state.nodes.map((node) => `  server ${node.id} ${node.url.replace('http://', '')} check inter 1s fall 2 rise 2${node.id === 'node1' ? '' : ' backup'}`)
+  const config = ['global', '  maxconn 256', 'defaults', '  mode http', '  timeout connect 2s', '  timeout client 60s', '  timeout server 60s',
+    '  timeout tunnel 1h', 'frontend trueup', `  bind 127.0.0.1:${port}`, '  default_backend nodes', 'backend nodes',
+    '  option httpchk', '  http-check send meth GET uri /healthz ver HTTP/1.1 hdr Host 127.0.0.1', '  http-check expect status 200',
+    ...servers, ''].join('\n')
+  const configFile = path.join(state.dir, 'haproxy.cfg')
+  fs.writeFileSync(configFile, config)
+  const proxy = spawnServer(null, 'haproxy', ['-db', '-f', configFile], path.join(state.dir, 'haproxy.log'))
+  state.proxy = { url: `http://127.0.0.1:${port}`, pid: proxy.pid! }
+  saveState(state)
+  await waitForPort(port, stepTimeoutMs, () => processAlive(proxy.pid!))
+  // Ready once a node behind it passed its health checks, so the first request after `up` reaches a node.
+  const deadline = Date.now() + stepTimeoutMs
+  while (Date.now() < deadline) {
+    const answer = await fetch(`${state.proxy.url}/healthz`).then((response) => response.status, () => 0)
+    if (answer === 200) return
+    await new Promise((resolve) => setTimeout(resolve, 250))
+  }
+  throw new Error(`HAProxy found no healthy node within ${stepTimeoutMs} ms`)
+}
+
+async function up(): Promise<void> {
+  const running = loadState()
+  if (running !== null) throw new Error(`a cluster is already up (${statePath()}): npm run cluster -- down first`)
+  execFileSync('bash', [path.join(repositoryRoot, 'scripts/ensure-cluster-tools.sh')], { stdio: 'inherit' })
+  const user = postgresUser()
+  const dir = makeOwnedDir(fs.mkdtempSync(path.join(os.tmpdir(), 'trueup-cluster-')), user)
+  makeOwnedDir(path.join(dir, 'socket'), user)
+  const state: ClusterState = { dir, databaseUrl: '', adminToken: crypto.randomBytes(24).toString('base64url'), apiKey: null, keepers: [], nodes: [], proxy: null }
+  saveState(state)
+  try {
+    await startDatabase(user, state)
+    Object.assign(state, { databaseUrl: `postgres://postgres@127.0.0.1:${state.keepers[1].port}/postgres` })
+    await Promise.all([0, 1, 2].map((index) => startNode(state, index)))
+    state.nodes.sort((a, b) => a.id.localeCompare(b.id))
+    await startProxy(state)
+  } catch (error) {
+    await down()
+    throw error
+  }
+  console.log(`cluster ready: ${state.proxy!.url}`)
+  console.log(`admin token (shown once): ${state.adminToken}`)
+  console.log(`API key (shown once): ${state.apiKey}`)
+  console.log(`database (primary at start): ${state.databaseUrl}`)
+}
+
+/** A server's postmaster pid as its data dir says now (a keeper restarts it, so the pid is read, never remembered). */
+function postmasterPid(dataDir: string): number | null {
+  try {
+    const pid = Number(fs.readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0])
+    return Number.isInteger(pid) && processAlive(pid) ? pid : null
+  } catch {
+    return null
+  }
+}
+
+async function roleOf(keeper: ClusterState['keepers'][number]): Promise<string> {
+  if (keeper.name === 'monitor') return 'monitor'
+  const rows = await query<{ standby: boolean }>(keeper.port, 'postgres', 'SELECT pg_is_in_recovery() AS standby').catch(() => null)
+  return rows === null ? 'down' : rows[0].standby ? 'standby' : 'primary'
+}
+
+async function status(): Promise<void> {
+  const state = loadState()
+  if (state === null) throw new Error(`no cluster is up (${statePath()} is missing)`)
+  const postgres = await Promise.all(state.keepers.map(async (keeper) =>
+    ({ name: keeper.name, port: keeper.port, pid: postmasterPid(keeper.dataDir), role: await roleOf(keeper) })))
+  const nodes = state.nodes.map(({ id, url, pid, shards }) => ({ id, url, pid, shards }))
+  console.log(JSON.stringify({ nodes, postgres, proxy: state.proxy }, null, 2))
+}
+
+/** Stops everything the state file names (proxy, nodes, then the keepers, which stop their servers), then removes the directory. */
+async function down(): Promise<void> {
+  const state = loadState()
+  if (state === null) return console.log(`no cluster is up (${statePath()} is missing)`)
+  if (state.proxy !== null) await stopProcess(state.proxy.pid, 'SIGTERM', stopGraceMs)
+  await Promise.all(state.nodes.map((node) => stopProcess(node.pid, 'SIGTERM', stopGraceMs)))
+  const standbysFirst = [...state.keepers].reverse()
+  await Promise.all(standbysFirst.slice(0, -1).map((keeper) => stopProcess(keeper.pid, 'SIGTERM', stopGraceMs)))
+  await Promise.all(standbysFirst.slice(-1).map((keeper) => stopProcess(keeper.pid, 'SIGTERM', stopGraceMs)))
+  // A server whose keeper was killed outright would outlive it: stop it by the pid its data dir holds.
+  for (const keeper of state.keepers) {
+    const pid = postmasterPid(keeper.dataDir)
+    if (pid !== null) await stopProcess(pid, 'SIGINT', stopGraceMs)
+  }
+  fs.rmSync(state.dir, { recursive: true, force: true })
+  fs.rmSync(statePath(), { force: true })
+  console.log('cluster down')
+}
+
+async function main(command: string | undefined): Promise<void> {
+  if (command === 'up') return up()
+  if (command === 'status') return status()
+  if (command === 'down') return down()
+  throw new Error('usage: npm run cluster -- up|status|down')
+}
+
+main(process.argv[2]).catch((error: Error) => {
+  console.error(`cluster: ${error.message}`)
+  process.exitCode = 1
+})

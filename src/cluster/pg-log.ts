@@ -1,0 +1,238 @@
+/**
+ * @module The replicated log in PostgreSQL: per shard, an ordered log of records and one placement row saying which
+ * node owns the shard, under which epoch, until when (its lease).
+ *
+ *   log(shard, seq, epoch, record bytea)       primary key (shard, seq)
+ *   placement(shard, owner, epoch, lease_until)
+ *
+ * Fencing: every append checks, in its own transaction, that the placement row still carries the appender's epoch,
+ * and holds that row locked (FOR UPDATE) until it commits. A takeover bumps the epoch with an UPDATE on the same row,
+ * so it either waits for an append in flight to commit (and then reads a tail that includes it) or commits first,
+ * after which the old owner's append finds another epoch and writes nothing. A paused or partitioned old owner can
+ * therefore never add a record once another node has taken the shard, whatever the clocks say. Leases are measured
+ * by the database's clock alone (clock_timestamp()), so the nodes' clocks need not agree.
+ *
+ * The shard's group commit calls OwnedShard.append(records) once per batch: one statement, one transaction, one
+ * round trip; it resolves once PostgreSQL has committed (with synchronous replication, once a standby holds it too).
+ * Standbys follow a shard with PgTail: LISTEN wakes them, then they read `seq > applied`.
+ */
+
+import pg from 'pg'
+
+/** The tables, created once by whichever node comes first (under an advisory lock, so two first nodes do not race). */
+const schemaSql = `
+CREATE TABLE IF NOT EXISTS placement (
+  shard integer PRIMARY KEY,
+  owner text NOT NULL,
+  epoch bigint NOT NULL,
+  lease_until timestamptz NOT NULL
+);
+CREATE TABLE IF NOT EXISTS log (
+  shard integer NOT NULL,
+  seq bigint NOT NULL,
+  epoch bigint NOT NULL,
+  record bytea NOT NULL,
+  PRIMARY KEY (shard, seq)
+);`
+
+/** The advisory lock key under which the schema is created (any constant: it only keeps creators apart). */
+const schemaLockKey = 7_264_110_526
+
+/**
+ * One group commit: the records inserted only while the placement row, locked, still has the appender's epoch and
+ * owner; the standbys notified in the same transaction (a NOTIFY is delivered at commit, never for a rollback).
+ */
+const appendSql = `
+WITH fence AS (
+  SELECT shard FROM placement WHERE shard = $1 AND epoch = $2 AND owner = $3 FOR UPDATE
+), written AS (
+  INSERT INTO log (shard, seq, epoch, record)
+  SELECT $1, $4::bigint + item.ordinal - 1, $2, item.record
+  FROM unnest($5::bytea[]) WITH ORDINALITY AS item(record, ordinal)
+  WHERE EXISTS (SELECT 1 FROM fence)
+  RETURNING seq
+), notified AS (
+  SELECT pg_notify('trueup_log_' || $1::text, max(seq)::text) FROM written HAVING count(*) > 0
+)
+SELECT (SELECT count(*) FROM fence)::int AS fenced_in, (SELECT count(*) FROM written)::int AS written, (SELECT count(*) FROM notified)::int AS notified`
+
+/** The channel a shard's appends are announced on (payload: the last seq committed). */
+export function channelOf(shard: number): string {
+  return `trueup_log_${shard}`
+}
+
+/** An append refused because the shard is no longer this owner's at this epoch: nothing was written. */
+export class FencedError extends Error {
+  constructor(readonly shard: number, readonly epoch: number) {
+    super(`shard ${shard}: epoch ${epoch} is no longer the owner's; the append was refused and nothing was written`)
+    this.name = 'FencedError'
+  }
+}
+
+export interface LogRecord {
+  readonly seq: number
+  readonly epoch: number
+  readonly record: Buffer
+}
+
+export interface Placement {
+  readonly shard: number
+  readonly owner: string
+  readonly epoch: number
+  /** Whether the lease has run out by the database's clock. */
+  readonly lapsed: boolean
+}
+
+export interface PgLogOptions {
+  /** postgres://… (CLUSTER_DATABASE_URL). */
+  readonly url: string
+  /** This node's id (NODE_ID): the owner written in placement. */
+  readonly node: string
+  /** How long a claim or a renewal holds the shard, in the database's clock. */
+  readonly leaseMs: number
+  /** Connections in the pool (appends of different shards, renewals, reads). */
+  readonly poolSize?: number
+}
+
+/** A shard this node owns at one epoch; appends through it are fenced by that epoch. */
+export class OwnedShard {
+  /** The seq the next record gets (one past the last in the log when the shard was taken, then counted here). */
+  #nextSeq: number
+  #lost = false
+  /** Appends one after the other, so seqs are given in call order even when a caller does not wait. */
+  #queue: Promise<unknown> = Promise.resolve()
+
+  constructor(private readonly log: PgLog, readonly shard: number, readonly epoch: number, nextSeq: number) {
+    this.#nextSeq = nextSeq
+  }
+
+  get nextSeq(): number { return this.#nextSeq }
+  /** True once an append was fenced or a renewal found the shard taken: this object appends nothing more. */
+  get lost(): boolean { return this.#lost }
+
+  /**
+   * Appends the records as one transaction; resolves with their seqs once committed. Rejects with FencedError (and
+   * writes nothing) when another node took the shard; any other error leaves the outcome unknown to the caller,
+   * which must then stop answering from this shard (as a failed local log does).
+   */
+  append(records: readonly Uint8Array[]): Promise<{ readonly firstSeq: number; readonly lastSeq: number }> {
+    const run = this.#queue.then(() => this.#appendNow(records))
+    this.#queue = run.catch(() => undefined)
+    return run
+  }
+
+  async #appendNow(records: readonly Uint8Array[]): Promise<{ readonly firstSeq: number; readonly lastSeq: number }> {
+    if (this.#lost) throw new FencedError(this.shard, this.epoch)
+    const firstSeq = this.#nextSeq
+    if (records.length === 0) return { firstSeq, lastSeq: firstSeq - 1 }
+    const buffers = records.map((record) => Buffer.from(record.buffer, record.byteOffset, record.byteLength))
+    const result = await this.log.pool.query<{ fenced_in: number; written: number }>(appendSql, [this.shard, this.epoch, this.log.node, firstSeq, buffers])
+    if (result.rows[0].fenced_in === 0) {
+      this.#lost = true
+      throw new FencedError(this.shard, this.epoch)
+    }
+    this.#nextSeq = firstSeq + records.length
+    return { firstSeq, lastSeq: this.#nextSeq - 1 }
+  }
+
+  /** Extends the lease by the log's leaseMs; false (and lost) when the shard is no longer ours at this epoch. */
+  async renew(): Promise<boolean> {
+    if (this.#lost) return false
+    const result = await this.log.pool.query(
+      `UPDATE placement SET lease_until = clock_timestamp() + $4 * interval '1 millisecond'
+       WHERE shard = $1 AND owner = $2 AND epoch = $3`, [this.shard, this.log.node, this.epoch, this.log.leaseMs])
+    if (result.rowCount === 1) return true
+    this.#lost = true
+    return false
+  }
+}
+
+/** A node's handle on the replicated log: claims, takeovers, reads; appends go through the OwnedShard. */
+export class PgLog {
+  private constructor(readonly pool: pg.Pool, readonly node: string, readonly leaseMs: number, readonly url: string) {}
+
+  /** Connects (a pool) and creates the tables when they are missing. */
+  static async open(options: PgLogOptions): Promise<PgLog> {
+    const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 4 })
+    // An idle connection's error (the server went away) is the pool's to drop; the next query reports it.
+    pool.on('error', () => undefined)
+    const log = new PgLog(pool, options.node, options.leaseMs, options.url)
+    try {
+      await log.#createSchema()
+    } catch (error) {
+      await pool.end()
+      throw error
+    }
+    return log
+  }
+
+  async #createSchema(): Promise<void> {
+    const client = await this.pool.connect()
+    try {
+      await client.query('BEGIN')
+      await client.query('SELECT pg_advisory_xact_lock($1)', [schemaLockKey])
+      await client.query(schemaSql)
+      await client.query('COMMIT')
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined)
+      throw error
+    } finally {
+      client.release()
+    }
+  }
+
+  /** Takes a shard that has no placement row yet (epoch 1); null when another node's claim came first. */
+  async claim(shard: number): Promise<OwnedShard | null> {
+    const inserted = await this.pool.query<{ epoch: string }>(
+      `INSERT INTO placement (shard, owner, epoch, lease_until) VALUES ($1, $2, 1, clock_timestamp() + $3 * interval '1 millisecond')
+       ON CONFLICT (shard) DO NOTHING RETURNING epoch`, [shard, this.node, this.leaseMs])
+    if (inserted.rowCount !== 1) return null
+    return new OwnedShard(this, shard, 1, await this.#nextSeqOf(shard))
+  }
+
+  /**
+   * Takes a shard whose lease has lapsed, if its epoch is still the one seen: the epoch goes up by one, which fences
+   * the old owner. Null when the lease is still running or another node took it first. The next seq is read after
+   * the UPDATE, in a statement of its own: the UPDATE waited for any append holding the row, so that append is in it.
+   */
+  async takeover(shard: number, seenEpoch: number): Promise<OwnedShard | null> {
+    const updated = await this.pool.query<{ epoch: string }>(
+      `UPDATE placement SET owner = $1, epoch = epoch + 1, lease_until = clock_timestamp() + $4 * interval '1 millisecond'
+       WHERE shard = $2 AND epoch = $3 AND lease_until < clock_timestamp() RETURNING epoch`, [this.node, shard, seenEpoch, this.leaseMs])
+    if (updated.rowCount !== 1) return null
+    return new OwnedShard(this, shard, Number(updated.rows[0].epoch), await this.#nextSeqOf(shard))
+  }
+
+  /** Claims the shard if nobody has, else takes it over if its lease has lapsed; null when it is someone's. */
+  async acquire(shard: number): Promise<OwnedShard | null> {
+    const claimed = await this.claim(shard)
+    if (claimed !== null) return claimed
+    const seen = await this.placement(shard)
+    if (seen === null || !seen.lapsed) return null
+    return this.takeover(shard, seen.epoch)
+  }
+
+  async placement(shard: number): Promise<Placement | null> {
+    const result = await this.pool.query<{ owner: string; epoch: string; lapsed: boolean }>(
+      'SELECT owner, epoch, lease_until < clock_timestamp() AS lapsed FROM placement WHERE shard = $1', [shard])
+    if (result.rowCount !== 1) return null
+    const row = result.rows[0]
+    return { shard, owner: row.owner, epoch: Number(row.epoch), lapsed: row.lapsed }
+  }
+
+  /** The shard's records after `afterSeq`, in seq order, at most `limit` of them. */
+  async read(shard: number, afterSeq: number, limit: number): Promise<LogRecord[]> {
+    const result = await this.pool.query<{ seq: string; epoch: string; record: Buffer }>(
+      'SELECT seq, epoch, record FROM log WHERE shard = $1 AND seq > $2 ORDER BY seq LIMIT $3', [shard, afterSeq, limit])
+    return result.rows.map((row) => ({ seq: Number(row.seq), epoch: Number(row.epoch), record: row.record }))
+  }
+
+  async #nextSeqOf(shard: number): Promise<number> {
+    const result = await this.pool.query<{ last: string }>('SELECT coalesce(max(seq), 0) AS last FROM log WHERE shard = $1', [shard])
+    return Number(result.rows[0].last) + 1
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end()
+  }
+}

@@ -1,0 +1,94 @@
+/**
+ * @module A standby's follow of one shard's log in PostgreSQL: LISTEN on the shard's channel wakes it, then it reads
+ * `seq > applied` in pages and hands them over in order. A slow poll stands behind the notifications, which are lost
+ * while the connection is down (and are only a wake-up: the log itself is what is read).
+ */
+
+import pg from 'pg'
+import { channelOf, type LogRecord, type PgLog } from './pg-log.ts'
+
+export interface PgTailOptions {
+  readonly log: PgLog
+  readonly shard: number
+  /** The last seq already applied: records after it are handed over. */
+  readonly appliedSeq: number
+  /** Called with each page of new records, in seq order; the next page waits for it to resolve. */
+  readonly onRecords: (records: readonly LogRecord[]) => void | Promise<void>
+  /** Called once when following stops on an error (the connection lost, onRecords threw). */
+  readonly onError: (error: Error) => void
+  /** A read at least this often even without a notification (default 1 s). */
+  readonly pollMs?: number
+  /** Records per read (default 1,000). */
+  readonly pageRecordsMax?: number
+}
+
+/** Follows one shard until closed. */
+export class PgTail {
+  #applied: number
+  #reading = false
+  #again = false
+  #closed = false
+  #timer: NodeJS.Timeout | undefined
+
+  private constructor(private readonly options: PgTailOptions, private readonly listener: pg.Client) {
+    this.#applied = options.appliedSeq
+  }
+
+  /** Resolves once LISTEN is in place and the first read has started, so nothing appended after this is missed. */
+  static async start(options: PgTailOptions): Promise<PgTail> {
+    const listener = new pg.Client({ connectionString: options.log.url })
+    await listener.connect()
+    const tail = new PgTail(options, listener)
+    listener.on('notification', (message) => { if (message.channel === channelOf(options.shard)) tail.wake() })
+    listener.on('error', (error) => tail.#fail(error))
+    await listener.query(`LISTEN ${channelOf(options.shard)}`)
+    tail.#timer = setInterval(() => tail.wake(), options.pollMs ?? 1_000)
+    tail.wake()
+    return tail
+  }
+
+  /** The last seq handed over. */
+  get appliedSeq(): number { return this.#applied }
+
+  /** Reads what is new; a wake during a read makes one more read after it. */
+  wake(): void {
+    if (this.#closed) return
+    if (this.#reading) {
+      this.#again = true
+      return
+    }
+    this.#reading = true
+    void this.#readAll().then(() => {
+      this.#reading = false
+      if (this.#again) {
+        this.#again = false
+        this.wake()
+      }
+    }, (error: Error) => this.#fail(error))
+  }
+
+  async #readAll(): Promise<void> {
+    const pageRecordsMax = this.options.pageRecordsMax ?? 1_000
+    for (;;) {
+      if (this.#closed) return
+      const records = await this.options.log.read(this.options.shard, this.#applied, pageRecordsMax)
+      if (records.length === 0 || this.#closed) return
+      await this.options.onRecords(records)
+      this.#applied = records[records.length - 1].seq
+      if (records.length < pageRecordsMax) return
+    }
+  }
+
+  #fail(error: Error): void {
+    if (this.#closed) return
+    void this.close()
+    this.options.onError(error)
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return
+    this.#closed = true
+    clearInterval(this.#timer)
+    await this.listener.end().catch(() => undefined)
+  }
+}

@@ -1,0 +1,83 @@
+/**
+ * @module `npm run cluster -- up|status|down` (scripts/cluster.ts): PostgreSQL with two synchronous standbys under
+ * pg_auto_failover, three nodes, HAProxy; status's JSON shape; a write through the proxy; down leaves no process.
+ */
+
+import { spawn } from 'node:child_process'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import pg from 'pg'
+import t from 'tap'
+import { processAlive } from '../../scripts/local-postgres.ts'
+import { checkReplication } from '../../src/cluster/replication-check.ts'
+import { repositoryRoot } from '../support/process.ts'
+
+// Three PostgreSQL servers, a monitor and three nodes start one after the other on a shared machine.
+t.setTimeout(420_000)
+
+const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'trueup-cluster-test-'))
+const stateFile = path.join(stateDir, 'state.json')
+t.teardown(() => fs.rmSync(stateDir, { recursive: true, force: true }))
+
+/** Runs the script to its end (bounded) with its own state file. */
+function cluster(command: string, timeoutMs: number): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, ['--import=tsx', 'scripts/cluster.ts', command], {
+    cwd: repositoryRoot, env: { ...process.env, NODE_OPTIONS: '', TRUEUP_CLUSTER_STATE: stateFile }, stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let stdout = ''
+  let stderr = ''
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => { stdout += chunk })
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => { stderr += chunk })
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs)
+  return new Promise((resolve) => child.once('close', (code) => { clearTimeout(timer); resolve({ code, stdout, stderr }) }))
+}
+
+interface Status {
+  nodes: { id: string; url: string; pid: number; shards: number[] }[]
+  postgres: { name: string; port: number; pid: number; role: string }[]
+  proxy: { url: string; pid: number }
+}
+
+t.test('up starts the database, the nodes and the proxy; status describes them; down stops every process', async (t) => {
+  let cleaned = false
+  t.teardown(async () => { if (!cleaned) await cluster('down', 90_000) })
+  const started = await cluster('up', 240_000)
+  t.equal(started.code, 0, started.stderr.slice(-3000))
+  const url = /cluster ready: (http:\/\/127\.0\.0\.1:\d+)/.exec(started.stdout)?.[1]
+  const apiKey = /API key \(shown once\): (\S+)/.exec(started.stdout)?.[1]
+  t.ok(url, 'prints the proxy\'s address')
+  t.match(started.stdout, /admin token \(shown once\): \S+/)
+
+  const shown = await cluster('status', 30_000)
+  t.equal(shown.code, 0, shown.stderr)
+  const status = JSON.parse(shown.stdout) as Status
+  t.same(Object.keys(status).sort(), ['nodes', 'postgres', 'proxy'])
+  t.equal(status.nodes.length, 3)
+  for (const node of status.nodes) t.same([typeof node.id, typeof node.url, typeof node.pid, Array.isArray(node.shards)], ['string', 'string', 'number', true])
+  t.same(status.postgres.map((server) => server.role).sort(), ['monitor', 'primary', 'standby', 'standby'])
+  for (const server of status.postgres) t.ok(processAlive(server.pid), `${server.name} runs`)
+  t.equal(status.proxy.url, url)
+
+  const primary = status.postgres.find((server) => server.role === 'primary')!
+  const client = new pg.Client({ host: '127.0.0.1', port: primary.port, user: 'postgres', database: 'postgres' })
+  await client.connect()
+  const settings = await client.query<{ names: string; commit: string; sync: number }>(
+    `SELECT current_setting('synchronous_standby_names') AS names, current_setting('synchronous_commit') AS commit,
+       (SELECT count(*)::int FROM pg_stat_replication WHERE sync_state IN ('quorum', 'sync')) AS sync`)
+  await client.end()
+  t.match(settings.rows[0].names, /^ANY 1 \(/, 'a commit waits for any one of the standbys')
+  t.equal(settings.rows[0].commit, 'on')
+  t.equal(settings.rows[0].sync, 2, 'both standbys replicate synchronously')
+  t.equal((await checkReplication(`postgres://postgres@127.0.0.1:${primary.port}/postgres`)).warning, null, 'the start-up check finds nothing to warn about')
+
+  const write = await fetch(`${url}/v2/accounts`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: '{"name":"assets:bank"}' })
+  t.equal(write.status, 201, 'a write through HAProxy')
+
+  const pids = [...status.nodes.map((node) => node.pid), ...status.postgres.map((server) => server.pid), status.proxy.pid]
+  const stopped = await cluster('down', 90_000)
+  cleaned = true
+  t.equal(stopped.code, 0, stopped.stderr)
+  t.same(pids.filter((pid) => processAlive(pid)), [], 'no process left behind')
+  t.notOk(fs.existsSync(stateFile), 'the state file is gone')
+})

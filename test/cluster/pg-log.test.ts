@@ -1,0 +1,140 @@
+/** @module The replicated log in PostgreSQL (src/cluster/pg-log.ts, pg-tail.ts) against a real PostgreSQL: order, fencing, leases, tailing, bytes. */
+
+import crypto from 'node:crypto'
+import t from 'tap'
+import { FencedError, PgLog, type LogRecord } from '../../src/cluster/pg-log.ts'
+import { PgTail } from '../../src/cluster/pg-tail.ts'
+import { startLocalPostgres, type LocalPostgres } from '../../scripts/local-postgres.ts'
+
+let server: LocalPostgres
+const opened: PgLog[] = []
+
+t.before(async () => { server = await startLocalPostgres() })
+t.teardown(async () => {
+  for (const log of opened) await log.close().catch(() => undefined)
+  await server.stop()
+})
+
+async function openLog(node: string, leaseMs = 10_000): Promise<PgLog> {
+  const log = await PgLog.open({ url: server.url, node, leaseMs, poolSize: 2 })
+  opened.push(log)
+  return log
+}
+
+const bytes = (text: string) => new TextEncoder().encode(text)
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+t.test('appends are read back in order with their seqs and epoch', async (t) => {
+  const log = await openLog('node-a')
+  const owned = await log.claim(1)
+  t.ok(owned)
+  t.same(await owned!.append([bytes('one'), bytes('two'), bytes('three')]), { firstSeq: 1, lastSeq: 3 })
+  t.same(await owned!.append([bytes('four'), bytes('five')]), { firstSeq: 4, lastSeq: 5 })
+  const read = await log.read(1, 0, 100)
+  t.same(read.map((r) => [r.seq, r.epoch, Buffer.from(r.record).toString()]), [[1, 1, 'one'], [2, 1, 'two'], [3, 1, 'three'], [4, 1, 'four'], [5, 1, 'five']])
+  t.same((await log.read(1, 3, 1)).map((r) => r.seq), [4], 'after a seq, bounded by the limit')
+  t.same(await log.read(2, 0, 100), [], 'another shard has its own log')
+})
+
+t.test('two owners racing for a new shard and for a lapsed one: exactly one wins each time', async (t) => {
+  const [a, b, c] = await Promise.all([openLog('race-a', 300), openLog('race-b', 300), openLog('race-c', 300)])
+  const claims = await Promise.all([a.claim(10), b.claim(10), c.claim(10)])
+  t.equal(claims.filter((claim) => claim !== null).length, 1, 'one claim')
+  const first = await a.placement(10)
+  t.equal(first!.epoch, 1)
+  await sleep(500)
+  const seen = await a.placement(10)
+  t.ok(seen!.lapsed)
+  const takeovers = await Promise.all([a.takeover(10, seen!.epoch), b.takeover(10, seen!.epoch), c.takeover(10, seen!.epoch)])
+  const winners = takeovers.filter((owned) => owned !== null)
+  t.equal(winners.length, 1, 'one takeover')
+  t.equal(winners[0]!.epoch, 2)
+  t.equal((await a.placement(10))!.epoch, 2)
+})
+
+t.test('a stale-epoch owner cannot append, renew, and nothing of its append is written', async (t) => {
+  const old = await openLog('stale-old', 200)
+  const next = await openLog('stale-new', 10_000)
+  const oldOwned = (await old.claim(20))!
+  await oldOwned.append([bytes('before')])
+  await sleep(400)
+  const nextOwned = await next.acquire(20)
+  t.ok(nextOwned, 'the lapsed shard is taken')
+  t.equal(nextOwned!.epoch, 2)
+  t.equal(nextOwned!.nextSeq, 2, 'the new owner continues after the old owner\'s last record')
+  await t.rejects(oldOwned.append([bytes('late 1'), bytes('late 2')]), FencedError)
+  t.ok(oldOwned.lost)
+  t.equal(await oldOwned.renew(), false)
+  await nextOwned!.append([bytes('after')])
+  const read = await next.read(20, 0, 100)
+  t.same(read.map((r) => [r.seq, r.epoch, Buffer.from(r.record).toString()]), [[1, 1, 'before'], [2, 2, 'after']])
+})
+
+t.test('an append in flight when a takeover comes is either in the new owner\'s tail or refused', async (t) => {
+  const old = await openLog('flight-old', 100)
+  const next = await openLog('flight-new', 10_000)
+  const oldOwned = (await old.claim(25))!
+  await sleep(250)
+  const appending = oldOwned.append([bytes('racing')]).then(() => 'written', (error) => error instanceof FencedError ? 'fenced' : String(error))
+  const nextOwned = (await next.acquire(25))!
+  const outcome = await appending
+  const read = await next.read(25, 0, 100)
+  if (outcome === 'written') t.equal(nextOwned.nextSeq, 2, 'written before the takeover: the new owner continues after it')
+  else t.same([outcome, read.length, nextOwned.nextSeq], ['fenced', 0, 1], 'refused: nothing written')
+})
+
+t.test('a lease renewed keeps the shard; once it lapses another node takes it over', async (t) => {
+  const owner = await openLog('lease-owner', 400)
+  const other = await openLog('lease-other', 400)
+  const owned = (await owner.claim(30))!
+  t.equal(await other.acquire(30), null, 'a running lease is not taken')
+  for (let i = 0; i < 3; i++) {
+    await sleep(200)
+    t.equal(await owned.renew(), true)
+  }
+  t.equal(await other.takeover(30, 1), null, 'renewed: still not lapsed after more than one lease')
+  await sleep(600)
+  const taken = await other.takeover(30, 1)
+  t.ok(taken, 'lapsed: taken over')
+  t.same(await other.placement(30), { shard: 30, owner: 'lease-other', epoch: 2, lapsed: false })
+  t.equal(await owned.renew(), false, 'the old owner learns it lost the shard')
+})
+
+t.test('a tail is woken by NOTIFY (its poll is far off) and hands records over in order', async (t) => {
+  const writer = await openLog('tail-writer')
+  const reader = await openLog('tail-reader')
+  const owned = (await writer.claim(40))!
+  await owned.append([bytes('old')])
+  const received: LogRecord[] = []
+  let wake: () => void = () => undefined
+  const tail = await PgTail.start({
+    log: reader, shard: 40, appliedSeq: 1, pollMs: 600_000,
+    onRecords: (records) => { received.push(...records); wake() }, onError: (error) => t.fail(error.message),
+  })
+  t.teardown(() => tail.close())
+  await sleep(200)
+  t.same(received, [], 'nothing after the applied seq yet')
+  const arrived = new Promise<void>((resolve) => { wake = () => { if (received.length >= 3) resolve() } })
+  const appendedAt = Date.now()
+  await owned.append([bytes('a'), bytes('b')])
+  await owned.append([bytes('c')])
+  await Promise.race([arrived, sleep(5_000)])
+  t.same(received.map((r) => [r.seq, Buffer.from(r.record).toString()]), [[2, 'a'], [3, 'b'], [4, 'c']])
+  t.ok(Date.now() - appendedAt < 5_000, 'woken well before the poll')
+  t.equal(tail.appliedSeq, 4)
+})
+
+t.test('bytes round-trip exactly: every byte value, an empty record, a large random one', async (t) => {
+  const log = await openLog('bytes')
+  const owned = (await log.claim(50))!
+  const everyByte = Uint8Array.from({ length: 256 }, (_, i) => i)
+  const random = crypto.randomBytes(1 << 20)
+  const sliced = random.subarray(1000, 1100)
+  await owned.append([everyByte, new Uint8Array(0), random, sliced])
+  const read = await log.read(50, 0, 10)
+  t.equal(read.length, 4)
+  t.ok(Buffer.from(everyByte).equals(read[0].record))
+  t.equal(read[1].record.length, 0)
+  t.ok(random.equals(read[2].record))
+  t.ok(sliced.equals(read[3].record), 'a view into a larger buffer is stored as the view, not the buffer')
+})
