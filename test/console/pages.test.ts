@@ -3,7 +3,8 @@
  * service (docs/API.md, Console): proposals with both sides' amounts, dates and descriptions and their
  * reasons; ids shortened with the whole id on hover and a copy control; a window whose residual is 0
  * while lines are unmatched marked as not finished; matching rules created, refused, edited and deleted
- * through the rules page (docs/API.md, Matching rules); a held write-off and close shown as awaiting approval, refused to
+ * through the rules page (docs/API.md, Matching rules); the exceptions queue filtered and a line assigned
+ * with a note (docs/API.md, Exceptions); a held write-off and close shown as awaiting approval, refused to
  * the key that asked, rejected and approved by a second key (docs/API.md, Approvals).
  */
 
@@ -26,6 +27,7 @@ async function checkProposals(page: Page, test: TestService, fixture: Fixture, t
   t.match(text, /Statement lines.*l1.*Oct 5, 2026.*€1,250\.00.*INV-1041/, 'the line side: id, date, amount, reference')
   t.match(text, /Entries.*Oct 5, 2026.*€1,250\.00.*Invoice INV-1041 paid, Acme Handels AG/, 'the entry side: date, amount, description')
   t.match(text, /reasons:.*amount.*same date.*reference/, 'and the reasons')
+  t.match(text, 'rule: Invoices by reference', 'and the rule that made it, by name')
   t.equal(await first.locator(`.id-text[title="${entry.id}"]`).count(), 1, 'the entry id with the whole id on hover')
 }
 
@@ -83,6 +85,39 @@ async function checkRules(page: Page, test: TestService, t: Test) {
   t.equal((await listed()).some((rule: { id: string }) => rule.id === created.id), false, 'and the delete')
 }
 
+/** The exceptions queue: every unmatched line of the open windows, oldest first, filtered, and one line assigned with a note. */
+async function checkExceptions(page: Page, test: TestService, fixture: Fixture, t: Test) {
+  await page.goto(`${test.baseUrl}/console#/exceptions`)
+  const table = page.getByRole('table', { name: 'Unmatched statement lines' })
+  await waitForText(table, 'INV-1050')
+  const rows = table.locator('tbody tr')
+  const lineIds = await rows.locator('th').allTextContents()
+  const api = (await call(test.baseUrl, 'GET', '/v2/exceptions?limit=100', { key: test.apiKey })).body.data
+  t.same(lineIds, api.map((item: { id: string }) => item.id), 'the lines the API lists, in its order (oldest first)')
+  t.equal(lineIds.length, 7, 'October\'s five lines and November\'s two')
+  t.match((await rows.first().textContent())?.replace(/\s+/g, ' '), new RegExp(`l1.*Oct 5, 2026.*€1,250\\.00.*INV-1041.*${api[0].age_days}.*nobody`), 'a line: window, date, amount in the account\'s currency, reference, age, no assignee')
+  // October's youngest line (l5, Oct 30) is days older than November's: its age splits the two months, whatever today is.
+  const october = api.find((item: { id: string; reconciliation: string }) => item.id === 'l5' && item.reconciliation === fixture.october).age_days
+  await page.getByLabel('Older than (days)').fill(String(october))
+  await page.getByRole('button', { name: 'Apply filters' }).click()
+  await waitForText(table, 'l5')
+  await page.waitForFunction(() => !document.body.textContent?.includes('INV-1050'), undefined, { timeout: waitMs })
+  t.equal(await rows.count(), 5, `older than ${october} days: October's lines only`)
+  await page.getByRole('button', { name: `Assign or note line l5 of ${fixture.october}` }).click()
+  const form = page.getByRole('form', { name: 'Assign line l5' })
+  await form.getByLabel('Assignee').fill('maria')
+  await form.getByLabel('Note').fill('Fee not booked: ask the bank for the fee schedule')
+  await form.getByRole('button', { name: 'Save' }).click()
+  await waitForText(page.getByRole('status'), 'Saved the assignee and note of line l5.')
+  const line = (await call(test.baseUrl, 'GET', `/v2/reconciliations/${fixture.october}/lines`, { key: test.apiKey })).body.data.find((item: { id: string }) => item.id === 'l5')
+  t.match(line, { assignee: 'maria', note: 'Fee not booked: ask the bank for the fee schedule' }, 'the API holds the assignee and note')
+  t.match(await waitForText(rows.filter({ hasText: 'l5' }), 'maria'), 'Fee not booked', 'the queue shows them')
+  await page.getByLabel('Assignee').first().fill('maria')
+  await page.getByRole('button', { name: 'Apply filters' }).click()
+  await page.waitForFunction(() => document.querySelectorAll('table.list tbody tr').length === 1, undefined, { timeout: waitMs })
+  t.pass('filtered by assignee: the one line')
+}
+
 /**
  * Four eyes: with approvals required, a write-off over the limit and a close with a residual answer 202 and
  * the page says "Awaiting approval"; the requesting key cannot approve its own request; a second key
@@ -132,7 +167,7 @@ async function checkApprovals(page: Page, test: TestService, fixture: Fixture, t
   t.match((await call(test.baseUrl, 'GET', `/v2/reconciliations/${fixture.october}`, { key: test.apiKey })).body, { state: 'open', matched_count: 0 }, 'the rejected write-off never ran')
 }
 
-t.test('what the pages show: proposals, ids, an unfinished window, the rules page, approvals', async (t) => {
+t.test('what the pages show: proposals, ids, an unfinished window, the rules page', async (t) => {
   fs.mkdirSync(outputDir, { recursive: true })
   const launched = await launchChromium()
   t.teardown(() => launched.close())
@@ -148,6 +183,7 @@ t.test('what the pages show: proposals, ids, an unfinished window, the rules pag
     await checkIds(page, test, fixture, t)
     await checkUnfinished(page, test, fixture, t)
     await checkRules(page, test, t)
+    await checkExceptions(page, test, fixture, t)
     await checkApprovals(page, test, fixture, t)
   } catch (error) {
     await page.screenshot({ path: path.join(outputDir, 'pages-failure.png'), fullPage: true }).catch(() => undefined)

@@ -28,6 +28,7 @@ function pagesOf(fixture: Fixture): { route: string; heading: string; ready?: st
     { route: '#/accounts', heading: 'Accounts', ready: 'assets:bank' },
     { route: `#/accounts/${fixture.bank}`, heading: 'Balance of assets:bank over time', ready: 'Balances as a table' },
     { route: '#/rules', heading: 'Matching rules', ready: 'Invoices by reference' },
+    { route: '#/exceptions', heading: 'Exceptions', ready: 'INV-1050' },
     { route: '#/approvals', heading: 'Pending approvals', ready: 'Girokonto late November 2026' },
   ]
 }
