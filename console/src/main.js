@@ -1,4 +1,4 @@
-// The trueup console: sign-in, windows, one window, accounts, statement upload. Routes live in the URL hash.
+// The trueup console: sign-in, windows, one window, accounts, statement upload, matching rules, exceptions, approvals. Routes live in the URL hash.
 
 import 'uplot/dist/uPlot.min.css'
 import './style.css'
@@ -10,6 +10,10 @@ import { SignIn } from './views/signin.js'
 import { WindowsPage } from './views/windows.js'
 import { WindowPage } from './views/window.js'
 import { AccountsPage } from './views/accounts.js'
+import { RulesPage } from './views/rules.js'
+import { ExceptionsPage } from './views/exceptions.js'
+import { ApprovalsPage } from './views/approvals.js'
+import { labelTableCells } from './cards.js'
 
 function currentRoute() {
   const parts = location.hash.replace(/^#\/?/, '').split('/').filter((part) => part !== '').map(decodeURIComponent)
@@ -52,7 +56,7 @@ function Header({ route, onSignOut, workspace }) {
   const link = (page, label) => html`<a href=${`#/${page}`} aria-current=${route.page === page ? 'page' : undefined}>${label}</a>`
   return html`<header class="top">
     <span class="brand">trueup</span>
-    <nav aria-label="Main">${link('windows', 'Windows')} ${link('accounts', 'Accounts')}</nav>
+    <nav aria-label="Main">${link('windows', 'Windows')} ${link('accounts', 'Accounts')} ${link('rules', 'Rules')} ${link('exceptions', 'Exceptions')} ${link('approvals', 'Approvals')}</nav>
     <${WorkspaceName} workspace=${workspace} />
     <button type="button" class="secondary" onClick=${onSignOut}>Sign out</button>
   </header>`
@@ -84,6 +88,9 @@ function App() {
   const props = { zone, key: `${route.page}/${route.id}/${zone}` }
   let page
   if (route.page === 'accounts') page = html`<${AccountsPage} ...${props} accountId=${route.id} />`
+  else if (route.page === 'rules') page = html`<${RulesPage} ...${props} />`
+  else if (route.page === 'exceptions') page = html`<${ExceptionsPage} ...${props} />`
+  else if (route.page === 'approvals') page = html`<${ApprovalsPage} ...${props} />`
   else if (route.page === 'windows' && route.id !== null) page = html`<${WindowPage} ...${props} windowId=${route.id} />`
   else page = html`<${WindowsPage} ...${props} />`
   return html`${header}<main ref=${main}><${Guarded}>${page}<//></main>`
@@ -92,3 +99,4 @@ function App() {
 const container = document.getElementById('app')
 container.textContent = ''
 render(html`<${App} />`, container)
+labelTableCells(container)

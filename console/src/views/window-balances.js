@@ -4,7 +4,7 @@
 
 import { html } from '../html.js'
 import { formatAmount, formatDate } from '../format.js'
-import { Amount } from '../ui.js'
+import { Amount, Id } from '../ui.js'
 
 /** A difference: "—" when the statement gave no balance, "Agrees" at zero, else flagged in words (not by colour alone). */
 function Difference({ minor, currency }) {
@@ -19,7 +19,7 @@ function Continuity({ window }) {
   const follows = window.opening_matches_previous === true ? 'yes'
     : window.opening_matches_previous === false ? html`<strong class="differs">no: the bank's opening balance is not the previous closing balance</strong>`
       : 'unknown (a statement balance is missing)'
-  return html`<p class="continuity">Previous window: <a href=${`#/windows/${encodeURIComponent(window.previous)}`}>${window.previous}</a> ·
+  return html`<p class="continuity">Previous window: <${Id} id=${window.previous} href=${`#/windows/${encodeURIComponent(window.previous)}`} /> ·
     gap: ${gap} · opening follows the previous closing: ${follows}</p>`
 }
 

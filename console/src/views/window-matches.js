@@ -3,7 +3,7 @@
 import { html } from '../html.js'
 import { api, enc } from '../api.js'
 import { formatAmount, formatTimestamp } from '../format.js'
-import { Amount, Empty, StateBadge } from '../ui.js'
+import { Amount, Empty, Id, StateBadge } from '../ui.js'
 
 export function Matches({ window, data, act, zone, writable }) {
   const unmatch = (match) => act((answer) => `Reversed ${match.id}; residual now ${formatAmount(answer.residual, window.currency)}.`,
@@ -14,7 +14,7 @@ export function Matches({ window, data, act, zone, writable }) {
       <caption class="visually-hidden">Matches</caption>
       <thead><tr><th scope="col">Match</th><th scope="col">Strategy</th><th scope="col">Lines</th><th scope="col">Entries</th><th scope="col" class="num">Cleared by match</th><th scope="col">Reason</th><th scope="col">Created</th><th scope="col">Status</th></tr></thead>
       <tbody>${data.matches.map((match) => html`<tr class=${match.reversed_at ? 'reversed' : ''}>
-        <th scope="row">${match.id}</th><td>${match.strategy.replaceAll('_', ' ')}</td><td>${match.statement_lines.join(', ')}</td><td>${match.entries.join(', ') || '—'}${match.adjustment_entry ? html` <span class="meta">(adjusting entry ${match.adjustment_entry})</span>` : ''}</td>
+        <th scope="row"><${Id} id=${match.id} /></th><td>${match.strategy.replaceAll('_', ' ')}</td><td>${match.statement_lines.join(', ')}</td><td>${match.entries.length === 0 ? '—' : match.entries.map((id) => html`<${Id} id=${id} /> `)}${match.adjustment_entry ? html` <span class="meta">(adjusting entry <${Id} id=${match.adjustment_entry} />)</span>` : ''}</td>
         <td class="num"><${Amount} minor=${match.matched_amount} currency=${window.currency} /></td><td>${match.reason ?? ''}</td><td>${formatTimestamp(match.created_at, zone)}</td>
         <td>${match.reversed_at ? `reversed ${formatTimestamp(match.reversed_at, zone)}` : writable
           ? html`<button type="button" class="secondary" aria-label=${`Unmatch ${match.id}`} onClick=${() => unmatch(match)}>Unmatch</button>` : 'active'}</td>

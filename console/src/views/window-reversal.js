@@ -6,12 +6,13 @@ import { useEffect, useRef, useState } from 'preact/hooks'
 import { html } from '../html.js'
 import { api, enc } from '../api.js'
 import { formatTimestamp } from '../format.js'
+import { Id } from '../ui.js'
 
 /** "Reversed by …" / "Reverses …", and a Reverse button while the entry is not reversed. */
 export function ReversalCell({ entry, onReverse }) {
   return html`<td>
-    ${entry.reversed_by ? html`<span class="reversal">Reversed by ${entry.reversed_by}</span>` : ''}
-    ${entry.reverses ? html`<span class="reversal">Reverses ${entry.reverses}</span>` : ''}
+    ${entry.reversed_by ? html`<span class="reversal">Reversed by <${Id} id=${entry.reversed_by} /></span>` : ''}
+    ${entry.reverses ? html`<span class="reversal">Reverses <${Id} id=${entry.reverses} /></span>` : ''}
     ${entry.reversed_by ? '' : html` <button type="button" class="secondary" aria-label=${`Reverse entry ${entry.id}`} onClick=${() => onReverse(entry)}>Reverse</button>`}
   </td>`
 }

@@ -6,7 +6,7 @@ import { useEffect, useState } from 'preact/hooks'
 import { html } from '../html.js'
 import { api, enc, listAll } from '../api.js'
 import { entryAmountFor, formatAmount, formatDate, formatTimestamp } from '../format.js'
-import { Amount, Empty } from '../ui.js'
+import { Amount, Empty, Id } from '../ui.js'
 import { ReversalCell, ReversePanel } from './window-reversal.js'
 
 function toggle(set, id) {
@@ -31,7 +31,7 @@ function LinesTable({ lines, currency, selected, setSelected, writable, show }) 
       <td><input type="checkbox" id=${`line-${line.id}`} checked=${selected.has(line.id)} disabled=${!writable || line.match !== null}
         aria-label=${`Select line ${line.id}, ${formatAmount(line.amount, currency)} on ${line.date}`} onChange=${() => setSelected(toggle(selected, line.id))} /></td>
       <th scope="row"><label for=${`line-${line.id}`}>${line.id}</label></th><td>${formatDate(line.date)}${line.outside_period ? html` <span class="meta">(outside the period)</span>` : ''}</td><td>${line.reference ?? ''}</td><td>${line.description ?? ''}</td><td>${line.counterparty?.name ?? ''}</td>
-      <td class="num"><${Amount} minor=${line.amount} currency=${currency} /></td><td>${line.match ?? html`<span class="unmatched">unmatched</span>`}</td>
+      <td class="num"><${Amount} minor=${line.amount} currency=${currency} /></td><td>${line.match ? html`<${Id} id=${line.match} />` : html`<span class="unmatched">unmatched</span>`}</td>
     </tr>`)}</tbody></table>`
 }
 
@@ -45,8 +45,8 @@ function EntriesTable({ entries, window, zone, selected, setSelected, writable, 
       return html`<tr class=${selected.has(entry.id) ? 'selected' : ''}>
         <td><input type="checkbox" id=${`entry-${entry.id}`} checked=${selected.has(entry.id)} disabled=${!writable || match !== undefined}
           aria-label=${`Select entry ${entry.id}, ${formatAmount(amount, window.currency)}`} onChange=${() => setSelected(toggle(selected, entry.id))} /></td>
-        <th scope="row"><label for=${`entry-${entry.id}`}>${entry.id}</label></th><td>${formatTimestamp(entry.effective_at, zone)}</td><td>${entry.description ?? ''}</td>
-        <td class="num"><${Amount} minor=${amount} currency=${window.currency} /></td><td>${match ?? html`<span class="unmatched">unmatched</span>`}</td>
+        <th scope="row"><${Id} id=${entry.id} /></th><td>${formatTimestamp(entry.effective_at, zone)}</td><td>${entry.description ?? ''}</td>
+        <td class="num"><${Amount} minor=${amount} currency=${window.currency} /></td><td>${match ? html`<${Id} id=${match} />` : html`<span class="unmatched">unmatched</span>`}</td>
         <${ReversalCell} entry=${entry} onReverse=${onReverse} />
       </tr>`
     })}</tbody></table>`

@@ -7,7 +7,7 @@ import { html } from '../html.js'
 import { api, enc, listAll } from '../api.js'
 import { formatDate, formatTimestamp } from '../format.js'
 import { watchWindow } from '../live.js'
-import { Alert, Amount, StateBadge, Status, attempt } from '../ui.js'
+import { Alert, Amount, Id, StateBadge, Status, attempt, awaitingApproval } from '../ui.js'
 import { MatchWorkbench } from './window-workbench.js'
 import { History, Matches } from './window-matches.js'
 import { Exports, Proposals } from './window-extras.js'
@@ -35,7 +35,7 @@ function Figures({ window }) {
     ${figure('Derived (ledger)', window.derived_movement)}
     ${figure('Cleared by matches', cleared)}
     ${figure('Residual', window.residual, true)}
-    <div class="figure"><dt>State</dt><dd><${StateBadge} state=${window.state} /></dd></div>
+    <div class="figure"><dt>State</dt><dd><${StateBadge} state=${window.state} window=${window} /></dd></div>
   </dl>`
 }
 
@@ -84,7 +84,8 @@ export function WindowPage({ windowId, zone: workspaceZone }) {
     if (result !== undefined) {
       // The window is re-read first, so the message appears with the figures it speaks of.
       await refresh()
-      setStatus(description(result))
+      // 202 with a pending approval: nothing changed yet (docs/API.md, Approvals).
+      setStatus(awaitingApproval(result) ?? description(result))
     }
     return result
   }
@@ -96,6 +97,7 @@ export function WindowPage({ windowId, zone: workspaceZone }) {
   return html`<section class="window-page">
     <p><a href="#/windows">← All windows</a></p>
     <h1 tabindex="-1">${window.label || window.id}</h1>
+    ${window.label ? html`<p class="muted window-id">Window <${Id} id=${window.id} /></p>` : ''}
     <${LiveIndicator} live=${live} onRefresh=${refresh} />
     <${Figures} window=${window} />
     <${Summary} window=${window} zone=${zone} />

@@ -4,7 +4,7 @@ import { useEffect, useState } from 'preact/hooks'
 import { html } from '../html.js'
 import { enc, listAll } from '../api.js'
 import { formatDate } from '../format.js'
-import { Alert, Amount, Empty, StateBadge, attempt } from '../ui.js'
+import { Alert, Amount, Empty, Id, StateBadge, attempt } from '../ui.js'
 import { StatementUpload } from './upload.js'
 
 const states = ['open', 'balanced', 'closed', 'abandoned']
@@ -34,10 +34,10 @@ function WindowsTable({ windows, filtered }) {
     <thead><tr><th scope="col">Label</th><th scope="col">Accounts</th><th scope="col">Period</th><th scope="col">State</th>
       <th scope="col" class="num">Residual</th><th scope="col" class="num">Unmatched lines</th></tr></thead>
     <tbody>${windows.map((window) => html`<tr>
-      <th scope="row"><a href=${`#/windows/${enc(window.id)}`}>${window.label || window.id}</a></th>
+      <th scope="row">${window.label ? html`<a href=${`#/windows/${enc(window.id)}`}>${window.label}</a>` : html`<${Id} id=${window.id} href=${`#/windows/${enc(window.id)}`} />`}</th>
       <td>${window.accounts.join(', ')}</td>
       <td>${formatDate(window.window.from)} – ${formatDate(window.window.to)}</td>
-      <td><${StateBadge} state=${window.state} /></td>
+      <td><${StateBadge} state=${window.state} window=${window} /></td>
       <td class="num"><${Amount} minor=${window.residual} currency=${window.currency} strong /></td>
       <td class="num">${window.unmatched_lines_count} of ${window.lines_count}</td>
     </tr>`)}</tbody>
