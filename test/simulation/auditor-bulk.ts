@@ -11,7 +11,7 @@ import {
   checkWindowBody, dayAfter, firstProblem, isTerminal, localDate, midnightMs, rejected, residualOf, windowFigures,
   type Context, type Expectation, type ModelWindow, type Request, type WorkspaceModel,
 } from './auditor.ts'
-import { expectAutoMatch, expectRuleCreate, expectRuleDelete, expectRuleUpdate } from './auditor-rules.ts'
+import { expectAutoMatch, expectRuleCreate, expectRuleDelete, expectRuleUpdate, ruleMatchProblem } from './auditor-rules.ts'
 
 /** The reads the simulation checks besides windows and balances: a match batch's dry run, proposals, and an auto-match's dry run. */
 export type ReadRequest =
@@ -196,6 +196,31 @@ function importedWindow(model: WorkspaceModel, statement: ImportRequest['stateme
   }
 }
 
+/** A proposal of the proposals' own search: a netting match within the request's tolerance and group size. */
+function searchProposalProblem(proposal: any, request: Extract<ReadRequest, { type: 'proposals' }>): string | null {
+  if (proposal.strategy !== 'amount_and_date' || proposal.date_tolerance_days !== request.date_tolerance_days) return 'not the search\'s strategy or tolerance'
+  return proposal.statement_lines.length + proposal.entries.length > request.max_group + 1 ? `larger than max_group ${request.max_group}` : null
+}
+
+/**
+ * A proposal a `propose` rule made (docs/API.md, Matching rules): the rule exists and proposes, the match fits
+ * it as an auto-match's would, and its form is a match body's: netting to zero is amount_and_date, else manual
+ * with matched_amount the difference; its tolerance is the rule's date window.
+ */
+function ruleProposalProblem(model: WorkspaceModel, window: ModelWindow, proposal: any, context: Context): string | null {
+  const rule = model.rules.find((each) => each.id === proposal.rule.id)
+  if (rule === undefined || rule.fields.action !== 'propose' || rule.fields.name !== proposal.rule.name) return 'names no propose rule of the workspace'
+  if (proposal.date_tolerance_days !== rule.fields.conditions.date_window_days) return `tolerance ${proposal.date_tolerance_days}, the rule's window ${rule.fields.conditions.date_window_days}`
+  const lines = (proposal.statement_lines as string[]).map((id) => Number(id.slice(1)) - 1)
+  const entries = (proposal.entries as string[]).map((id) => model.entry(id, context.visibility) ?? -1)
+  if (entries.includes(-1) || lines.some((line) => !(line >= 0 && line < window.lines.length))) return 'an unknown line or entry'
+  const problem = ruleMatchProblem(model, window, rule, lines, entries)
+  if (problem !== null) return problem
+  const difference = lines.reduce((sum, line) => sum + window.lines[line].amount, 0) - entries.reduce((sum, entry) => sum + model.entryAmount(window, entry), 0)
+  if (proposal.matched_amount !== difference) return `matched_amount ${proposal.matched_amount}, the difference ${difference}`
+  return proposal.strategy === (difference === 0 ? 'amount_and_date' : 'manual') ? null : `strategy ${proposal.strategy} for a difference of ${difference}`
+}
+
 /**
  * docs/API.md, Matching help: proposals, dry runs, batches: proposals are not predicted (their choice and score are the matcher's), but each must be a
  * match the model would accept: unmatched lines of the window and entries inside it, amounts equal, a 1:1
@@ -213,9 +238,9 @@ function expectProposals(model: WorkspaceModel, request: Extract<ReadRequest, { 
       if (isTerminal(window) && body.data.length > 0) return `a ${window.state} window has ${body.data.length} proposals`
       const trial = model.clone()
       for (const [index, proposal] of body.data.entries()) {
-        if (proposal.strategy !== 'amount_and_date' || proposal.date_tolerance_days !== request.date_tolerance_days) return `proposal ${index}: ${JSON.stringify(proposal)}`
-        if (proposal.statement_lines.length + proposal.entries.length > request.max_group + 1) return `proposal ${index} is larger than max_group ${request.max_group}`
-        const item = { type: 'match.create' as const, window: window.id, statement_lines: proposal.statement_lines, entries: proposal.entries, strategy: 'amount_and_date' as const, reason: null, date_tolerance_days: proposal.date_tolerance_days }
+        const problem = proposal.rule === null || proposal.rule === undefined ? searchProposalProblem(proposal, request) : ruleProposalProblem(trial, trial.windows[windowIndex], proposal, context)
+        if (problem !== null) return `proposal ${index} ${JSON.stringify(proposal)}: ${problem}`
+        const item = { type: 'match.create' as const, window: window.id, statement_lines: proposal.statement_lines, entries: proposal.entries, strategy: proposal.strategy, reason: proposal.rule?.name ?? null, date_tolerance_days: proposal.date_tolerance_days }
         const expectation = trial.expect(item, context)
         // Committed on the copy: a line or entry proposed twice is then refused as already matched.
         if (!expectation.ok) return `proposal ${index} ${JSON.stringify(proposal)} would be refused: ${expectation.code}`

@@ -1,6 +1,6 @@
 /**
- * @module Simulation: the auditor's predictions for matching rules and the auto-match (docs/API.md, Matching
- * rules), written from the docs, not from src/ledger. Rule changes are predicted exactly (a pattern that
+ * @module Simulation: the auditor's predictions for matching rules and the auto-match
+ * (docs/API.md, Matching rules), written from the docs, not from src/ledger. Rule changes are predicted exactly (a pattern that
  * needs backtracking or a tolerance on a group rule is request_invalid, an unknown rule not_found). The
  * auto-match's choice is the matcher's, so, as for proposals, every match it answers is checked to be one
  * the rules allow — the rule named by its reason is an auto_match rule that fits its lines, its shape is the
@@ -75,7 +75,7 @@ interface AnsweredMatch { readonly statement_lines: string[]; readonly entries: 
 /**
  * One answered match against its rule: shape, fit, amounts, dates. `lines` and `entries` are model indexes.
  */
-function ruleMatchProblem(model: WorkspaceModel, window: ModelWindow, rule: ModelRule, lines: readonly number[], entries: readonly number[]): string | null {
+export function ruleMatchProblem(model: WorkspaceModel, window: ModelWindow, rule: ModelRule, lines: readonly number[], entries: readonly number[]): string | null {
   const { strategy, conditions } = rule.fields
   const shape = strategy === 'one_to_one' ? lines.length === 1 && entries.length === 1
     : strategy === 'one_to_many' ? lines.length === 1 && entries.length >= 2 && entries.length <= 4 : entries.length === 1 && lines.length >= 2 && lines.length <= 4
