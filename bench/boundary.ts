@@ -123,8 +123,7 @@ interface Server { readonly label: string; readonly dist: string; readonly shard
 async function startServer(server: Server, dataDir: string, tmp: string): Promise<Child> {
   const previous = process.env.SHARDS
   // startTrueup passes the bench's environment on: SHARDS for this server only.
-  if (server.shards === 1) delete process.env.SHARDS
-  else process.env.SHARDS = String(server.shards)
+  process.env.SHARDS = String(server.shards)
   try {
     return await startTrueup(server.dist, { dataDir, adminToken, nodeFlags: startScriptNodeFlags(), logLevel: 'warn', outputPath: path.join(tmp, `${server.label}.out`) })
   } finally {

@@ -122,6 +122,9 @@ export function startTrueup(distDir: string, start: ServerStart): Promise<Child>
     HOST: '127.0.0.1', PORT: '0', DATA_DIR: start.dataDir, ADMIN_TOKEN: start.adminToken, LOG_LEVEL: start.logLevel,
     // Periodic snapshots would land in the middle of a scenario at random; the snapshot cost is its own scale row.
     SNAPSHOT_COMMANDS_INTERVAL: '100000000',
+    // One shard unless the bench asks for more (SHARDS in its environment): the tables compare like with like,
+    // whatever the machine's cores (the service's own default).
+    SHARDS: process.env.SHARDS ?? '1',
   }, /listening on http:\/\/127\.0\.0\.1:(\d+)/, 'trueup', start.outputPath)
 }
 

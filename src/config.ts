@@ -2,6 +2,7 @@
 
 import assert from 'node:assert/strict'
 import path from 'node:path'
+import { shardsDefault } from './shard/layout.js'
 
 /** pino's level names; `silent` logs nothing. */
 export const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
@@ -144,7 +145,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     groupCommitRecordsMax: integerFrom(env, 'GROUP_COMMIT_RECORDS_MAX'),
     pendingRecordsMax: integerFrom(env, 'PENDING_RECORDS_MAX'),
     snapshotCommandsInterval: integerFrom(env, 'SNAPSHOT_COMMANDS_INTERVAL'),
-    shards: integerFrom(env, 'SHARDS'),
+    // The embedded Ledger and resolveConfig keep one shard; the service's environment defaults to the cores.
+    shards: integerFrom(env, 'SHARDS') ?? shardsDefault(path.resolve(textFrom(env, 'DATA_DIR') ?? configDefaults.dataDir), shardsMax),
     logRetentionCommands: integerFrom(env, 'LOG_RETENTION_COMMANDS'),
     logRetentionBytes: integerFrom(env, 'LOG_RETENTION_BYTES'),
     logRetentionBatchRecordsMax: integerFrom(env, 'LOG_RETENTION_BATCH_RECORDS_MAX'),

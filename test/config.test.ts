@@ -1,4 +1,6 @@
 /** src/config.ts: environment and embedded options go through one resolution, with the same defaults and checks. */
+import fs from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
 import t from 'tap'
 import { configDefaults, loadConfig, resolveConfig } from '../src/config.ts'
@@ -8,7 +10,7 @@ t.test('defaults, and an unset or undefined value takes the default', async (t) 
   t.match(config, { host: '127.0.0.1', port: 8080, adminToken: null, logLevel: 'info', metricsToken: null, requestIdLengthMax: 128, logBufferBytesMax: 16 * 1024 * 1024 })
   t.equal(config.dataDir, path.resolve('./data'))
   t.same(loadConfig({ LOG_LEVEL: '', METRICS_TOKEN: '', ADMIN_TOKEN: '' }), config, 'empty variables are unset')
-  t.same(resolveConfig({ adminToken: undefined, metricsToken: undefined, port: undefined }), config, 'undefined options are unset')
+  t.same(resolveConfig({ adminToken: undefined, metricsToken: undefined, port: undefined }), { ...config, shards: configDefaults.shards }, 'undefined options are unset (SHARDS aside: the embedded default is one shard)')
   t.ok(Object.isFrozen(config))
   t.ok(Object.isFrozen(configDefaults))
 })
@@ -43,4 +45,21 @@ t.test('log retention by bytes: LOG_RETENTION_BYTES alone replaces the count; wi
   const both = loadConfig({ LOG_RETENTION_BYTES: '1000000', LOG_RETENTION_COMMANDS: '5000' })
   t.same([both.logRetentionBytes, both.logRetentionCommands], [1_000_000, 5_000], 'both kept')
   t.throws(() => resolveConfig({ logRetentionBytes: 0 }), /LOG_RETENTION_BYTES must be at least 1/)
+})
+
+t.test('SHARDS: unset, the number the data dir was written with, else the cores; set, as given; embedded, one', async (t) => {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'trueup-config-'))
+  t.teardown(() => fs.rmSync(root, { recursive: true, force: true }))
+  const cores = Math.min(os.availableParallelism(), 64)
+  t.equal(loadConfig({ DATA_DIR: path.join(root, 'new') }).shards, cores, 'a new data dir: the cores')
+  fs.mkdirSync(path.join(root, 'single', 'log'), { recursive: true })
+  t.equal(loadConfig({ DATA_DIR: path.join(root, 'single') }).shards, 1, 'a single-log data dir stays one log (no conversion unless SHARDS asks)')
+  fs.mkdirSync(path.join(root, 'four'))
+  fs.writeFileSync(path.join(root, 'four', 'shards.json'), '{"shards":4}\n')
+  t.equal(loadConfig({ DATA_DIR: path.join(root, 'four') }).shards, 4, 'a data dir written with SHARDS=4')
+  t.equal(loadConfig({ DATA_DIR: path.join(root, 'four'), SHARDS: '3' }).shards, 3, 'SHARDS as given (the start then refuses the mismatch)')
+  fs.mkdirSync(path.join(root, 'broken'))
+  fs.writeFileSync(path.join(root, 'broken', 'shards.json'), '{}')
+  t.equal(loadConfig({ DATA_DIR: path.join(root, 'broken') }).shards, cores, 'an unreadable shards.json: the cores (the start refuses it with its message)')
+  t.equal(resolveConfig({}).shards, 1, 'the embedded Ledger: one shard')
 })

@@ -7,6 +7,7 @@
  */
 
 import fs from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
 import { StartRefused } from '../start-refused.js'
 
@@ -56,6 +57,21 @@ export function keepSingleLogAside(dataDir: string): string | null {
   fs.renameSync(single, backup)
   fsyncDir(dataDir)
   return backup
+}
+
+/**
+ * SHARDS when the environment leaves it out: the number the data dir was written with (a single-log data dir
+ * stays one log; only an explicit SHARDS converts it), else, for a new data dir, the cores this process may use,
+ * at most `limit`. A shards.json that names no number falls to the cores here; the start then refuses it.
+ */
+export function shardsDefault(dataDir: string, limit: number): number {
+  let written = 0
+  try {
+    written = shardsWritten(dataDir)
+  } catch {
+    written = 0
+  }
+  return written > 0 ? written : Math.max(1, Math.min(limit, os.availableParallelism()))
 }
 
 /**
