@@ -13,6 +13,7 @@ import fs from 'node:fs'
 import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
+import { freePort } from './free-port.ts'
 
 /** Where Debian's PostgreSQL 15 keeps its programs (PG_BIN names another). */
 export const postgresBin = process.env.PG_BIN ?? '/usr/lib/postgresql/15/bin'
@@ -49,18 +50,7 @@ export function makeOwnedDir(dir: string, user: RunAs | null): string {
   return dir
 }
 
-/** A port that was free a moment ago on 127.0.0.1. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address()
-      if (address === null || typeof address === 'string') return reject(new Error('no port'))
-      server.close(() => resolve(address.port))
-    })
-  })
-}
+export { freePort }
 
 /** Runs a PostgreSQL program to its end as `user`; its output in the error when it fails or outlasts timeoutMs. */
 export function runPostgresProgram(user: RunAs | null, program: string, args: readonly string[], timeoutMs: number, env: Record<string, string> = {}): Promise<string> {

@@ -1,23 +1,12 @@
 /** @module Test support: trueup as a real child process (node --import=tsx src/main.ts) on 127.0.0.1, for kill -9 tests. */
 
 import { spawn, type ChildProcess } from 'node:child_process'
-import net from 'node:net'
 import path from 'node:path'
+import { freePort } from '../../scripts/free-port.ts'
 
 export const repositoryRoot = path.resolve(import.meta.dirname, '../..')
 
-/** A port that was free a moment ago: bind port 0 on 127.0.0.1, read it, close. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address()
-      if (address === null || typeof address === 'string') return reject(new Error('no port'))
-      server.close(() => resolve(address.port))
-    })
-  })
-}
+export { freePort }
 
 export interface RunningProcess {
   readonly child: ChildProcess
