@@ -11,6 +11,7 @@ import {
   checkWindowBody, dayAfter, firstProblem, isTerminal, localDate, midnightMs, rejected, residualOf, windowFigures,
   type Context, type Expectation, type ModelWindow, type Request, type WorkspaceModel,
 } from './auditor.ts'
+import { expectDecide, gate, isGated } from './auditor-approvals.ts'
 import { expectAutoMatch, expectRuleCreate, expectRuleDelete, expectRuleUpdate, ruleMatchProblem } from './auditor-rules.ts'
 
 /** The reads the simulation checks besides windows and balances: a match batch's dry run, proposals, and an auto-match's dry run. */
@@ -29,8 +30,15 @@ export function isRead(request: SimRequest): request is ReadRequest {
   return request.type === 'match.batch.dry_run' || request.type === 'proposals' || request.type === 'match.auto.dry_run'
 }
 
-/** The model's prediction for any request the simulation sends. */
+/** The model's prediction for any request the simulation sends: a close or write-off through the approvals gate. */
 export function predict(model: WorkspaceModel, request: SimRequest, context: Context): Expectation {
+  if (request.type === 'approval.decide') return expectDecide(model, request, context, (action, as) => predictAction(model, action, as))
+  const own = predictAction(model, request, context)
+  return isGated(request) ? gate(model, request, context, own) : own
+}
+
+/** The prediction of a request as it runs when not held (an approved action runs so). */
+function predictAction(model: WorkspaceModel, request: SimRequest, context: Context): Expectation {
   switch (request.type) {
     case 'entry.batch': return expectEntryBatch(model, request, context)
     case 'match.batch': return expectMatchBatch(model, request, context, false)

@@ -118,8 +118,14 @@ export function expectAutoMatch(model: WorkspaceModel, request: { readonly windo
   if (windowIndex === undefined) return rejected('not_found')
   if (isTerminal(model.windows[windowIndex])) return rejected('recon_state_invalid')
   const autoRules = model.rules.filter((rule) => rule.fields.action === 'auto_match')
-  const commands = (data: AnsweredMatch[]) => data.map((match) => {
-    const rule = autoRules.find((each) => (dryRun ? each.id === match.rule : each.fields.name === match.reason))
+  // A match names its rule by the rule's name; names may repeat (a create retried after its key expired makes a second
+  // rule of that name), so among the rules of that name the one its lines and entries fit is taken.
+  const commands = (data: AnsweredMatch[], trial: WorkspaceModel, window: ModelWindow) => data.map((match) => {
+    const named = autoRules.filter((each) => (dryRun ? each.id === match.rule : each.fields.name === match.reason))
+    const lines = match.statement_lines.map((id) => Number(id.slice(1)) - 1)
+    const entries = match.entries.map((id) => trial.entry(id, context.visibility) ?? -1)
+    const known = !entries.includes(-1) && lines.every((line) => line >= 0 && line < window.lines.length)
+    const rule = named.length > 1 && known ? (named.find((each) => ruleMatchProblem(trial, window, each, lines, entries) === null) ?? named[0]) : named[0]
     return { rule, request: { type: 'match.create' as const, window: request.window, statement_lines: match.statement_lines, entries: match.entries, strategy: match.strategy as 'manual', reason: rule?.fields.name ?? null, date_tolerance_days: rule?.fields.conditions.date_window_days ?? 0 } }
   })
   return {
@@ -130,7 +136,7 @@ export function expectAutoMatch(model: WorkspaceModel, request: { readonly windo
       const trial = model.clone()
       const window = trial.windows[windowIndex]
       const counts: Record<string, number> = Object.fromEntries(autoRules.map((rule) => [rule.id, 0]))
-      for (const [index, { rule, request: single }] of commands(body.data).entries()) {
+      for (const [index, { rule, request: single }] of commands(body.data, trial, window).entries()) {
         const match = body.data[index] as AnsweredMatch
         if (rule === undefined) return `match ${index} names no auto_match rule: ${JSON.stringify(match)}`
         const lines = single.statement_lines.map((id) => Number(id.slice(1)) - 1)
@@ -156,7 +162,7 @@ export function expectAutoMatch(model: WorkspaceModel, request: { readonly windo
     },
     commit: (body) => {
       if (dryRun) return
-      for (const [index, { request: single }] of commands(body.data).entries()) {
+      for (const [index, { request: single }] of commands(body.data, model, model.windows[windowIndex]).entries()) {
         const expectation = model.expect(single, context)
         if (!expectation.ok) throw new Error(`model: auto-match ${index} refused on commit (${expectation.code})`)
         expectation.commit(body.data[index])

@@ -8,6 +8,7 @@
 import { Temporal } from 'temporal-polyfill'
 import type { StatementInput, WorkspaceCommand } from '../../src/ledger/commands.ts'
 import type { ModelRule } from './auditor-rules.ts'
+import { approvalsOff, type ModelApproval, type ModelApprovalSettings } from './auditor-approvals.ts'
 
 /** A request as a client sends it: a workspace command without the envelope the edge stamps on it. */
 export type Request = WorkspaceCommand extends infer C ? (C extends WorkspaceCommand ? Omit<C, 'at_ms' | 'key_id' | 'visibility' | 'idempotency'> : never) : never
@@ -21,7 +22,12 @@ export interface Context {
 
 /** What the model expects: a rejection code, or an acceptance whose body `check` approves (then `commit` learns from it). */
 export type Expectation =
-  | { readonly ok: false; readonly code: string }
+  | {
+    readonly ok: false
+    readonly code: string
+    /** A refusal that still changes state: only an approve whose action fails now (the approval becomes failed; docs/API.md, Approvals). */
+    readonly changes?: () => void
+  }
   | {
     readonly ok: true
     readonly status: number
@@ -156,13 +162,16 @@ export class WorkspaceModel {
   /** Live matching rules in creation order, and how many were deleted (auditor-rules.ts). */
   readonly rules: ModelRule[] = []
   rulesDeleted = 0
+  /** The workspace's approvals setting (an admin changes it), and the approvals in creation order (auditor-approvals.ts). */
+  approvalSettings: ModelApprovalSettings = approvalsOff
+  readonly approvals: ModelApproval[] = []
 
   /** timeZone: the workspace's zone now (an admin may change it; a window keeps the zone it was opened in). */
   constructor(readonly id: string, public timeZone: string) {}
 
   /** A deep copy: a crash that loses a batch puts the copy taken before it back. */
   clone(): WorkspaceModel {
-    const data = structuredClone({ accounts: this.accounts, entries: this.entries, windows: this.windows, matches: this.matches, idempotency: this.idempotency, statementsSent: this.statementsSent, rules: this.rules, rulesDeleted: this.rulesDeleted })
+    const data = structuredClone({ accounts: this.accounts, entries: this.entries, windows: this.windows, matches: this.matches, idempotency: this.idempotency, statementsSent: this.statementsSent, rules: this.rules, rulesDeleted: this.rulesDeleted, approvalSettings: this.approvalSettings, approvals: this.approvals })
     return Object.assign(new WorkspaceModel(this.id, this.timeZone), data)
   }
 

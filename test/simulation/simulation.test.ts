@@ -16,8 +16,9 @@ const reports: SimulationReport[] = []
 // runner's default is 120 s a file); on a quiet machine a few minutes. A bound, not a speed target.
 t.setTimeout(900_000)
 
-/** The commands (and reads) that carry many items, and the matching rules': each must be both accepted and refused within the budget. */
-const bulkRequests = ['entry.batch', 'match.batch', 'match.batch.dry_run', 'statements.import', 'proposals', 'matching_rule.create', 'matching_rule.update', 'matching_rule.delete', 'match.auto', 'match.auto.dry_run'] as const
+/** The commands (and reads) that carry many items, the matching rules', and the decisions on approvals: each must be both accepted and refused within the budget. */
+const bulkRequests = ['entry.batch', 'match.batch', 'match.batch.dry_run', 'statements.import', 'proposals', 'matching_rule.create', 'matching_rule.update', 'matching_rule.delete', 'match.auto', 'match.auto.dry_run',
+  'approval.approve', 'approval.reject'] as const
 
 for (const seed of seeds) {
   t.test(`seed ${seed}, ${stepsPerSeed} steps`, async (t) => {
@@ -47,6 +48,10 @@ t.test(`the budget: ${stepsBudget.toLocaleString('en')} steps in all, every bulk
   t.ok(proposalsAccepted > 0, `proposals were accepted as a batch (${proposalsAccepted} matches)`)
   const autoMatched = reports.reduce((sum, report) => sum + report.autoMatched, 0)
   t.ok(autoMatched > 0, `the auto-match made matches the rules allow (${autoMatched})`)
+  const held = reports.reduce((sum, report) => sum + (report.requests['approval.request']?.accepted ?? 0), 0)
+  t.ok(held > 0, `closes and write-offs were held for approval (202) (${held})`)
+  const failed = reports.reduce((sum, report) => sum + report.approvalsFailed, 0)
+  t.ok(failed > 0, `approves whose action was refused by then left the approval failed (${failed})`)
 })
 
 t.test('deterministic: the same seed runs the same way (so a failing seed and step reproduce)', async (t) => {

@@ -10,11 +10,14 @@
 
 import assert from 'node:assert/strict'
 import { canonicalJson } from '../../src/api/idempotency.ts'
+import type { Rejection } from '../../src/errors.ts'
 import { balanceAt } from '../../src/ledger/balances.ts'
 import { getWindow } from '../../src/ledger/windows.ts'
+import { listApprovals } from '../../src/ledger/approvals.ts'
 import type { WorkspaceCommand } from '../../src/ledger/commands.ts'
 import { SimNode, type CrashKind, type Reply } from './adapter.ts'
 import { checkWindowBody, idempotencyTtlMs, WorkspaceModel, type Expectation, type Request } from './auditor.ts'
+import { approvalsListProblem, approvalStates, isGated } from './auditor-approvals.ts'
 import { isRead, predict, type ReadRequest, type SimRequest } from './auditor-bulk.ts'
 import { Prng } from './prng.ts'
 import { statesDifference, workspaceText } from './state-views.ts'
@@ -53,6 +56,8 @@ export interface SimulationReport {
   readonly proposalsAccepted: number
   /** Matches the auto-match made (checked against the rules, then committed to the model). */
   readonly autoMatched: number
+  /** Approves whose action was refused as of the decision: the error answered, the approval kept as failed. */
+  readonly approvalsFailed: number
   /** Batches after which every window's last live update was compared with the window. */
   readonly liveUpdateChecks: number
   /** Windows by final state, and how many ever reached balanced: the run's coverage of the state table. */
@@ -64,6 +69,27 @@ export class SimulationFailure extends Error {
   constructor(readonly seed: number, readonly step: number, detail: string) {
     super(`simulation seed ${seed} failed at step ${step}: ${detail}\n  reproduce: npm run simulate -- --seed ${seed} --steps ${step + 1}`)
   }
+}
+
+/** What a failed approve stores for its key: not an answer body but the error code a retry must answer again. */
+const failedStatus = -1
+
+/** The name a request counts under in the coverage: a decision by its kind, a held close or write-off as approval.request. */
+function coverageName(request: SimRequest, outcome: Reply['outcome']): string {
+  if (request.type === 'approval.decide') return `approval.${request.decision}`
+  if (outcome.ok && outcome.status === 202 && isGated(request)) return 'approval.request'
+  return request.type
+}
+
+/**
+ * An answer as the client reads it: a command that is logged and yet answers an error (an approve whose action
+ * fails now, its approval kept as failed) comes back as an accepted outcome with an error status; the client sees the error.
+ */
+function asTheClientReadsIt(reply: Reply): Reply {
+  const outcome = reply.outcome
+  if (reply.replayed || !outcome.ok || outcome.status < 400) return reply
+  const error = (outcome.body as { error: { code: Rejection['code']; message: string } }).error
+  return { outcome: { ok: false, code: error.code, message: error.message }, replayed: false }
 }
 
 const timeZones = ['UTC', 'Europe/Berlin', 'America/New_York', 'Asia/Tokyo'] as const
@@ -109,6 +135,7 @@ class Simulation {
   #proposalsAccepted = 0
   #autoMatched = 0
   #liveUpdateChecks = 0
+  #approvalsFailed = 0
 
   constructor(options: SimulationOptions) {
     this.#options = { checkEverySteps: 500, crashChance: 0.02, rejectionCheckChance: 0.1, snapshotCommandsInterval: 40, ...options }
@@ -130,6 +157,7 @@ class Simulation {
       this.#batches++
       if (this.#prng.chance(0.005)) await this.#changeTimeZone()
       if (this.#prng.chance(0.005)) await this.#rotateKey()
+      if (this.#prng.chance(0.02)) await this.#changeApprovals()
       if (this.#prng.chance(0.1)) await this.#snapshot()
       if (this.step - this.#lastCheckStep >= this.#options.checkEverySteps) this.#tripleCheck('interval')
     }
@@ -155,7 +183,7 @@ class Simulation {
       const visibilities: (readonly string[] | null)[] = [null, null, ['assets:*', 'income:*']]
       visibilities.forEach((visibility, number) => {
         const keyId = `key_${id}_${number}`
-        this.#system({ type: 'key.create', at_ms: this.#nowMs, id: keyId, workspace: id, scopes: ['accounts:write', 'entries:write', 'recon:write'], accounts: visibility, name: null, secret_hash: `hash_${keyId}` })
+        this.#system({ type: 'key.create', at_ms: this.#nowMs, id: keyId, workspace: id, scopes: ['accounts:write', 'entries:write', 'recon:write', 'recon:approve'], accounts: visibility, name: null, secret_hash: `hash_${keyId}` })
         this.#clients.push({ name: `${id}/${number}`, workspace: id, keyId, visibility, sent: [], keysIssued: 0 })
       })
     }
@@ -176,12 +204,26 @@ class Simulation {
     await this.#running.durable()
   }
 
+  /**
+   * An admin sets the workspace's approvals (docs/API.md, Approvals): closes with a residual and write-offs over a
+   * threshold wait for a second key, or nothing does. The edge stamps the setting on each close and write-off.
+   */
+  async #changeApprovals(): Promise<void> {
+    const model = this.#prng.pick([...this.#models.values()])
+    const approvals = this.#prng.chance(0.15)
+      ? { close_with_residual: false, write_off_over: null }
+      : { close_with_residual: this.#prng.chance(0.6), write_off_over: this.#prng.pick([null, 0, 10, 50, 200]) }
+    this.#system({ type: 'workspace.update', at_ms: this.#nowMs, id: model.id, settings: { approvals } })
+    model.approvalSettings = approvals
+    await this.#running.durable()
+  }
+
   /** An admin rotates a client's key: the old one is revoked (the system state keeps it), a new one takes its place. */
   async #rotateKey(): Promise<void> {
     const client = this.#prng.pick(this.#clients)
     this.#system({ type: 'key.revoke', at_ms: this.#nowMs, id: client.keyId })
     const keyId = `${client.keyId.split('~')[0]}~${this.#batches}`
-    this.#system({ type: 'key.create', at_ms: this.#nowMs, id: keyId, workspace: client.workspace, scopes: ['accounts:write', 'entries:write', 'recon:write'], accounts: client.visibility, name: 'rotated', secret_hash: `hash_${keyId}` })
+    this.#system({ type: 'key.create', at_ms: this.#nowMs, id: keyId, workspace: client.workspace, scopes: ['accounts:write', 'entries:write', 'recon:write', 'recon:approve'], accounts: client.visibility, name: 'rotated', secret_hash: `hash_${keyId}` })
     client.keyId = keyId
     await this.#running.durable()
   }
@@ -277,7 +319,9 @@ class Simulation {
     const { client, request, key } = sent
     if (isRead(request)) return this.#read(client, request)
     const model = this.#models.get(client.workspace)!
-    const command = { ...request, at_ms: this.#nowMs, key_id: client.keyId, visibility: client.visibility } as WorkspaceCommand
+    const settings = model.approvalSettings
+    const stamped = isGated(request) && (settings.close_with_residual || settings.write_off_over !== null) ? { ...request, approvals: settings } : request
+    const command = { ...stamped, at_ms: this.#nowMs, key_id: client.keyId, visibility: client.visibility } as WorkspaceCommand
     const fingerprint = canonicalJson(request)
     const withKey = key === undefined ? command : { ...command, idempotency: { key, fingerprint } }
     const stored = key === undefined ? undefined : model.idempotency.get(key)
@@ -285,12 +329,21 @@ class Simulation {
     const expectation = predict(model, request, { atMs: this.#nowMs, keyId: client.keyId, visibility: client.visibility })
     const checkState = this.#prng.chance(this.#options.rejectionCheckChance)
     const before = checkState ? workspaceText(this.#running.live().workspaces.get(client.workspace)!) : null
-    const reply = this.#running.submit(client.workspace, withKey)
+    const reply = asTheClientReadsIt(this.#running.submit(client.workspace, withKey))
     this.step++
     if (stored !== undefined && (mustReplay || reply.replayed)) return this.#checkKeyed(sent, reply, stored, fingerprint, before)
     this.#check(sent, reply, expectation, before)
+    if (!reply.outcome.ok && !expectation.ok && expectation.changes !== undefined) {
+      // An approve whose action is refused now: the approval is failed, and a retry of its key answers the same error.
+      expectation.changes()
+      this.#approvalsFailed++
+      if (key !== undefined) model.idempotency.set(key, { fingerprint, status: failedStatus, bodyText: reply.outcome.code, createdAtMs: this.#nowMs })
+      this.#checkCounts(sent, model)
+      return true
+    }
     if (reply.outcome.ok && expectation.ok) {
       expectation.commit(reply.outcome.body)
+      if (reply.outcome.status === 202) this.#checkHeldWindow(sent, model)
       if (request.type === 'match.auto' && reply.outcome.replayed !== true) this.#autoMatched += (reply.outcome.body as { data: unknown[] }).data.length
       // An import answered from what it imported before stores nothing for its key (it was not carried out again).
       if (key !== undefined && expectation.replayed !== true) model.idempotency.set(key, { fingerprint, status: reply.outcome.status, bodyText: JSON.stringify(reply.outcome.body), createdAtMs: this.#nowMs })
@@ -342,6 +395,13 @@ class Simulation {
       return false
     }
     const outcome = reply.outcome
+    if (stored.status === failedStatus) {
+      const code = outcome.ok ? (outcome.body as { error?: { code?: string } } | null)?.error?.code : outcome.code
+      if (!reply.replayed || code !== stored.bodyText) this.#fail(sent, `a retry of a failed approve with key ${sent.key} answered ${JSON.stringify(outcome)}${reply.replayed ? '' : ' (not replayed)'}; the first answer was ${stored.bodyText}`)
+      this.#replayed++
+      this.#checkUnchanged(sent, before)
+      return false
+    }
     if (!outcome.ok || !reply.replayed) this.#fail(sent, `a retry with key ${sent.key} was ${outcome.ok ? 'executed again' : `refused ${outcome.code}`} instead of replayed`)
     if (outcome.ok && (outcome.status !== stored.status || JSON.stringify(outcome.body) !== stored.bodyText)) this.#fail(sent, `the replay of key ${sent.key} differs from the first answer`)
     this.#replayed++
@@ -351,7 +411,7 @@ class Simulation {
 
   #check(sent: Sent, reply: Reply, expectation: Expectation, before: string | null): void {
     const outcome = reply.outcome
-    const counts = this.#requests[sent.request.type] ??= { accepted: 0, refused: 0 }
+    const counts = this.#requests[coverageName(sent.request, outcome)] ??= { accepted: 0, refused: 0 }
     counts[outcome.ok ? 'accepted' : 'refused']++
     if (reply.replayed) this.#fail(sent, 'a request the model never saw accepted was answered as a replay')
     if (outcome.ok && expectation.ok && (outcome.replayed === true) !== (expectation.replayed === true)) {
@@ -361,7 +421,9 @@ class Simulation {
       this.#rejections[outcome.code] = (this.#rejections[outcome.code] ?? 0) + 1
       if (expectation.ok) this.#fail(sent, `refused ${outcome.code} (${outcome.message}); the model expects ${expectation.status}`)
       if (outcome.code !== expectation.code) this.#fail(sent, `refused ${outcome.code} (${outcome.message}); the model expects ${expectation.code}`)
-      this.#checkUnchanged(sent, before)
+      // The one refusal that changes state: an approve whose action fails now records the approval as failed.
+      if (expectation.changes === undefined) this.#checkUnchanged(sent, before)
+      else this.#checkChanged(sent, before)
       return
     }
     this.#accepted++
@@ -377,6 +439,22 @@ class Simulation {
     this.#rejectionsChecked++
     const after = workspaceText(this.#running.live().workspaces.get(sent.client.workspace)!)
     if (after !== before) this.#fail(sent, 'a refused or replayed request changed the workspace state')
+  }
+
+  /** A held close or write-off (202) changed nothing but the approval: its window reads as the model has it. */
+  #checkHeldWindow(sent: Sent, model: WorkspaceModel): void {
+    const window = model.windows.find((each) => 'window' in sent.request && each.id === sent.request.window)
+    if (window === undefined) return
+    const outcome = this.#running.query(model.id, (current) => getWindow(current, window.id, null))
+    const problem = outcome.ok ? checkWindowBody(model, window, outcome.body) : `window ${window.id} reads ${outcome.code}`
+    if (problem !== null) this.#fail(sent, `held for approval, yet the window changed: ${problem}`)
+  }
+
+  /** An approve refused with its action's error still decides the approval (failed): the state must have changed. */
+  #checkChanged(sent: Sent, before: string | null): void {
+    if (before === null) return
+    const after = workspaceText(this.#running.live().workspaces.get(sent.client.workspace)!)
+    if (after === before) this.#fail(sent, 'an approve whose action failed left the approval unchanged (it must become failed)')
   }
 
   #fail(sent: Sent, detail: string): never {
@@ -420,12 +498,25 @@ class Simulation {
       const problem = checkWindowBody(model, window, outcome.body)
       if (problem !== null) throw failure(problem)
     }
+    this.#auditApprovals(model, failure)
     const times = [this.#nowMs, this.#nowMs - 10 * 86_400_000, ...model.windows.slice(-3).map((window) => window.startMs - 1)]
     for (const [index, account] of model.accounts.entries()) {
       for (const atMs of times) {
         const outcome = this.#running.query(model.id, (current) => balanceAt(current, account.id, atMs, null))
         const expected = model.balanceAt(index, atMs)
         if (!outcome.ok || (outcome.body as { balance: number }).balance !== expected) throw failure(`balance of ${account.name} at ${new Date(atMs).toISOString()}: ${JSON.stringify(outcome)}, the model has ${expected}`)
+      }
+    }
+  }
+
+  /** GET /v2/approvals, whole and by each state, for a key that sees everything and for one that sees some accounts. */
+  #auditApprovals(model: WorkspaceModel, failure: (detail: string) => SimulationFailure): void {
+    for (const visibility of [null, this.#clients.find((client) => client.workspace === model.id && client.visibility !== null)?.visibility ?? null]) {
+      for (const state of [null, ...approvalStates]) {
+        const outcome = this.#running.query(model.id, (current) => listApprovals(current, { state, limit: 1000, cursor: null }, visibility))
+        if (!outcome.ok) throw failure(`approvals?state=${state} reads ${outcome.code}`)
+        const problem = approvalsListProblem(model, state, visibility, outcome.body)
+        if (problem !== null) throw failure(problem)
       }
     }
   }
@@ -446,7 +537,7 @@ class Simulation {
       seed: this.#options.seed, steps: this.step, batches: this.#batches, crashes: { ...this.#crashes }, tripleChecks: this.#tripleChecks,
       snapshotRounds: this.#snapshotRounds, accepted: this.#accepted, replayed: this.#replayed, rejections: { ...this.#rejections },
       rejectionsChecked: this.#rejectionsChecked, retriesAfterCrash: this.#retriesAfterCrash, windowStates: this.#windowStates(),
-      requests: structuredClone(this.#requests), proposalsAccepted: this.#proposalsAccepted, autoMatched: this.#autoMatched, liveUpdateChecks: this.#liveUpdateChecks,
+      requests: structuredClone(this.#requests), proposalsAccepted: this.#proposalsAccepted, autoMatched: this.#autoMatched, approvalsFailed: this.#approvalsFailed, liveUpdateChecks: this.#liveUpdateChecks,
     }
   }
 }

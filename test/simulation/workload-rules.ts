@@ -2,11 +2,13 @@
  * @module Simulation: the random requests of matching rules and the auto-match — rules of every strategy on
  * references, amounts and dates (now and then one the service refuses: a backreference, a lookahead, a
  * tolerance on a group rule), changed and deleted (now and then an unknown one), and auto-matches of a
- * window, run or dry, on live windows mostly (then an unknown or terminal one).
+ * window, run or dry, on live windows mostly (then an unknown or terminal one); and the decisions on four-eyes
+ * approvals (approve or reject, mostly a pending one, now and then a decided or unknown one).
  */
 
 import type { MatchingRuleFields, RuleConditions } from '../../src/ledger/commands.ts'
 import type { Request, WorkspaceModel } from './auditor.ts'
+import { pendingOf } from './auditor-approvals.ts'
 import type { ReadRequest } from './auditor-bulk.ts'
 import type { Prng } from './prng.ts'
 import { pickWindow, type Client } from './workload.ts'
@@ -59,4 +61,12 @@ export function autoMatch(prng: Prng, model: WorkspaceModel, client: Client): Re
 export function autoMatchDryRun(prng: Prng, model: WorkspaceModel, client: Client): ReadRequest {
   const window = pickWindow(prng, model, client)
   return { type: 'match.auto.dry_run', window: typeof window === 'string' ? window : window.id }
+}
+
+/** An approve or a reject (with its reason) of an approval: mostly a pending one, then any, then an unknown id. */
+export function approvalDecide(prng: Prng, model: WorkspaceModel): Request {
+  const pending = pendingOf(model)
+  const approval = pending.length > 0 && prng.chance(0.85) ? prng.pick(pending).id : model.approvals.length > 0 && prng.chance(0.8) ? prng.pick(model.approvals).id : 'apr_nope'
+  const approve = prng.chance(0.65)
+  return { type: 'approval.decide', approval, decision: approve ? 'approve' : 'reject', reason: approve ? null : 'sim: not this one', key_name: null }
 }

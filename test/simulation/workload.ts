@@ -8,9 +8,10 @@
 
 import { dayAfter, localDate, residualOf, type ModelWindow, type Request, type WorkspaceModel } from './auditor.ts'
 import type { SimRequest } from './auditor-bulk.ts'
+import { pendingOf } from './auditor-approvals.ts'
 import type { Prng } from './prng.ts'
 import { entryBatch, matchBatch, proposalsRead, statementsImport } from './workload-bulk.ts'
-import { autoMatch, autoMatchDryRun, lineReference, ruleCreate, ruleDelete, ruleUpdate } from './workload-rules.ts'
+import { approvalDecide, autoMatch, autoMatchDryRun, lineReference, ruleCreate, ruleDelete, ruleUpdate } from './workload-rules.ts'
 
 export interface Client {
   readonly name: string
@@ -32,6 +33,7 @@ const requestWeights = {
   'match.create': 16, 'match.reverse': 4, 'window.transition': 4,
   'entry.batch': 5, 'match.batch': 4, 'match.batch.dry_run': 2, 'statements.import': 3, 'proposals': 3,
   'matching_rule.create': 1, 'matching_rule.update': 0.5, 'matching_rule.delete': 0.3, 'match.auto': 2, 'match.auto.dry_run': 1,
+  'approval.decide': 0.5,
 } as const
 
 export function visibleAccounts(model: WorkspaceModel, client: Client): string[] {
@@ -57,6 +59,8 @@ export function pickWindow(prng: Prng, model: WorkspaceModel, client: Client): M
 }
 
 export function nextRequest(prng: Prng, model: WorkspaceModel, client: Client, atMs: number): SimRequest {
+  // A pending approval is decided soon, as a second person works through the queue.
+  if (pendingOf(model).length > 0 && prng.chance(0.05)) return approvalDecide(prng, model)
   const kind = model.accounts.length < 3 ? 'account.create' : prng.weighted(requestWeights)
   switch (kind) {
     case 'account.create': return accountCreate(prng, client)
@@ -73,6 +77,7 @@ export function nextRequest(prng: Prng, model: WorkspaceModel, client: Client, a
     case 'statements.import': return statementsImport(prng, model, client, atMs)
     case 'proposals': return proposalsRead(prng, model, client)
     case 'matching_rule.create': return ruleCreate(prng, model)
+    case 'approval.decide': return approvalDecide(prng, model)
     case 'matching_rule.update': return ruleUpdate(prng, model)
     case 'matching_rule.delete': return ruleDelete(prng, model)
     case 'match.auto': return autoMatch(prng, model, client)
@@ -213,6 +218,7 @@ export function altered(request: Request): Request {
     case 'account.create': return { ...request, tags: [...request.tags, 'changed'] }
     case 'entry.batch': return { ...request, atomic: !request.atomic }
     case 'match.batch': return { ...request, matches: request.matches.map((item, index) => (index === 0 ? { ...item, reason: `${item.reason ?? 'r'}?` } : item)) }
+    case 'approval.decide': return { ...request, decision: 'reject', reason: `${request.reason ?? 'changed'}?` }
     case 'statements.import': return { ...request, statements: request.statements.map((statement, index) => (index === 0 ? { ...statement, label: `${statement.label}!` } : statement)) }
     default: return { ...request, type: request.type, ...(('reason' in request) ? { reason: `${request.reason ?? ''}?` } : {}) } as Request
   }
