@@ -114,7 +114,8 @@ export function expectDecide(model: WorkspaceModel, request: DecideRequest, cont
   const action = predictAction(approval.request, { atMs: context.atMs, keyId: approval.requestedBy, visibility: approval.requesterVisibility })
   // Refused as of now: the answer is the action's own error, and the approval is kept as failed (a change, though refused).
   if (!action.ok) return { ok: false, code: action.code, changes: () => { approval.state = 'failed'; approval.error = action.code } }
-  const closedBy = (result: any) => (approval.action === 'window.close' && result?.closed_by?.id !== approval.requestedBy ? `closed_by ${JSON.stringify(result?.closed_by)}, the requester is ${approval.requestedBy}` : null)
+  // The window object's closed_by is the closing key's id (docs/API.md, Reconciliation windows): the requester's.
+  const closedBy = (result: any) => (approval.action === 'window.close' && result?.closed_by !== approval.requestedBy ? `closed_by ${JSON.stringify(result?.closed_by)}, the requester is ${approval.requestedBy}` : null)
   return {
     ok: true,
     status: 200,

@@ -48,8 +48,10 @@ t.test(`the budget: ${stepsBudget.toLocaleString('en')} steps in all, every bulk
   t.ok(proposalsAccepted > 0, `proposals were accepted as a batch (${proposalsAccepted} matches)`)
   const autoMatched = reports.reduce((sum, report) => sum + report.autoMatched, 0)
   t.ok(autoMatched > 0, `the auto-match made matches the rules allow (${autoMatched})`)
-  const held = reports.reduce((sum, report) => sum + (report.requests['approval.request']?.accepted ?? 0), 0)
-  t.ok(held > 0, `closes and write-offs were held for approval (202) (${held})`)
+  for (const action of ['window.close', 'match.write_off', 'match.batch']) {
+    const held = reports.reduce((sum, report) => sum + (report.requests[`approval.request ${action}`]?.accepted ?? 0), 0)
+    t.ok(held > 0, `${action}: held for approval (202) ${held} times`)
+  }
   const failed = reports.reduce((sum, report) => sum + report.approvalsFailed, 0)
   t.ok(failed > 0, `approves whose action was refused by then left the approval failed (${failed})`)
 })

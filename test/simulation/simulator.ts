@@ -74,10 +74,10 @@ export class SimulationFailure extends Error {
 /** What a failed approve stores for its key: not an answer body but the error code a retry must answer again. */
 const failedStatus = -1
 
-/** The name a request counts under in the coverage: a decision by its kind, a held close or write-off as approval.request. */
+/** The name a request counts under in the coverage: a decision by its kind, a held request as `approval.request <its action>`. */
 function coverageName(request: SimRequest, outcome: Reply['outcome']): string {
   if (request.type === 'approval.decide') return `approval.${request.decision}`
-  if (outcome.ok && outcome.status === 202 && isGated(request)) return 'approval.request'
+  if (outcome.ok && outcome.status === 202 && isGated(request)) return `approval.request ${(outcome.body as { approval: { action: string } }).approval.action}`
   return request.type
 }
 
@@ -337,8 +337,11 @@ class Simulation {
       // An approve whose action is refused now: the approval is failed, and a retry of its key answers the same error.
       expectation.changes()
       this.#approvalsFailed++
-      if (key !== undefined) model.idempotency.set(key, { fingerprint, status: failedStatus, bodyText: reply.outcome.code, createdAtMs: this.#nowMs })
       this.#checkCounts(sent, model)
+      if (key === undefined) return true
+      model.idempotency.set(key, { fingerprint, status: failedStatus, bodyText: reply.outcome.code, createdAtMs: this.#nowMs })
+      // Its client, told the error, tries again now and then with the same key: the same error, replayed.
+      if (this.step < this.#options.steps && this.#prng.chance(0.5)) this.#send(sent)
       return true
     }
     if (reply.outcome.ok && expectation.ok) {

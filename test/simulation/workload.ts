@@ -139,10 +139,12 @@ function windowOpen(prng: Prng, model: WorkspaceModel, client: Client, atMs: num
   const [windowFrom, windowTo] = prng.chance(0.03) && from !== to ? [to, from] : [from, to]
   const known = accounts.flatMap((reference) => { const index = model.account(reference, client.visibility); return index === undefined ? [] : [index] })
   const derived = windowFrom <= windowTo ? model.movement(known, Date.parse(`${windowFrom}T00:00:00Z`) - dayMs, Date.parse(`${windowTo}T00:00:00Z`) + 2 * dayMs) : 0
-  const claimed = prng.chance(0.5) ? derived : derived + prng.int(-300, 300)
+  const tolerance = prng.chance(0.7) ? 0 : prng.int(1, 50)
+  // Now and then a claim off by less than the tolerance: a residual that a close with a reason may leave.
+  const claimed = tolerance > 0 && prng.chance(0.3) ? derived + prng.int(-tolerance, tolerance) : prng.chance(0.5) ? derived : derived + prng.int(-300, 300)
   return {
     type: 'window.open', label: `w${model.windows.length + 1}`, accounts, from: windowFrom, to: windowTo, claimed_movement: claimed,
-    statement_ref: null, tolerance: prng.chance(0.7) ? 0 : prng.int(1, 50), time_zone: model.timeZone,
+    statement_ref: null, tolerance, time_zone: model.timeZone,
   }
 }
 
@@ -201,8 +203,11 @@ function matchReverse(prng: Prng, model: WorkspaceModel, client: Client): Reques
 }
 
 function transition(prng: Prng, model: WorkspaceModel, client: Client): Request {
-  const balanced = liveWindows(model, client).filter((each) => each.state === 'balanced')
-  const window = balanced.length > 0 && prng.chance(0.5) ? prng.pick(balanced) : pickWindow(prng, model, client)
+  const live = liveWindows(model, client)
+  const balanced = live.filter((each) => each.state === 'balanced')
+  // A residual within the tolerance can be closed with a reason: with approvals on, such a close waits for a second key.
+  const tolerated = live.filter((each) => residualOf(each) !== 0 && Math.abs(residualOf(each)) <= each.tolerance)
+  const window = tolerated.length > 0 && prng.chance(0.3) ? prng.pick(tolerated) : balanced.length > 0 && prng.chance(0.5) ? prng.pick(balanced) : pickWindow(prng, model, client)
   const id = typeof window === 'string' ? window : window.id
   const roll = prng.next()
   if (roll < 0.6) return { type: 'window.transition', window: id, state: 'closed', reason: prng.chance(0.4) ? 'rounding' : null }
