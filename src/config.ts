@@ -11,6 +11,16 @@ export type LogLevel = (typeof logLevels)[number]
 /** Shards at most: each is a thread with its own LMDB environment. */
 export const shardsMax = 64
 
+/** Cluster mode (docs/API.md, "Cluster mode"): the replicated log's database, this node's id and its URL. */
+export interface ClusterConfig {
+  /** postgres://… (CLUSTER_DATABASE_URL): the primary of a synchronously replicated PostgreSQL 15+. */
+  readonly databaseUrl: string
+  /** NODE_ID: this node's name in the placement table (unique per node, stable across its restarts). */
+  readonly nodeId: string
+  /** NODE_URL: where other nodes reach this one. */
+  readonly nodeUrl: string
+}
+
 export interface Config {
   readonly host: string
   readonly port: number
@@ -74,6 +84,8 @@ export interface Config {
   readonly webhookRetryWindowMs: number
   /** Webhook deliveries in flight at once, across subscriptions (one per subscription, in order). */
   readonly webhookConcurrencyMax: number
+  /** Cluster mode, or null: a single node with no database (the default). */
+  readonly cluster: ClusterConfig | null
 }
 
 /** What a caller may set; everything left out takes its default. Embedded use builds one directly. */
@@ -109,6 +121,7 @@ export const configDefaults = Object.freeze({
   webhookBackoffCapMs: 60 * 60 * 1000,
   webhookRetryWindowMs: 24 * 60 * 60 * 1000,
   webhookConcurrencyMax: 16,
+  cluster: null,
 } satisfies Config)
 
 function integerFrom(env: NodeJS.ProcessEnv, name: string): number | undefined {
@@ -129,6 +142,20 @@ function logLevelFrom(env: NodeJS.ProcessEnv): LogLevel | undefined {
   if (text === undefined) return undefined
   if (!(logLevels as readonly string[]).includes(text)) throw new Error(`LOG_LEVEL must be one of ${logLevels.join(', ')}, got ${JSON.stringify(text)}`)
   return text as LogLevel
+}
+
+const clusterVariables = ['CLUSTER_DATABASE_URL', 'NODE_ID', 'NODE_URL'] as const
+
+/** All three cluster variables, or none (a single node); some but not all is refused, naming what is missing. */
+function clusterFrom(env: NodeJS.ProcessEnv): ClusterConfig | null {
+  const [databaseUrl, nodeId, nodeUrl] = clusterVariables.map((name) => textFrom(env, name))
+  if (databaseUrl === undefined && nodeId === undefined && nodeUrl === undefined) return null
+  if (databaseUrl === undefined || nodeId === undefined || nodeUrl === undefined) {
+    const missing = clusterVariables.filter((name) => textFrom(env, name) === undefined)
+    throw new Error(`CLUSTER_DATABASE_URL, NODE_ID and NODE_URL go together: set all three for cluster mode, or none for a single node (missing: ${missing.join(', ')})`)
+  }
+  if (!/^postgres(ql)?:\/\//.test(databaseUrl)) throw new Error('CLUSTER_DATABASE_URL must be a postgres:// or postgresql:// URL')
+  return { databaseUrl, nodeId, nodeUrl }
 }
 
 /** Only the keys that are set, so that an `undefined` (an unset variable, an omitted option) takes the default. */
@@ -162,6 +189,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookBackoffCapMs: integerFrom(env, 'WEBHOOK_BACKOFF_CAP_MS'),
     webhookRetryWindowMs: integerFrom(env, 'WEBHOOK_RETRY_WINDOW_MS'),
     webhookConcurrencyMax: integerFrom(env, 'WEBHOOK_CONCURRENCY_MAX'),
+    cluster: clusterFrom(env) ?? undefined,
   })
 }
 

@@ -24,6 +24,7 @@ import type { Shard } from './shard/operation.js'
 import type { Probe } from './shard/probe.js'
 import { ShardSet } from './shard/shard-set.js'
 import { convertSingleLog } from './shard/convert.js'
+import { checkReplication } from './cluster/replication-check.js'
 import { claimLayout } from './shard/layout.js'
 
 export interface Service {
@@ -88,7 +89,18 @@ interface ServiceNode {
 }
 
 function openNode(config: Config, hooks: LocalNodeHooks): Promise<ServiceNode> {
-  return config.shards === 1 ? LocalNode.open(config, hooks) : ShardSet.open(config, hooks)
+  // In cluster mode the one log of SHARDS=1 is the database's shard 0.
+  return config.shards === 1 ? LocalNode.open(config, { ...hooks, clusterShard: 0 }) : ShardSet.open(config, hooks)
+}
+
+/**
+ * Cluster mode: whether the database would keep an answered write through the loss of one machine (synchronous
+ * standbys); when not, a warning at start. It never refuses: one machine's database still works.
+ */
+async function warnUnlessReplicated(config: Config, warn: (line: string) => void): Promise<void> {
+  if (config.cluster === null) return
+  const report = await checkReplication(config.cluster.databaseUrl)
+  if (report.warning !== null) warn(`trueup: cluster: ${report.warning}; an answered write may then be lost with that one machine`)
 }
 
 /** The registry's runtime (the system state, and with SHARDS=1 every workspace): for tests and operators. */
@@ -174,6 +186,7 @@ async function startClaimed(config: Config, hooks: ServiceHooks, claimed: Claim)
   })
   let node: ServiceNode
   try {
+    await warnUnlessReplicated(config, hooks.warn ?? ((line) => { process.stderr.write(`${line}\n`) }))
     node = await openNode(config, {
       clock: hooks.clock, onLogFailure: hooks.onLogFailure, warn: hooks.warn, logFaults: hooks.logFaults,
       onCommit: (records, durationMs) => metrics.observeCommit(records, durationMs),

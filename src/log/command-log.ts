@@ -87,6 +87,12 @@ export class CommandLog {
   #idleResolvers: (() => void)[] = []
   /** Called after each commit whose records wrote side puts, with their `notify` names (the webhook deliverer). */
   onSideDurable: ((names: readonly string[]) => void) | null = null
+  /**
+   * Cluster mode (src/cluster/shard-replica.ts): each group commit's records, as stored, also committed elsewhere
+   * (PostgreSQL). Run beside the LMDB transaction; the batch's replies wait for both. A rejection fails the log as
+   * a failed transaction does, with the replica's error as is (the shard-level answer depends on it).
+   */
+  replicate: ((firstSeq: number, records: readonly Buffer[]) => Promise<void>) | null = null
 
   constructor(options: CommandLogOptions) {
     this.#options = options
@@ -217,6 +223,8 @@ export class CommandLog {
     const firstSeq = batch[0].seq
     const lastSeq = batch[batch.length - 1].seq
     const startedMs = performance.now()
+    // Started first, so the database's round trip overlaps LMDB's fsync; it never rejects (an error is its value).
+    const replicated = this.replicate === null ? null : this.replicate(firstSeq, batch.map(({ bytes }) => bytes)).then(() => null, (error: unknown) => toError(error))
     try {
       this.#options.faults?.transaction?.(firstSeq, lastSeq)
       // batch() writes the puts into LMDB's instruction buffer now and its write thread commits them as one
@@ -231,14 +239,14 @@ export class CommandLog {
       await this.#root.flushed
     } catch (error) {
       // Refuse appends at once; the reason LMDB gives comes a moment later.
-      this.#failure = error instanceof Error ? error : new Error(String(error))
-      this.#failure = await describeFailure(error, firstSeq, lastSeq)
-      this.#pending = []
-      this.#inFlight = false
-      this.#release(firstSeq, this.lastSeq, this.#failure)
-      for (const resolve of this.#idleResolvers.splice(0)) resolve()
-      return
+      this.#failure = toError(error)
+      await replicated
+      return this.#failed(firstSeq, await describeFailure(error, firstSeq, lastSeq))
     }
+    const replicaError = replicated === null ? null : await replicated
+    // The batch is in the local file but not committed by the replica: its replies fail (the records were never
+    // answered; docs/CLUSTER.md says what becomes of them).
+    if (replicaError !== null) return this.#failed(firstSeq, replicaError)
     this.#durableSeq = lastSeq
     this.#inFlight = false
     this.#options.onCommit?.(batch.length, performance.now() - startedMs)
@@ -249,6 +257,28 @@ export class CommandLog {
     this.#notifySide(batch)
     // A reply's callback may have appended: that record's commit is queued, so the log is not idle yet.
     if (!this.#inFlight && this.#pending.length === 0) for (const resolve of this.#idleResolvers.splice(0)) resolve()
+  }
+
+  /** The log failed for good: appends refused, the waiting replies (from firstSeq on) released with the error. */
+  #failed(firstSeq: number, error: Error): void {
+    this.#failure = error
+    this.#pending = []
+    this.#inFlight = false
+    this.#release(firstSeq, this.lastSeq, error)
+    for (const resolve of this.#idleResolvers.splice(0)) resolve()
+  }
+
+  /**
+   * Fails the log from outside, as a failed commit would (cluster mode: the shard was taken by another node):
+   * appends refused, every reply waiting released with the error. A commit in flight finishes, its replies
+   * already failed.
+   */
+  stepDown(error: Error): void {
+    if (this.#failure !== null) return
+    this.#failure = error
+    this.#pending = []
+    this.#release(this.#durableSeq + 1, this.lastSeq, error)
+    if (!this.#inFlight) for (const resolve of this.#idleResolvers.splice(0)) resolve()
   }
 
   #notifySide(batch: readonly PendingRecord[]): void {
@@ -271,6 +301,10 @@ export class CommandLog {
       else for (const callback of callbacks) callback(error)
     }
   }
+}
+
+function toError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error))
 }
 
 /**

@@ -10,6 +10,7 @@ import { LogRetention } from '../actor/log-retention.js'
 import { Runtime, type ReplayReport } from '../actor/runtime.js'
 import type { Config } from '../config.js'
 import { limitsDefault, type SystemCommand } from '../ledger/system.js'
+import { ShardReplica } from '../cluster/shard-replica.js'
 import { CommandLog, type CommitFaults } from '../log/command-log.js'
 import { newSealKeyFields } from '../exports/seal-signature.js'
 import { WebhookDeliverer, type AttemptResult } from '../webhooks/deliverer.js'
@@ -35,9 +36,28 @@ export interface LocalNodeHooks {
   readonly webhookWarn?: (message: string, error: unknown) => void
   /** The registry of several shards (shard-set.ts): system state only, the workspaces' states are in the shards. */
   readonly registry?: boolean
+  /**
+   * In cluster mode (config.cluster), this log's shard number in the database (src/cluster/shard-replica.ts): its
+   * group commits are replicated there. Absent: a local log only (the single node, a conversion).
+   */
+  readonly clusterShard?: number
 }
 
 const warnToStderr = (line: string) => { process.stderr.write(`${line}\n`) }
+
+/**
+ * Cluster mode: the log's replica in the database, acquired before anything is appended, its group commits then
+ * committed there too; when the shard is lost the log steps down (its requests answer 503). Null for a local log.
+ */
+async function replicaOf(config: Config, hooks: LocalNodeHooks, log: CommandLog): Promise<ShardReplica | null> {
+  if (config.cluster === null || hooks.clusterShard === undefined) return null
+  const replica = await ShardReplica.open({
+    databaseUrl: config.cluster.databaseUrl, nodeId: config.cluster.nodeId, shard: hooks.clusterShard, localLastSeq: log.lastSeq,
+    warn: hooks.warn ?? warnToStderr, onLost: (error) => log.stepDown(error),
+  })
+  log.replicate = (firstSeq, records) => replica.append(firstSeq, records)
+  return replica
+}
 
 export class LocalNode {
   readonly log: CommandLog
@@ -49,10 +69,12 @@ export class LocalNode {
   #retention: LogRetention | null = null
   #snapshots: NodeJS.Timeout | null = null
   #webhooks: WebhookDeliverer | null = null
+  readonly #replica: ShardReplica | null
 
-  private constructor(config: Config, hooks: LocalNodeHooks, log: CommandLog, runtime: Runtime, replay: ReplayReport) {
+  private constructor(config: Config, hooks: LocalNodeHooks, log: CommandLog, runtime: Runtime, replay: ReplayReport, replica: ShardReplica | null) {
     this.#config = config
     this.#hooks = hooks
+    this.#replica = replica
     this.log = log
     this.runtime = runtime
     this.replay = replay
@@ -66,15 +88,20 @@ export class LocalNode {
       onCommit: hooks.onCommit, faults: hooks.logFaults,
     })
     const runtime = new Runtime(log, config.snapshotCommandsInterval, hooks.warn)
+    let replica: ShardReplica | null = null
     try {
+      replica = await replicaOf(config, hooks, log)
       const replay = runtime.replay(hooks.clock)
       // Workspaces made before seal keys existed get theirs, and their closed windows a signature (docs/API.md,
       // "The seal"). Not in the registry of several shards: its workspaces' states live in the shards.
       if (hooks.registry !== true) runtime.giveSealKeys(hooks.clock())
-      return new LocalNode(config, hooks, log, runtime, replay)
+      // A shard this node does not serve (another's, or its logs differ) answers 503 from the first request on.
+      if (replica?.lost != null) log.stepDown(replica.lost)
+      return new LocalNode(config, hooks, log, runtime, replay, replica)
     } catch (error) {
       // Close the LMDB env so the data dir is left as found.
       await log.close()
+      await replica?.close()
       throw error
     }
   }
@@ -171,6 +198,7 @@ export class LocalNode {
     const snapshotsWrittenCount = this.runtime.snapshotDue(true)
     const durableSeq = this.log.durableSeq
     await this.log.close()
+    await this.#replica?.close()
     return { snapshotsWrittenCount, durableSeq }
   }
 }

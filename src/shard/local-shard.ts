@@ -6,6 +6,7 @@
 
 import type { Submitted } from '../actor/completion.js'
 import type { Runtime } from '../actor/runtime.js'
+import { ShardNotOwned } from '../cluster/shard-replica.js'
 import type { WorkspaceActor } from '../actor/workspace-actor.js'
 import { errorBody, reject, statusOf, type Rejection } from '../errors.js'
 import type { WorkspaceCommand } from '../ledger/commands.js'
@@ -27,6 +28,8 @@ type WorkspaceOperation = Exclude<Operation, { op: 'system.command' | 'system.qu
 
 const replayedHeaders = [['Replayed', 'true']] as const
 const noHeaders = [] as const
+/** A shard not held (cluster mode): a takeover settles within a lease or two (src/cluster/shard-replica.ts). */
+const retryAfterHeaders = [['Retry-After', '1']] as const
 
 /** An outcome as it leaves: an error envelope, or the accepted answer's JSON text (empty for 204). */
 export function replyOf(outcome: Outcome): Reply {
@@ -159,6 +162,9 @@ export class LocalShard implements Shard {
   }
 
   #failed(error: Error, done: Done): void {
+    // Cluster mode: the shard is another node's now (or not this node's at all); nothing was written, the process
+    // carries on with its other shards, and the client retries (docs/API.md, "Cluster mode").
+    if (error instanceof ShardNotOwned) return done({ ...rejected(reject('unavailable', 'This node does not hold the shard of this request now; retry shortly.')), headers: retryAfterHeaders })
     done(rejected(reject('unavailable', 'The log could not be written; the service is restarting.')))
     this.#onLogFailure(error)
   }

@@ -32,9 +32,12 @@ export class ShardSet implements Shard {
     this.replays = replays
   }
 
-  /** The registry and every shard replayed, the shards in parallel (each on its thread); then the registry's workspaces given to shards that lack them. */
+  /**
+   * The registry and every shard replayed, the shards in parallel (each on its thread); then the registry's workspaces
+   * given to shards that lack them. In cluster mode the registry is the database's shard SHARDS (after 0..SHARDS-1).
+   */
   static async open(config: Config, hooks: LocalNodeHooks): Promise<ShardSet> {
-    const registry = await LocalNode.open({ ...config, dataDir: registryDir(config.dataDir) }, { ...hooks, registry: true })
+    const registry = await LocalNode.open({ ...config, dataDir: registryDir(config.dataDir) }, { ...hooks, registry: true, clusterShard: config.shards })
     const workerHooks = { ...hooks, warn: hooks.warn ?? ((line: string) => { process.stderr.write(`${line}\n`) }) }
     const started = await Promise.all(Array.from({ length: config.shards }, (_, index) => WorkerShard.start(index, { ...config, dataDir: shardDir(config.dataDir, index) }, workerHooks)))
     const set = new ShardSet(registry, started.map(({ shard }) => shard), [registry.replay, ...started.map(({ replay }) => replay)])

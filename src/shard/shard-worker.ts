@@ -12,13 +12,15 @@ import { runProbe } from './probe.js'
 import type { FromShard, ToShard } from './worker-messages.js'
 
 const port = parentPort!
-const { config } = workerData as { readonly config: Config }
+const { config, index } = workerData as { readonly config: Config; readonly index: number }
 const post = (message: FromShard) => port.postMessage(message)
 
 let node: LocalNode
 try {
   node = await LocalNode.open(config, {
     clock: () => Date.now(),
+    // In cluster mode the shard's log is replicated as the database's shard of the same number.
+    clusterShard: index,
     onLogFailure: (error) => post({ kind: 'failed', message: error.message }),
     warn: (line) => post({ kind: 'warn', line }),
     onCommit: (records, durationMs) => post({ kind: 'commit', records, durationMs }),

@@ -13,8 +13,8 @@ import type { FromShard, ToShard } from './worker-messages.js'
 
 export type WorkerShardHooks = Pick<LocalNodeHooks, 'onLogFailure' | 'onCommit' | 'onWebhookAttempt' | 'onWebhookGiveUp'> & { readonly warn: (line: string) => void }
 
-function startWorker(config: Config): Worker {
-  const workerData = { config }
+function startWorker(index: number, config: Config): Worker {
+  const workerData = { config, index }
   if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./shard-worker.js', import.meta.url), { workerData })
   // Under tsx (tests): the worker registers it before loading the TypeScript source.
   const source = new URL('./shard-worker.ts', import.meta.url).href
@@ -39,7 +39,7 @@ export class WorkerShard {
 
   /** Starts the worker on its data dir and resolves once it has replayed its log: its workspaces and its replay. */
   static start(index: number, config: Config, hooks: WorkerShardHooks): Promise<{ shard: WorkerShard; workspaces: readonly string[]; replay: ReplayReport }> {
-    const worker = startWorker(config)
+    const worker = startWorker(index, config)
     return new Promise((resolve, reject) => {
       const first = (message: FromShard) => {
         worker.off('error', failed)

@@ -1,0 +1,105 @@
+/**
+ * @module A node in cluster mode (CLUSTER_DATABASE_URL, NODE_ID, NODE_URL) against a real PostgreSQL: a write is
+ * answered only once its record is in the database's log; a node fenced out of its shard (another owner bumped the
+ * epoch) answers 503 with Retry-After and writes nothing; the replication warning at start.
+ */
+
+import pg from 'pg'
+import t, { type Test } from 'tap'
+import { startLocalPostgres, type LocalPostgres } from '../../scripts/local-postgres.ts'
+import { loadConfig } from '../../src/config.ts'
+import { decodeRecord } from '../../src/log/codec.ts'
+import { call, startTestService, type TestService } from '../support/service.ts'
+
+let server: LocalPostgres
+let db: pg.Client
+
+t.before(async () => {
+  server = await startLocalPostgres()
+  db = new pg.Client({ connectionString: server.url })
+  await db.connect()
+})
+t.teardown(async () => {
+  await db.end().catch(() => undefined)
+  await server.stop()
+})
+
+async function logRows(shard: number): Promise<{ seq: number; epoch: number; record: Buffer }[]> {
+  const result = await db.query<{ seq: string; epoch: string; record: Buffer }>('SELECT seq, epoch, record FROM log WHERE shard = $1 ORDER BY seq', [shard])
+  return result.rows.map((row) => ({ seq: Number(row.seq), epoch: Number(row.epoch), record: row.record }))
+}
+
+async function startNode(t: Test, node: string, shards: string, warnings: string[]): Promise<TestService> {
+  const service = await startTestService({
+    env: { SHARDS: shards, CLUSTER_DATABASE_URL: server.url, NODE_ID: node, NODE_URL: `http://127.0.0.1:1/${node}` },
+    warn: (line) => warnings.push(line),
+  })
+  t.teardown(() => service.destroy())
+  return service
+}
+
+t.test('a write is answered only once its record is in the log table, under this node\'s epoch', async (t) => {
+  await db.query('DELETE FROM log').catch(() => undefined)
+  await db.query('DELETE FROM placement').catch(() => undefined)
+  const warnings: string[] = []
+  const node = await startNode(t, 'node-a', '1', warnings)
+  t.ok(warnings.some((line) => /cluster: .*synchronous_standby_names is empty/.test(line)), 'warned that an answered write lives on one machine')
+  const placement = await db.query<{ owner: string; epoch: string }>('SELECT owner, epoch FROM placement WHERE shard = 0')
+  t.same(placement.rows.map((row) => [row.owner, Number(row.epoch)]), [['node-a', 1]], 'the shard claimed at start')
+  const before = await logRows(0)
+  t.ok(before.length >= 2, 'the first start (workspace, key) is in the database too')
+  const reply = await call(node.baseUrl, 'POST', '/v2/accounts', { key: node.apiKey, body: { name: 'assets:replicated' } })
+  t.equal(reply.status, 201, reply.text)
+  // Read at once after the answer: it may go out only after PostgreSQL committed.
+  const after = await logRows(0)
+  t.equal(after.length, before.length + 1, 'one more record')
+  const last = after[after.length - 1]
+  t.same([last.seq, last.epoch], [before.length + 1, 1], 'the next seq, this node\'s epoch')
+  const decoded = decodeRecord(last.seq, last.record)
+  t.ok(decoded.ok, 'the record is the local log\'s own bytes (framed, checked)')
+  t.match(JSON.stringify(decoded.ok ? decoded.record : null), /assets:replicated/)
+
+  // The database held up (its placement row locked by another transaction, as a takeover in flight would): the
+  // answer waits, though the local log is long durable, and goes out only once the database committed.
+  const blocker = new pg.Client({ connectionString: server.url })
+  await blocker.connect()
+  t.teardown(() => blocker.end().catch(() => undefined))
+  await blocker.query('BEGIN')
+  await blocker.query('SELECT * FROM placement WHERE shard = 0 FOR UPDATE')
+  let answered = false
+  const held = call(node.baseUrl, 'POST', '/v2/accounts', { key: node.apiKey, body: { name: 'assets:held' } }).then((reply) => { answered = true; return reply })
+  await new Promise((resolve) => setTimeout(resolve, 700))
+  t.equal(answered, false, 'no answer while the database has not committed')
+  t.equal((await logRows(0)).length, after.length, 'and nothing in the database yet')
+  await blocker.query('COMMIT')
+  const heldReply = await held
+  t.equal(heldReply.status, 201, heldReply.text)
+  t.equal((await logRows(0)).length, after.length + 1, 'answered once committed')
+})
+
+t.test('a fenced node (another owner took its shard) answers 503 with Retry-After and writes nothing', async (t) => {
+  await db.query('DELETE FROM log')
+  await db.query('DELETE FROM placement')
+  const node = await startNode(t, 'node-b', '2', [])
+  t.equal((await call(node.baseUrl, 'POST', '/v2/accounts', { key: node.apiKey, body: { name: 'assets:before' } })).status, 201)
+  const rows = await db.query<{ shard: number }>('SELECT shard FROM placement ORDER BY shard')
+  t.same(rows.rows.map((row) => row.shard), [0, 1, 2], 'both shards and the registry (shard 2) claimed')
+  // Another owner takes every shard, as a takeover does: the epoch goes up by one.
+  await db.query(`UPDATE placement SET owner = 'node-other', epoch = epoch + 1`)
+  const counted = async () => Number((await db.query<{ n: string }>('SELECT count(*) AS n FROM log')).rows[0].n)
+  const before = await counted()
+  for (const name of ['assets:fenced-1', 'assets:fenced-2']) {
+    const reply = await call(node.baseUrl, 'POST', '/v2/accounts', { key: node.apiKey, body: { name } })
+    t.equal(reply.status, 503, reply.text)
+    t.equal(reply.body?.error?.code, 'unavailable')
+    t.ok(Number(reply.headers.get('retry-after')) >= 1, 'Retry-After')
+  }
+  t.equal(await counted(), before, 'nothing written to the database')
+  const accounts = await call(node.baseUrl, 'GET', '/v2/accounts', { key: node.apiKey })
+  t.equal(accounts.status, 503, 'the node stepped down from the shard: it answers nothing more from it')
+})
+
+t.test('CLUSTER_DATABASE_URL, NODE_ID and NODE_URL go together', async (t) => {
+  t.throws(() => loadConfig({ DATA_DIR: '/nonexistent', CLUSTER_DATABASE_URL: server.url, NODE_ID: 'x' }), /CLUSTER_DATABASE_URL, NODE_ID and NODE_URL .*missing: NODE_URL/)
+  t.equal(loadConfig({ DATA_DIR: '/nonexistent' }).cluster, null, 'none of them: a single node, as before')
+})
