@@ -99,6 +99,26 @@ t.test('a fenced node (another owner took its shard) answers 503 with Retry-Afte
   t.equal(accounts.status, 503, 'the node stepped down from the shard: it answers nothing more from it')
 })
 
+t.test('a node restarted within its lease takes its shard over once the lease lapsed (the epoch goes up) and serves again', async (t) => {
+  await db.query('DELETE FROM log')
+  await db.query('DELETE FROM placement')
+  const first = await startNode(t, 'node-c', '1', [])
+  t.equal((await call(first.baseUrl, 'POST', '/v2/accounts', { key: first.apiKey, body: { name: 'assets:first-life' } })).status, 201)
+  await first.stop()
+  const startedMs = Date.now()
+  const env = { SHARDS: '1', CLUSTER_DATABASE_URL: server.url, NODE_ID: 'node-c', NODE_URL: 'http://127.0.0.1:1/node-c' }
+  const again = await startTestService({ dataDir: first.dataDir, apiKey: first.apiKey, env, warn: () => undefined })
+  t.teardown(() => again.destroy())
+  t.ok(Date.now() - startedMs < 10_000, 'within a bounded wait')
+  const placement = await db.query<{ owner: string; epoch: string }>('SELECT owner, epoch FROM placement WHERE shard = 0')
+  t.same(placement.rows.map((row) => [row.owner, Number(row.epoch)]), [['node-c', 2]], 'taken over: epoch 2 fences the earlier life')
+  const reply = await call(again.baseUrl, 'POST', '/v2/accounts', { key: again.apiKey, body: { name: 'assets:second-life' } })
+  t.equal(reply.status, 201, reply.text)
+  const rows = await logRows(0)
+  t.same(rows.map((row) => row.seq), rows.map((_, index) => index + 1), 'one log, no gap')
+  t.equal(rows[rows.length - 1].epoch, 2)
+})
+
 t.test('CLUSTER_DATABASE_URL, NODE_ID and NODE_URL go together', async (t) => {
   t.throws(() => loadConfig({ DATA_DIR: '/nonexistent', CLUSTER_DATABASE_URL: server.url, NODE_ID: 'x' }), /CLUSTER_DATABASE_URL, NODE_ID and NODE_URL .*missing: NODE_URL/)
   t.equal(loadConfig({ DATA_DIR: '/nonexistent' }).cluster, null, 'none of them: a single node, as before')
