@@ -27,6 +27,9 @@ const variables: readonly (readonly [name: string, defaultText: string, meaning:
   ['WEBHOOK_BACKOFF_CAP_MS', '3600000', 'capped at this'],
   ['WEBHOOK_RETRY_WINDOW_MS', '86400000', 'an event is retried until this long after its command, then marked failed'],
   ['WEBHOOK_CONCURRENCY_MAX', '16', 'webhook deliveries in flight at once'],
+  ['CLUSTER_DATABASE_URL', 'unset', 'cluster mode: postgres:// URL of the replicated log; each group commit is committed there before any answer (with NODE_ID and NODE_URL, all three or none)'],
+  ['NODE_ID', 'unset', 'cluster mode: this node\'s name in the placement table (unique, stable across restarts)'],
+  ['NODE_URL', 'unset', 'cluster mode: where other nodes reach this one'],
 ]
 
 /** The names --help lists, for the test that compares them with README.md and the configuration. */
