@@ -24,8 +24,9 @@ import type { Shard } from './shard/operation.js'
 import type { Probe } from './shard/probe.js'
 import { ShardSet } from './shard/shard-set.js'
 import { convertSingleLog } from './shard/convert.js'
-import { checkReplication } from './cluster/replication-check.js'
+import { checkReplication, type ReplicationReport } from './cluster/replication-check.js'
 import { claimLayout } from './shard/layout.js'
+import { StartRefused } from './start-refused.js'
 
 export interface Service {
   readonly port: number
@@ -95,11 +96,18 @@ function openNode(config: Config, hooks: LocalNodeHooks): Promise<ServiceNode> {
 
 /**
  * Cluster mode: whether the database would keep an answered write through the loss of one machine (synchronous
- * standbys); when not, a warning at start. It never refuses: one machine's database still works.
+ * standbys); when not, a warning at start: one machine's database still works. A database that cannot be reached
+ * refuses the start, before anything is written.
  */
 async function warnUnlessReplicated(config: Config, warn: (line: string) => void): Promise<void> {
   if (config.cluster === null) return
-  const report = await checkReplication(config.cluster.databaseUrl)
+  let report: ReplicationReport
+  try {
+    report = await checkReplication(config.cluster.databaseUrl)
+  } catch (error) {
+    // Said without the URL, which may hold a password.
+    throw new StartRefused(`CLUSTER_DATABASE_URL cannot be reached: ${error instanceof Error ? error.message : String(error)}`)
+  }
   if (report.warning !== null) warn(`trueup: cluster: ${report.warning}; an answered write may then be lost with that one machine`)
 }
 

@@ -4,6 +4,9 @@
  * epoch) answers 503 with Retry-After and writes nothing; the replication warning at start.
  */
 
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
 import pg from 'pg'
 import t, { type Test } from 'tap'
 import { startLocalPostgres, type LocalPostgres } from '../../scripts/local-postgres.ts'
@@ -122,4 +125,14 @@ t.test('a node restarted within its lease takes its shard over once the lease la
 t.test('CLUSTER_DATABASE_URL, NODE_ID and NODE_URL go together', async (t) => {
   t.throws(() => loadConfig({ DATA_DIR: '/nonexistent', CLUSTER_DATABASE_URL: server.url, NODE_ID: 'x' }), /CLUSTER_DATABASE_URL, NODE_ID and NODE_URL .*missing: NODE_URL/)
   t.equal(loadConfig({ DATA_DIR: '/nonexistent' }).cluster, null, 'none of them: a single node, as before')
+})
+
+t.test('a database that cannot be reached refuses the start with a clear message, and leaves no server', async (t) => {
+  const { freePort } = await import('../../scripts/free-port.ts')
+  const url = `postgres://trueup@127.0.0.1:${await freePort()}/trueup`
+  const env = { SHARDS: '1', CLUSTER_DATABASE_URL: url, NODE_ID: 'node-d', NODE_URL: 'http://127.0.0.1:1/node-d' }
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'trueup-test-'))
+  t.teardown(() => fs.rmSync(dataDir, { recursive: true, force: true }))
+  await t.rejects(startTestService({ dataDir, env }), { name: 'StartRefused', message: /^CLUSTER_DATABASE_URL cannot be reached: / })
+  t.same(fs.readdirSync(dataDir).filter((name) => name !== 'trueup.lock'), [], 'nothing written to the data dir')
 })
