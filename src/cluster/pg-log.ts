@@ -17,7 +17,7 @@
  * Standbys follow a shard with PgTail: LISTEN wakes them, then they read `seq > applied`.
  */
 
-import pg from 'pg'
+import { PrimaryPool } from './pg-connect.js'
 
 /** The tables, created once by whichever node comes first (under an advisory lock, so two first nodes do not race). */
 const schemaSql = `
@@ -92,6 +92,8 @@ export interface PgLogOptions {
   readonly leaseMs: number
   /** Connections in the pool (appends of different shards, renewals, reads). */
   readonly poolSize?: number
+  /** How long a query waits for a primary to be found after a failover (src/cluster/pg-connect.ts's default otherwise). */
+  readonly findWindowMs?: number
 }
 
 /** A shard this node owns at one epoch; appends through it are fenced by that epoch. */
@@ -107,6 +109,15 @@ export class OwnedShard {
   }
 
   get nextSeq(): number { return this.#nextSeq }
+
+  /**
+   * Records that an append whose answer was lost (src/cluster/append-outcome.ts) is in the database after all, as read
+   * back: the next seq moves past it. Only for the append at the current next seq.
+   */
+  confirm(firstSeq: number, count: number): void {
+    if (firstSeq !== this.#nextSeq) throw new Error(`shard ${this.shard}: confirming seq ${firstSeq}, but the next seq is ${this.#nextSeq}`)
+    this.#nextSeq = firstSeq + count
+  }
   /** True once an append was fenced or a renewal found the shard taken: this object appends nothing more. */
   get lost(): boolean { return this.#lost }
 
@@ -149,13 +160,14 @@ export class OwnedShard {
 
 /** A node's handle on the replicated log: claims, takeovers, reads; appends go through the OwnedShard. */
 export class PgLog {
-  private constructor(readonly pool: pg.Pool, readonly node: string, readonly leaseMs: number, readonly url: string) {}
+  private constructor(readonly pool: PrimaryPool, readonly node: string, readonly leaseMs: number, readonly url: string) {}
 
-  /** Connects (a pool) and creates the tables when they are missing. */
+  /**
+   * Connects (a pool on the primary: the URL may list several hosts, src/cluster/pg-connect.ts) and creates the
+   * tables when they are missing.
+   */
   static async open(options: PgLogOptions): Promise<PgLog> {
-    const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 4 })
-    // An idle connection's error (the server went away) is the pool's to drop; the next query reports it.
-    pool.on('error', () => undefined)
+    const pool = new PrimaryPool(options.url, { size: options.poolSize ?? 4, writer: true, findWindowMs: options.findWindowMs })
     const log = new PgLog(pool, options.node, options.leaseMs, options.url)
     try {
       await log.#createSchema()
@@ -174,10 +186,40 @@ export class PgLog {
       await client.query(schemaSql)
       await client.query('COMMIT')
     } catch (error) {
+      this.pool.lost(error)
       await client.query('ROLLBACK').catch(() => undefined)
       throw error
     } finally {
       client.release()
+    }
+  }
+
+  /**
+   * What the database holds of the shard's seqs firstSeq..firstSeq+count-1, and its placement row, read after any
+   * append holding that row has finished: the row is locked FOR SHARE first (an append locks it FOR UPDATE until it
+   * commits), and the log is read in a second statement, whose snapshot is taken after the lock was granted.
+   */
+  async readBack(shard: number, firstSeq: number, count: number): Promise<{ placement: { owner: string; epoch: number } | null; records: LogRecord[] }> {
+    const client = await this.pool.connect()
+    let failed = false
+    try {
+      await client.query('BEGIN')
+      const placement = await client.query<{ owner: string; epoch: string }>('SELECT owner, epoch FROM placement WHERE shard = $1 FOR SHARE', [shard])
+      const log = await client.query<{ seq: string; epoch: string; record: Buffer }>(
+        'SELECT seq, epoch, record FROM log WHERE shard = $1 AND seq >= $2 AND seq < $2::bigint + $3 ORDER BY seq', [shard, firstSeq, count])
+      await client.query('COMMIT')
+      const row = placement.rows[0]
+      return {
+        placement: row === undefined ? null : { owner: row.owner, epoch: Number(row.epoch) },
+        records: log.rows.map((record) => ({ seq: Number(record.seq), epoch: Number(record.epoch), record: record.record })),
+      }
+    } catch (error) {
+      failed = true
+      this.pool.lost(error)
+      throw error
+    } finally {
+      // A client that failed mid-transaction is destroyed rather than returned (its state is unknown).
+      client.release(failed)
     }
   }
 

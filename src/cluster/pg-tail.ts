@@ -5,6 +5,7 @@
  */
 
 import pg from 'pg'
+import { connectTarget } from './pg-connect.ts'
 import { channelOf, type LogRecord, type PgLog } from './pg-log.ts'
 
 export interface PgTailOptions {
@@ -22,6 +23,9 @@ export interface PgTailOptions {
   readonly pageRecordsMax?: number
 }
 
+/** The listening connection's connect attempt per host gives up after this long. */
+const listenConnectTimeoutMs = 5_000
+
 /** Follows one shard until closed. */
 export class PgTail {
   #applied: number
@@ -36,8 +40,8 @@ export class PgTail {
 
   /** Resolves once LISTEN is in place and the first read has started, so nothing appended after this is missed. */
   static async start(options: PgTailOptions): Promise<PgTail> {
-    const listener = new pg.Client({ connectionString: options.log.url })
-    await listener.connect()
+    // LISTEN needs the primary (a standby delivers no notifications): found as the log's pool finds it.
+    const { client: listener } = await connectTarget({ ...options.log.pool.target, readWrite: true }, listenConnectTimeoutMs)
     const tail = new PgTail(options, listener)
     listener.on('notification', (message) => { if (message.channel === channelOf(options.shard)) tail.wake() })
     listener.on('error', (error) => tail.#fail(error))

@@ -5,7 +5,7 @@
  * A database that does not is still usable (one machine's disk then holds the books): the node warns, never refuses.
  */
 
-import pg from 'pg'
+import { connectTarget, parseDatabaseUrl } from './pg-connect.js'
 
 export interface ReplicationReport {
   readonly synchronousCommit: string
@@ -21,9 +21,8 @@ const waitingCommitLevels = new Set(['on', 'remote_apply'])
 
 /** Reads the settings and the replication of the server at `url` (read only: it waits for no standby). */
 export async function checkReplication(url: string, connectTimeoutMs = 5_000): Promise<ReplicationReport> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: connectTimeoutMs })
-  client.on('error', () => undefined)
-  await client.connect()
+  // A URL of several hosts (pg_auto_failover's) is checked on the host the node would use (src/cluster/pg-connect.ts).
+  const { client } = await connectTarget(parseDatabaseUrl(url), connectTimeoutMs)
   try {
     const result = await client.query<{ commit: string; names: string; standbys: number; recovering: boolean }>(
       `SELECT current_setting('synchronous_commit') AS commit, current_setting('synchronous_standby_names') AS names,

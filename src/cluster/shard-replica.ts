@@ -6,6 +6,7 @@
  * tells the log, whose waiting and later requests then answer 503 `unavailable`.
  */
 
+import { AppendOutcomeUnknown, appendThroughFailover } from './append-outcome.js'
 import { FencedError, PgLog, type OwnedShard } from './pg-log.js'
 
 /** How long a claim or a renewal holds a shard, in the database's clock: another node may take it this long after the last renewal. */
@@ -58,6 +59,8 @@ export class ShardReplica {
   #owned: OwnedShard | null
   #lost: ShardNotOwned | null = null
   #timer: NodeJS.Timeout | null = null
+  /** A renewal in flight (it may wait for a failover of the database): the next tick does not start another. */
+  #renewing = false
 
   private constructor(private readonly log: PgLog, private readonly options: ShardReplicaOptions, owned: OwnedShard | null, notOwned: ShardNotOwned | null) {
     this.#owned = owned
@@ -113,22 +116,27 @@ export class ShardReplica {
     // The database's seqs are the local log's: a gap would mean a group commit went unreplicated.
     if (owned.nextSeq !== firstSeq) throw this.#stepDown(`the database's log is at seq ${owned.nextSeq - 1}, this group commit starts at ${firstSeq}`)
     try {
-      await owned.append(records)
+      // A failover of the database during the append is settled on the new primary (src/cluster/append-outcome.ts).
+      await appendThroughFailover(this.log, owned, records)
     } catch (error) {
       if (error instanceof FencedError) throw this.#stepDown(`another node took it over (epoch ${owned.epoch} fenced)`)
+      if (error instanceof AppendOutcomeUnknown) throw this.#stepDown(error.message)
       throw error
     }
   }
 
   async #renew(): Promise<void> {
     const owned = this.#owned
-    if (owned === null || this.#lost !== null) return
+    if (owned === null || this.#lost !== null || this.#renewing) return
+    this.#renewing = true
     try {
       if (!(await owned.renew())) this.#stepDown(`another node took it over (lease of epoch ${owned.epoch} lost)`)
     } catch (error) {
       // The database unreachable for a moment: the next renewal tries again; if the lease lapses meanwhile and
       // another node takes the shard, the next append or renewal is fenced.
       this.options.warn(`trueup: cluster: renewing the lease of shard ${this.shard} failed: ${error instanceof Error ? error.message : String(error)}`)
+    } finally {
+      this.#renewing = false
     }
   }
 
