@@ -3,8 +3,8 @@
  * plain local PostgreSQL servers standing in for a primary and a standby: CLUSTER_DATABASE_URL lists both with
  * target_session_attrs=read-write; the primary turns read only with a write in flight, its rows are copied to the
  * other server (as synchronous replication would have), which then accepts writes. The write in flight is answered
- * 201 once it is on the new primary (not before, never twice); later writes and the lease go there too. A write whose
- * outcome cannot be settled within the window answers 503, never 2xx.
+ * 201 once it is on the new primary (not before, never twice); later writes and the lease go there too. The outage
+ * outlasts the 3 s lease; nobody took the shard meanwhile, so the node keeps it at the same epoch.
  */
 
 import pg from 'pg'
@@ -76,11 +76,14 @@ t.test('a write in flight across the failover is answered 201 once on the new pr
   await setReadOnly(primary, true)
   let answered = false
   const inFlight = post('assets:in-flight').then((reply) => { answered = true; return reply })
-  await new Promise((resolve) => setTimeout(resolve, 1_500))
+  // Longer than the 3 s lease: nobody else takes the shard meanwhile, so the node keeps it (same epoch).
+  await new Promise((resolve) => setTimeout(resolve, 4_000))
   t.equal(answered, false, 'no answer while no server accepts the write')
 
   // The standby is promoted with what was replicated to it.
   await copyTables(primary, standby)
+  const lapsed = await onServer(standby, async (client) => (await client.query<{ lapsed: boolean }>('SELECT lease_until < clock_timestamp() AS lapsed FROM placement WHERE shard = 0')).rows[0].lapsed)
+  t.equal(lapsed, true, 'the outage outlasted the lease')
   await setReadOnly(standby, false)
   const reply = await inFlight
   t.equal(reply.status, 201, reply.text)
@@ -96,4 +99,6 @@ t.test('a write in flight across the failover is answered 201 once on the new pr
   await new Promise((resolve) => setTimeout(resolve, 1_500))
   const lease = await onServer(standby, async (client) => (await client.query<{ running: boolean }>('SELECT lease_until > clock_timestamp() AS running FROM placement WHERE shard = 0')).rows[0].running)
   t.equal(lease, true, 'the lease runs on the new primary')
+  const epoch = await onServer(standby, async (client) => (await client.query<{ owner: string; epoch: string }>('SELECT owner, epoch FROM placement WHERE shard = 0')).rows[0])
+  t.same([epoch.owner, Number(epoch.epoch)], ['node-f', 1], 'held at the same epoch: nobody took it')
 })
