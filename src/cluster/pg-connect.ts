@@ -33,23 +33,27 @@ const defaultPort = 5432
 /** The sslmodes under which a connection must use TLS (prefer and allow fall back to plain, which node-postgres cannot: they mean plain here). */
 const tlsModes = new Set(['require', 'verify-ca', 'verify-full'])
 
-function parseHost(text: string): HostPort {
+function parseHost(text: string, portDefault: number): HostPort {
   const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(text)
-  const [host, port] = bracketed !== null ? [bracketed[1], bracketed[2]] : [text.replace(/:\d+$/, ''), /:(\d+)$/.exec(text)?.[1]]
+  // A socket directory (`?host=/run/postgresql`) is a host too; its name has no port after it.
+  const [host, port] = bracketed !== null ? [bracketed[1], bracketed[2]] : text.startsWith('/') ? [text, undefined] : [text.replace(/:\d+$/, ''), /:(\d+)$/.exec(text)?.[1]]
   if (host === '') throw new Error('a database URL names an empty host')
-  return { host: decodeURIComponent(host), port: port === undefined ? defaultPort : Number(port) }
+  return { host: decodeURIComponent(host), port: port === undefined ? portDefault : Number(port) }
 }
 
 /**
  * Parses postgres://[user[:password]@]host[:port][,host[:port]…][/database][?params]. Of the parameters, these are
- * read: target_session_attrs (any, read-write, primary), sslmode, application_name; others are ignored.
+ * read: target_session_attrs (any, read-write, primary), sslmode, application_name, and host and port when the URL
+ * names no host; others are ignored.
  */
 export function parseDatabaseUrl(url: string): DatabaseTarget {
   const match = /^postgres(?:ql)?:\/\/(?:([^@/]*)@)?([^/?]*)(?:\/([^?]*))?(?:\?(.*))?$/.exec(url)
   if (match === null) throw new Error('a database URL must look like postgres://[user@]host[:port][,host[:port]…]/database')
   const [, userInfo, hostList, database, query] = match
-  const hosts = hostList.split(',').map(parseHost)
   const params = new URLSearchParams(query ?? '')
+  // libpq also takes the hosts (and a port for those without one) as parameters: postgres:///db?host=/run/postgresql.
+  const portDefault = params.has('port') ? Number(params.get('port')) : defaultPort
+  const hosts = (hostList !== '' ? hostList : params.get('host') ?? 'localhost').split(',').map((host) => parseHost(host, portDefault))
   const attrs = params.get('target_session_attrs') ?? 'any'
   if (!['any', 'read-write', 'primary'].includes(attrs)) throw new Error(`target_session_attrs=${attrs} is not supported (any, read-write, primary)`)
   const [user, password] = (userInfo ?? '').split(':').map((part) => decodeURIComponent(part))

@@ -51,6 +51,8 @@ t.test('multi-host URLs are taken apart as libpq reads them', async (t) => {
   t.equal(single.readWrite, false, 'any server by default')
   t.same(parseDatabaseUrl('postgres://[::1]:7000,[::1]/x').hosts, [{ host: '::1', port: 7000 }, { host: '::1', port: 5432 }])
   t.equal(parseDatabaseUrl('postgres://h/x?target_session_attrs=primary').readWrite, true)
+  t.same(parseDatabaseUrl('postgres:///x?host=/run/postgresql&port=5433').hosts, [{ host: '/run/postgresql', port: 5433 }], 'a socket directory as a parameter')
+  t.same(parseDatabaseUrl('postgres:///x').hosts, [{ host: 'localhost', port: 5432 }])
   t.throws(() => parseDatabaseUrl('mysql://h/x'), /postgres:\/\//)
   t.throws(() => parseDatabaseUrl('postgres://h/x?target_session_attrs=standby'), /not supported/)
   t.throws(() => parseDatabaseUrl('postgres://a,,b/x'), /empty host/)
