@@ -27,6 +27,8 @@ import { createCommand } from '../../src/shard/shard-set.ts'
 import { SimNode, type CrashKind, type Reply, type States } from './adapter.ts'
 
 export class SimProcess {
+  /** The workspaces this start gave to their shards (the registry had them, the shard did not). */
+  readonly repaired: string[] = []
   /** Where the system state lives: the registry, or the single log. */
   readonly #registry: SimNode
   /** The logs that hold workspaces, by shard number (the single log: one, the registry itself). */
@@ -51,6 +53,7 @@ export class SimProcess {
       if (shard.live().workspaces.has(record.id)) continue
       const outcome = shard.submitSystem(createCommand(record))
       if (!outcome.ok) throw new Error(`shard ${process.shardOf(record.id)} refused workspace ${record.id} at start: ${outcome.code}`)
+      process.repaired.push(record.id)
     }
     return process
   }
@@ -76,6 +79,22 @@ export class SimProcess {
     const created = this.#of(command.id).submitSystem(command)
     if (!created.ok) throw new Error(`shard ${this.shardOf(command.id)} refused workspace ${command.id}: ${created.code}`)
     return outcome
+  }
+
+  /**
+   * A new workspace whose process dies between the two commits: the registry's is durable, its shard's struck at
+   * the transaction (lost). The process is gone when this resolves; the next open must repair the shard.
+   */
+  async createCrashing(command: Extract<SystemCommand, { type: 'workspace.create' }>): Promise<void> {
+    const outcome = this.#registry.submitSystem(command)
+    if (!outcome.ok) throw new Error(`the registry refused workspace ${command.id}: ${outcome.code}`)
+    await this.#registry.durable()
+    const shard = this.#of(command.id)
+    shard.armCrash('transaction')
+    const created = shard.submitSystem(command)
+    if (!created.ok) throw new Error(`shard ${this.shardOf(command.id)} refused workspace ${command.id}: ${created.code}`)
+    const struck = await this.crash()
+    if (struck[this.shardOf(command.id)] !== 'transaction') throw new Error(`the crash did not strike shard ${this.shardOf(command.id)}'s creation of ${command.id}`)
   }
 
   submit(workspace: string, command: WorkspaceCommand): Reply {

@@ -38,14 +38,15 @@ for (const seed of seeds) {
 
 // Issue 25: the workspaces spread over two shards' logs beside a registry (adapter-shards.ts), crashes of the whole
 // process striking each shard at its own stage. On top of the budget: kept short, the file already takes minutes under load.
-t.test('two shards, 1,500 steps: every answer audited, each workspace on the shard its id places it on', async (t) => {
+t.test('two shards, 1,500 steps: every answer audited, each workspace on the shard its id places it on, workspaces added', async (t) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'trueup-sim-'))
   t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }))
-  const report = await simulate({ seed: 5, steps: 1_500, dir, shards: 2, crashChance: 0.04 })
+  const report = await simulate({ seed: 7, steps: 1_500, dir, shards: 2, crashChance: 0.04 })
   t.equal(report.steps, 1_500, 'every step ran')
   t.ok(report.workspacesPerShard.length === 2 && report.workspacesPerShard.every((count) => count > 0), `both shards hold workspaces (${report.workspacesPerShard.join(', ')})`)
   t.ok(report.crashes.transaction > 0 && report.crashes.flush > 0, `crashes struck shards at both stages (${JSON.stringify(report.crashes)})`)
   t.ok(report.mixedCrashes > 0, `a crash lost one shard's last commit and kept another's (${report.mixedCrashes})`)
+  t.ok(report.workspacesRepaired > 0, `workspaces the registry had and a crash took from their shard were given back at the restart (${report.workspacesRepaired})`)
   t.ok(report.retriesAfterCrash > 0 && report.replayed > 0, `retries after crashes (${report.retriesAfterCrash}), replayed answers (${report.replayed})`)
   t.ok(report.tripleChecks >= 3, `triple checks with the placement check ran (${report.tripleChecks})`)
   t.ok(Object.keys(report.rejections).length >= 8, `many rejection codes were exercised: ${JSON.stringify(report.rejections)}`)

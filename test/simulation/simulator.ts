@@ -52,6 +52,8 @@ export interface SimulationReport {
   readonly crashes: Readonly<Record<CrashKind, number>>
   /** Crashes of the whole process that lost one shard's last commit and kept another's. */
   readonly mixedCrashes: number
+  /** Workspaces a restart gave to their shard (the registry had them, a crash struck their shard's creation). */
+  readonly workspacesRepaired: number
   readonly tripleChecks: number
   readonly snapshotRounds: number
   readonly accepted: number
@@ -101,6 +103,8 @@ function asTheClientReadsIt(reply: Reply): Reply {
   return { outcome: { ok: false, code: error.code, message: error.message }, replayed: false }
 }
 
+/** With several shards, workspaces are added while clients write, up to this many. */
+const workspacesMax = 6
 const timeZones = ['UTC', 'Europe/Berlin', 'America/New_York', 'Asia/Tokyo'] as const
 const startMs = Date.parse('2026-06-01T08:00:00.000Z')
 
@@ -134,6 +138,7 @@ class Simulation {
   #lastCheckStep = 0
   readonly #crashes: Record<CrashKind, number> = { transaction: 0, flush: 0 }
   #mixedCrashes = 0
+  #workspacesRepaired = 0
   #tripleChecks = 0
   #snapshotRounds = 0
   #accepted = 0
@@ -165,6 +170,8 @@ class Simulation {
       if (this.#prng.chance(this.#options.crashChance)) await this.#crashingBatch(size)
       else await this.#batch(size)
       this.#batches++
+      // Short-circuited for one shard, so its runs draw from the seed as before.
+      if (this.#options.shards > 1 && this.#models.size < workspacesMax && this.#prng.chance(0.02)) await this.#addWorkspace()
       if (this.#prng.chance(0.005)) await this.#changeTimeZone()
       if (this.#prng.chance(0.005)) await this.#rotateKey()
       if (this.#prng.chance(0.02)) await this.#changeApprovals()
@@ -182,22 +189,51 @@ class Simulation {
     if (node !== null) await node.close().catch(() => undefined)
   }
 
-  /** Workspaces (one per time zone, three or four), keys and clients: two that see everything, one that sees assets and income. */
+  /** Workspaces (one per time zone, three or four), keys and clients (#addClients). */
   async #setup(): Promise<void> {
     const count = this.#prng.int(3, 4)
     for (let index = 0; index < count; index++) {
-      const id = `ws${index}`
-      const timeZone = timeZones[index]
-      this.#system({ type: 'workspace.create', at_ms: this.#nowMs, id, time_zone: timeZone, limits: { writes_per_minute: 600, reads_per_minute: 3000 }, tag: `t${index}x` })
-      this.#models.set(id, new WorkspaceModel(id, timeZone))
-      const visibilities: (readonly string[] | null)[] = [null, null, ['assets:*', 'income:*']]
-      visibilities.forEach((visibility, number) => {
-        const keyId = `key_${id}_${number}`
-        this.#system({ type: 'key.create', at_ms: this.#nowMs, id: keyId, workspace: id, scopes: ['accounts:write', 'entries:write', 'recon:write', 'recon:approve'], accounts: visibility, name: null, secret_hash: `hash_${keyId}` })
-        this.#clients.push({ name: `${id}/${number}`, workspace: id, keyId, visibility, sent: [], keysIssued: 0 })
-      })
+      const command = this.#createCommand(index, timeZones[index])
+      this.#system(command)
+      this.#addClients(command.id, command.time_zone)
     }
     await this.#running.durable()
+  }
+
+  #createCommand(index: number, timeZone: string): Extract<Parameters<SimProcess['submitSystem']>[0], { type: 'workspace.create' }> {
+    return { type: 'workspace.create', at_ms: this.#nowMs, id: `ws${index}`, time_zone: timeZone, limits: { writes_per_minute: 600, reads_per_minute: 3000 }, tag: `t${index}x` }
+  }
+
+  /**
+   * Several shards: an admin creates another workspace while clients write. Half the time the process crashes
+   * between the registry's commit and its shard's (the shard's struck at the transaction): the restart must give
+   * the shard the workspace the registry has, as ShardSet.open does.
+   */
+  async #addWorkspace(): Promise<void> {
+    const command = this.#createCommand(this.#models.size, this.#prng.pick(timeZones))
+    if (this.#prng.chance(0.5)) {
+      await this.#running.createCrashing(command)
+      this.#node = this.#open()
+      this.#workspacesRepaired += this.#running.repaired.length
+      await this.#running.durable()
+      this.#tripleCheck(`restart after a crash between the registry's and shard ${this.#running.shardOf(command.id)}'s creation of ${command.id}`)
+    } else {
+      this.#system(command)
+    }
+    this.#addClients(command.id, command.time_zone)
+    await this.#running.durable()
+    this.#running.watchWindows()
+  }
+
+  /** The workspace's model, keys and clients: two that see everything, one that sees assets and income. */
+  #addClients(id: string, timeZone: string): void {
+    this.#models.set(id, new WorkspaceModel(id, timeZone))
+    const visibilities: (readonly string[] | null)[] = [null, null, ['assets:*', 'income:*']]
+    visibilities.forEach((visibility, number) => {
+      const keyId = `key_${id}_${number}`
+      this.#system({ type: 'key.create', at_ms: this.#nowMs, id: keyId, workspace: id, scopes: ['accounts:write', 'entries:write', 'recon:write', 'recon:approve'], accounts: visibility, name: null, secret_hash: `hash_${keyId}` })
+      this.#clients.push({ name: `${id}/${number}`, workspace: id, keyId, visibility, sent: [], keysIssued: 0 })
+    })
   }
 
   #system(command: Parameters<SimProcess['submitSystem']>[0]): void {
@@ -310,6 +346,7 @@ class Simulation {
     if (struck.includes('transaction') && struck.includes('flush')) this.#mixedCrashes++
     for (const [id, model] of before) if (struck[process.shardOf(id)] === 'transaction') this.#models.set(id, model)
     this.#node = this.#open()
+    await this.#running.durable()
     this.#tripleCheck(`restart after a crash (${struck.map((kind) => kind ?? 'idle').join(', ')})`)
   }
 
@@ -559,7 +596,7 @@ class Simulation {
 
   #report(): SimulationReport {
     return {
-      seed: this.#options.seed, shards: this.#options.shards, workspacesPerShard: this.#running.workspacesPerShard(), mixedCrashes: this.#mixedCrashes, steps: this.step, batches: this.#batches, crashes: { ...this.#crashes }, tripleChecks: this.#tripleChecks,
+      seed: this.#options.seed, shards: this.#options.shards, workspacesPerShard: this.#running.workspacesPerShard(), mixedCrashes: this.#mixedCrashes, workspacesRepaired: this.#workspacesRepaired, steps: this.step, batches: this.#batches, crashes: { ...this.#crashes }, tripleChecks: this.#tripleChecks,
       snapshotRounds: this.#snapshotRounds, accepted: this.#accepted, replayed: this.#replayed, rejections: { ...this.#rejections },
       rejectionsChecked: this.#rejectionsChecked, retriesAfterCrash: this.#retriesAfterCrash, windowStates: this.#windowStates(),
       requests: structuredClone(this.#requests), proposalsAccepted: this.#proposalsAccepted, autoMatched: this.#autoMatched, approvalsFailed: this.#approvalsFailed, liveUpdateChecks: this.#liveUpdateChecks,
