@@ -1,6 +1,7 @@
 /**
  * The seeded simulation, long budget: `npm run simulate -- --seed N --steps M [--check-every K] [--crash-chance P]
- * [--rejection-check-chance P] [--steps-per-seed S] [--verbose]`.
+ * [--rejection-check-chance P] [--steps-per-seed S] [--shards N] [--verbose]`.
+ * --shards N (default 1) spreads the workspaces over N shards' logs beside a registry (test/simulation/adapter-shards.ts).
  * Without --seed, runs seeds 1, 2, 3, … until --steps steps in total have run. A failure prints its seed and
  * step and exits 1; the same command reproduces it.
  */
@@ -19,6 +20,7 @@ const { values } = parseArgs({
     // A full serialization before and after each checked rejection: the dearest check, so sampled thinner here.
     'rejection-check-chance': { type: 'string', default: '0.02' },
     'steps-per-seed': { type: 'string', default: '20000' },
+    shards: { type: 'string', default: '1' },
     verbose: { type: 'boolean', default: false },
   },
 })
@@ -26,6 +28,7 @@ const { values } = parseArgs({
 const steps = Number(values.steps)
 const checkEverySteps = Number(values['check-every'])
 const crashChance = Number(values['crash-chance'])
+const shards = Number(values.shards)
 const rejectionCheckChance = Number(values['rejection-check-chance'])
 const stepsPerSeed = values.seed === undefined ? Number(values['steps-per-seed']) : steps
 let seed = values.seed === undefined ? 1 : Number(values.seed)
@@ -35,7 +38,7 @@ while (total < steps) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'trueup-sim-'))
   const budget = Math.min(stepsPerSeed, steps - total)
   try {
-    const report = await simulate({ seed, steps: budget, dir, checkEverySteps, crashChance, rejectionCheckChance, progress: values.verbose ? (line) => console.log(`seed ${seed} ${line}`) : undefined })
+    const report = await simulate({ seed, steps: budget, dir, shards, checkEverySteps, crashChance, rejectionCheckChance, progress: values.verbose ? (line) => console.log(`seed ${seed} ${line}`) : undefined })
     total += report.steps
     console.log(JSON.stringify({ ...report, totalSteps: total, elapsedS: Math.round((performance.now() - startedMs) / 1000) }))
   } catch (error) {

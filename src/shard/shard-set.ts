@@ -16,7 +16,8 @@ import { shardOf } from './placement.js'
 import { runProbe, type Probe } from './probe.js'
 import { WorkerShard } from './worker-shard.js'
 
-function createCommand(record: WorkspaceRecord): SystemCommand {
+/** The command that gives a shard a workspace of the registry (also the seeded simulation's start-up repair). */
+export function createCommand(record: WorkspaceRecord): SystemCommand {
   const keys = record.sealKey === null ? {} : { seal_private_key: record.sealKey.privateKey, seal_public_key: record.sealKey.publicKey }
   return { type: 'workspace.create', at_ms: record.createdAtMs, id: record.id, time_zone: record.timeZone, limits: record.limits, tag: record.tag, currency: record.currency, ...keys }
 }

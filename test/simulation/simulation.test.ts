@@ -1,4 +1,4 @@
-/** The seeded simulation, the suite's budget: 10,000 steps over four seeds of random clients, crashes and restarts, checked by the auditor, the triple check and the live updates. */
+/** The seeded simulation, the suite's budget: 10,000 steps over four seeds of random clients, crashes and restarts, checked by the auditor, the triple check and the live updates; then a run over two shards and the determinism runs. */
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -36,6 +36,22 @@ for (const seed of seeds) {
   })
 }
 
+// Issue 25: the workspaces spread over two shards' logs beside a registry (adapter-shards.ts), crashes of the whole
+// process striking each shard at its own stage. On top of the budget: kept short, the file already takes minutes under load.
+t.test('two shards, 1,500 steps: every answer audited, each workspace on the shard its id places it on, workspaces added', async (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'trueup-sim-'))
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }))
+  const report = await simulate({ seed: 7, steps: 1_500, dir, shards: 2, crashChance: 0.04 })
+  t.equal(report.steps, 1_500, 'every step ran')
+  t.ok(report.workspacesPerShard.length === 2 && report.workspacesPerShard.every((count) => count > 0), `both shards hold workspaces (${report.workspacesPerShard.join(', ')})`)
+  t.ok(report.crashes.transaction > 0 && report.crashes.flush > 0, `crashes struck shards at both stages (${JSON.stringify(report.crashes)})`)
+  t.ok(report.mixedCrashes > 0, `a crash lost one shard's last commit and kept another's (${report.mixedCrashes})`)
+  t.ok(report.workspacesRepaired > 0, `workspaces the registry had and a crash took from their shard were given back at the restart (${report.workspacesRepaired})`)
+  t.ok(report.retriesAfterCrash > 0 && report.replayed > 0, `retries after crashes (${report.retriesAfterCrash}), replayed answers (${report.replayed})`)
+  t.ok(report.tripleChecks >= 3, `triple checks with the placement check ran (${report.tripleChecks})`)
+  t.ok(Object.keys(report.rejections).length >= 8, `many rejection codes were exercised: ${JSON.stringify(report.rejections)}`)
+})
+
 t.test(`the budget: ${stepsBudget.toLocaleString('en')} steps in all, every bulk command accepted and refused`, async (t) => {
   t.equal(reports.length, seeds.length, 'every seed ran')
   t.equal(reports.reduce((sum, report) => sum + report.steps, 0), stepsBudget, 'steps checked in all')
@@ -56,13 +72,15 @@ t.test(`the budget: ${stepsBudget.toLocaleString('en')} steps in all, every bulk
   t.ok(failed > 0, `approves whose action was refused by then left the approval failed (${failed})`)
 })
 
-t.test('deterministic: the same seed runs the same way (so a failing seed and step reproduce)', async (t) => {
-  const runs = []
-  for (let run = 0; run < 2; run++) {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'trueup-sim-'))
-    t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }))
-    runs.push(await simulate({ seed: 77, steps: 400, dir, crashChance: 0.05 }))
-  }
-  t.same(runs[1], runs[0])
-  t.ok(runs[0].crashes.transaction + runs[0].crashes.flush > 0, 'with crashes in it')
-})
+for (const shards of [1, 2]) {
+  t.test(`deterministic with ${shards} shard(s): the same seed runs the same way (so a failing seed and step reproduce)`, async (t) => {
+    const runs = []
+    for (let run = 0; run < 2; run++) {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'trueup-sim-'))
+      t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }))
+      runs.push(await simulate({ seed: 77, steps: 400, dir, shards, crashChance: 0.05 }))
+    }
+    t.same(runs[1], runs[0])
+    t.ok(runs[0].crashes.transaction + runs[0].crashes.flush > 0, 'with crashes in it')
+  })
+}

@@ -15,7 +15,8 @@ import { balanceAt } from '../../src/ledger/balances.ts'
 import { getWindow } from '../../src/ledger/windows.ts'
 import { listApprovals } from '../../src/ledger/approvals.ts'
 import type { WorkspaceCommand } from '../../src/ledger/commands.ts'
-import { SimNode, type CrashKind, type Reply } from './adapter.ts'
+import type { CrashKind, Reply } from './adapter.ts'
+import { SimProcess } from './adapter-shards.ts'
 import { checkWindowBody, idempotencyTtlMs, WorkspaceModel, type Expectation, type Request } from './auditor.ts'
 import { approvalsListProblem, approvalStates, isGated } from './auditor-approvals.ts'
 import { isRead, predict, type ReadRequest, type SimRequest } from './auditor-bulk.ts'
@@ -28,6 +29,8 @@ export interface SimulationOptions {
   readonly steps: number
   /** An empty directory for the LMDB store. */
   readonly dir: string
+  /** How many shards hold the workspaces (adapter-shards.ts); 1, the default: the single log. */
+  readonly shards?: number
   /** A full triple check every this many steps (and after every restart). */
   readonly checkEverySteps?: number
   /** Chance that a batch ends in a crash. */
@@ -40,9 +43,17 @@ export interface SimulationOptions {
 
 export interface SimulationReport {
   readonly seed: number
+  readonly shards: number
+  /** How many workspaces each shard held at the end. */
+  readonly workspacesPerShard: readonly number[]
   readonly steps: number
   readonly batches: number
+  /** Per stage, the shards' logs a crash struck at it (a crash of several shards counts once per shard it struck). */
   readonly crashes: Readonly<Record<CrashKind, number>>
+  /** Crashes of the whole process that lost one shard's last commit and kept another's. */
+  readonly mixedCrashes: number
+  /** Workspaces a restart gave to their shard (the registry had them, a crash struck their shard's creation). */
+  readonly workspacesRepaired: number
   readonly tripleChecks: number
   readonly snapshotRounds: number
   readonly accepted: number
@@ -92,6 +103,8 @@ function asTheClientReadsIt(reply: Reply): Reply {
   return { outcome: { ok: false, code: error.code, message: error.message }, replayed: false }
 }
 
+/** With several shards, workspaces are added while clients write, up to this many. */
+const workspacesMax = 6
 const timeZones = ['UTC', 'Europe/Berlin', 'America/New_York', 'Asia/Tokyo'] as const
 const startMs = Date.parse('2026-06-01T08:00:00.000Z')
 
@@ -117,13 +130,15 @@ class Simulation {
   readonly #options: Required<Omit<SimulationOptions, 'progress'>> & Pick<SimulationOptions, 'progress'>
   readonly #prng: Prng
   #nowMs = startMs
-  #node: SimNode | null = null
+  #node: SimProcess | null = null
   #models = new Map<string, WorkspaceModel>()
   readonly #clients: Client[] = []
   step = 0
   #batches = 0
   #lastCheckStep = 0
   readonly #crashes: Record<CrashKind, number> = { transaction: 0, flush: 0 }
+  #mixedCrashes = 0
+  #workspacesRepaired = 0
   #tripleChecks = 0
   #snapshotRounds = 0
   #accepted = 0
@@ -138,23 +153,25 @@ class Simulation {
   #approvalsFailed = 0
 
   constructor(options: SimulationOptions) {
-    this.#options = { checkEverySteps: 500, crashChance: 0.02, rejectionCheckChance: 0.1, snapshotCommandsInterval: 40, ...options }
+    this.#options = { shards: 1, checkEverySteps: 500, crashChance: 0.02, rejectionCheckChance: 0.1, snapshotCommandsInterval: 40, ...options }
     this.#prng = new Prng(options.seed)
   }
 
-  get #running(): SimNode {
+  get #running(): SimProcess {
     assert.ok(this.#node !== null)
     return this.#node
   }
 
   async run(): Promise<SimulationReport> {
-    this.#node = SimNode.open(this.#options.dir, this.#options.snapshotCommandsInterval, () => this.#nowMs)
+    this.#node = this.#open()
     await this.#setup()
     while (this.step < this.#options.steps) {
       const size = Math.min(this.#prng.int(1, 6), this.#options.steps - this.step)
       if (this.#prng.chance(this.#options.crashChance)) await this.#crashingBatch(size)
       else await this.#batch(size)
       this.#batches++
+      // Short-circuited for one shard, so its runs draw from the seed as before.
+      if (this.#options.shards > 1 && this.#models.size < workspacesMax && this.#prng.chance(0.02)) await this.#addWorkspace()
       if (this.#prng.chance(0.005)) await this.#changeTimeZone()
       if (this.#prng.chance(0.005)) await this.#rotateKey()
       if (this.#prng.chance(0.02)) await this.#changeApprovals()
@@ -172,25 +189,54 @@ class Simulation {
     if (node !== null) await node.close().catch(() => undefined)
   }
 
-  /** Workspaces (one per time zone, three or four), keys and clients: two that see everything, one that sees assets and income. */
+  /** Workspaces (one per time zone, three or four), keys and clients (#addClients). */
   async #setup(): Promise<void> {
     const count = this.#prng.int(3, 4)
     for (let index = 0; index < count; index++) {
-      const id = `ws${index}`
-      const timeZone = timeZones[index]
-      this.#system({ type: 'workspace.create', at_ms: this.#nowMs, id, time_zone: timeZone, limits: { writes_per_minute: 600, reads_per_minute: 3000 }, tag: `t${index}x` })
-      this.#models.set(id, new WorkspaceModel(id, timeZone))
-      const visibilities: (readonly string[] | null)[] = [null, null, ['assets:*', 'income:*']]
-      visibilities.forEach((visibility, number) => {
-        const keyId = `key_${id}_${number}`
-        this.#system({ type: 'key.create', at_ms: this.#nowMs, id: keyId, workspace: id, scopes: ['accounts:write', 'entries:write', 'recon:write', 'recon:approve'], accounts: visibility, name: null, secret_hash: `hash_${keyId}` })
-        this.#clients.push({ name: `${id}/${number}`, workspace: id, keyId, visibility, sent: [], keysIssued: 0 })
-      })
+      const command = this.#createCommand(index, timeZones[index])
+      this.#system(command)
+      this.#addClients(command.id, command.time_zone)
     }
     await this.#running.durable()
   }
 
-  #system(command: Parameters<SimNode['submitSystem']>[0]): void {
+  #createCommand(index: number, timeZone: string): Extract<Parameters<SimProcess['submitSystem']>[0], { type: 'workspace.create' }> {
+    return { type: 'workspace.create', at_ms: this.#nowMs, id: `ws${index}`, time_zone: timeZone, limits: { writes_per_minute: 600, reads_per_minute: 3000 }, tag: `t${index}x` }
+  }
+
+  /**
+   * Several shards: an admin creates another workspace while clients write. Half the time the process crashes
+   * between the registry's commit and its shard's (the shard's struck at the transaction): the restart must give
+   * the shard the workspace the registry has, as ShardSet.open does.
+   */
+  async #addWorkspace(): Promise<void> {
+    const command = this.#createCommand(this.#models.size, this.#prng.pick(timeZones))
+    if (this.#prng.chance(0.5)) {
+      await this.#running.createCrashing(command)
+      this.#node = this.#open()
+      this.#workspacesRepaired += this.#running.repaired.length
+      await this.#running.durable()
+      this.#tripleCheck(`restart after a crash between the registry's and shard ${this.#running.shardOf(command.id)}'s creation of ${command.id}`)
+    } else {
+      this.#system(command)
+    }
+    this.#addClients(command.id, command.time_zone)
+    await this.#running.durable()
+    this.#running.watchWindows()
+  }
+
+  /** The workspace's model, keys and clients: two that see everything, one that sees assets and income. */
+  #addClients(id: string, timeZone: string): void {
+    this.#models.set(id, new WorkspaceModel(id, timeZone))
+    const visibilities: (readonly string[] | null)[] = [null, null, ['assets:*', 'income:*']]
+    visibilities.forEach((visibility, number) => {
+      const keyId = `key_${id}_${number}`
+      this.#system({ type: 'key.create', at_ms: this.#nowMs, id: keyId, workspace: id, scopes: ['accounts:write', 'entries:write', 'recon:write', 'recon:approve'], accounts: visibility, name: null, secret_hash: `hash_${keyId}` })
+      this.#clients.push({ name: `${id}/${number}`, workspace: id, keyId, visibility, sent: [], keysIssued: 0 })
+    })
+  }
+
+  #system(command: Parameters<SimProcess['submitSystem']>[0]): void {
     const outcome = this.#running.submitSystem(command)
     if (!outcome.ok) throw new SimulationFailure(this.#options.seed, this.step, `setup ${command.type} refused: ${outcome.code}`)
   }
@@ -246,11 +292,17 @@ class Simulation {
     this.#liveUpdateChecks++
   }
 
+  /** The process started on the data dir: memory rebuilt from its logs and snapshots. */
+  #open(): SimProcess {
+    return SimProcess.open(this.#options.dir, this.#options.shards, this.#options.snapshotCommandsInterval, () => this.#nowMs)
+  }
+
   /**
-   * A batch whose tail meets a crash: the head commits (its replies may or may not reach the clients),
-   * the tail's commit fails at the transaction (lost) or at the fsync (kept, never acknowledged). The
-   * process restarts from the disk; the model is put back to before the tail when it was lost; clients
-   * then retry what they were never told about, with the same Idempotency-Key.
+   * A batch whose tail meets a crash of the whole process: the head commits (its replies may or may not reach
+   * the clients); each shard's log is armed with its own stage, so the tail's commit on one shard fails at the
+   * transaction (lost) and on another at the fsync (kept, never acknowledged). The process restarts from the
+   * disk; each workspace whose shard lost its tail is put back to before it; clients then retry what they were
+   * never told about, with the same Idempotency-Key.
    */
   async #crashingBatch(size: number): Promise<void> {
     const head = this.#prng.int(0, size - 1)
@@ -261,25 +313,20 @@ class Simulation {
       if (this.#prng.chance(0.5)) unacknowledged.push(sent)
     }
     await this.#running.durable()
-    const kind: CrashKind = this.#prng.chance(0.5) ? 'transaction' : 'flush'
+    const kinds = Array.from({ length: this.#running.shards }, (): CrashKind => (this.#prng.chance(0.5) ? 'transaction' : 'flush'))
     const before = new Map([...this.#models].map(([id, model]) => [id, model.clone()]))
-    this.#running.armCrash(kind)
-    let appended = false
+    this.#running.armCrash(kinds)
     for (let index = head; index < size; index++) {
       const sent = this.#draw()
-      appended = this.#send(sent) || appended
+      this.#send(sent)
       unacknowledged.push(sent)
     }
-    if (!appended) {
-      // Nothing reached the log after the switch: no commit to strike, so no crash this time.
-      this.#running.armCrash(null)
+    if (!this.#running.appendedSinceArmed) {
+      // Nothing reached a log after the switch: no commit to strike, so no crash this time.
+      this.#running.armCrash([])
       return void (await this.#running.durable())
     }
-    await this.#running.crash()
-    this.#crashes[kind]++
-    if (kind === 'transaction') this.#models = before
-    this.#node = SimNode.open(this.#options.dir, this.#options.snapshotCommandsInterval, () => this.#nowMs)
-    this.#tripleCheck(`restart after a ${kind} crash`)
+    await this.#restartAfterCrash(before)
     // The subscribers of the process that crashed reconnect: each window's current value first.
     this.#running.watchWindows()
     for (const sent of unacknowledged) {
@@ -289,6 +336,18 @@ class Simulation {
     }
     await this.#running.durable()
     this.#checkLiveUpdates()
+  }
+
+  /** The crash strikes; the models of the workspaces whose shard lost its tail go back to before it; the process starts again. */
+  async #restartAfterCrash(before: Map<string, WorkspaceModel>): Promise<void> {
+    const process = this.#running
+    const struck = await process.crash()
+    for (const kind of struck) if (kind !== null) this.#crashes[kind]++
+    if (struck.includes('transaction') && struck.includes('flush')) this.#mixedCrashes++
+    for (const [id, model] of before) if (struck[process.shardOf(id)] === 'transaction') this.#models.set(id, model)
+    this.#node = this.#open()
+    await this.#running.durable()
+    this.#tripleCheck(`restart after a crash (${struck.map((kind) => kind ?? 'idle').join(', ')})`)
   }
 
   /** The next request: a retry of an earlier keyed one (same body, or now and then a changed one), or a new one. */
@@ -480,7 +539,7 @@ class Simulation {
     const live = node.live()
     const replayed = node.replayedFromLog()
     const restored = node.restoredFromSnapshots(() => this.#nowMs)
-    const problem = statesDifference(live, replayed, ['live', 'replayed from the log']) || statesDifference(live, restored, ['live', 'restored from the snapshots'])
+    const problem = node.placementProblem() || statesDifference(live, replayed, ['live', 'replayed from the log']) || statesDifference(live, restored, ['live', 'restored from the snapshots'])
     if (problem !== '') throw new SimulationFailure(this.#options.seed, this.step, `triple check (${reason}): ${problem}`)
     for (const model of this.#models.values()) this.#audit(model)
     this.#tripleChecks++
@@ -537,7 +596,7 @@ class Simulation {
 
   #report(): SimulationReport {
     return {
-      seed: this.#options.seed, steps: this.step, batches: this.#batches, crashes: { ...this.#crashes }, tripleChecks: this.#tripleChecks,
+      seed: this.#options.seed, shards: this.#options.shards, workspacesPerShard: this.#running.workspacesPerShard(), mixedCrashes: this.#mixedCrashes, workspacesRepaired: this.#workspacesRepaired, steps: this.step, batches: this.#batches, crashes: { ...this.#crashes }, tripleChecks: this.#tripleChecks,
       snapshotRounds: this.#snapshotRounds, accepted: this.#accepted, replayed: this.#replayed, rejections: { ...this.#rejections },
       rejectionsChecked: this.#rejectionsChecked, retriesAfterCrash: this.#retriesAfterCrash, windowStates: this.#windowStates(),
       requests: structuredClone(this.#requests), proposalsAccepted: this.#proposalsAccepted, autoMatched: this.#autoMatched, approvalsFailed: this.#approvalsFailed, liveUpdateChecks: this.#liveUpdateChecks,
