@@ -15,7 +15,8 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import autocannon from 'autocannon'
-import { Random, send } from '../test/support/crash/client.ts'
+import { send } from '../test/support/crash/client.ts'
+import { Prng } from '../test/simulation/prng.ts'
 import { killHard, repositoryRoot, startProcess, type RunningProcess } from '../test/support/process.ts'
 
 function integer(name: string, fallback: number, min: number, max: number): number {
@@ -49,11 +50,11 @@ function rssBytes(pid: number): number {
   return Number(match[1]) * 1024
 }
 
-function entryBody(random: Random, description: string): Record<string, unknown> {
-  const first = random.below(accounts.length)
-  const second = (first + 1 + random.below(accounts.length - 1)) % accounts.length
-  const amount = random.between(1, 1_000_000)
-  return { lines: [{ account: accounts[first], amount }, { account: accounts[second], amount: -amount }], effective_at: new Date(Date.now() - random.below(60 * 86_400_000)).toISOString(), description }
+function entryBody(random: Prng, description: string): Record<string, unknown> {
+  const first = random.int(0, accounts.length - 1)
+  const second = (first + 1 + random.int(0, accounts.length - 2)) % accounts.length
+  const amount = random.int(1, 1_000_000)
+  return { lines: [{ account: accounts[first], amount }, { account: accounts[second], amount: -amount }], effective_at: new Date(Date.now() - random.int(0, 60 * 86_400_000 - 1)).toISOString(), description }
 }
 
 /** Runs tasks with at most `width` in flight (bounded by the task count). */
@@ -69,7 +70,7 @@ async function setUp(running: RunningProcess, adminToken: string): Promise<Worki
   const limits = await send(running.baseUrl, adminToken, 'PATCH', '/admin/workspaces/default', { limits: { writes_per_minute: 100_000_000, reads_per_minute: 100_000_000 } })
   if (limits.status !== 200) throw new Error(`limits: ${limits.status}`)
   for (const name of accounts) await send(running.baseUrl, apiKey, 'POST', '/v2/accounts', { name })
-  const random = new Random(seed)
+  const random = new Prng(seed)
   await inParallel(baseEntries, 16, async (index) => {
     const reply = await send(running.baseUrl, apiKey, 'POST', '/v2/entries', entryBody(random, `base-${index}`))
     if (reply.status !== 201) throw new Error(`seeding: ${reply.status} ${reply.text}`)
@@ -94,15 +95,15 @@ async function setUp(running: RunningProcess, adminToken: string): Promise<Worki
 }
 
 /** The read-and-replay mix: nothing in it adds to what the server holds. */
-function readRequest(random: Random, set: WorkingSet): Record<string, unknown> {
+function readRequest(random: Prng, set: WorkingSet): Record<string, unknown> {
   const roll = random.next()
   const headers: Record<string, string> = { authorization: `Bearer ${set.apiKey}` }
   if (roll < 0.35) {
-    const at = new Date(Date.now() - random.below(60 * 86_400_000)).toISOString()
+    const at = new Date(Date.now() - random.int(0, 60 * 86_400_000 - 1)).toISOString()
     return { method: 'GET', path: `/v2/accounts/${encodeURIComponent(random.pick(accounts))}/balance?at=${encodeURIComponent(at)}`, headers }
   }
   if (roll < 0.55) {
-    const from = new Date(Date.now() - random.below(60 * 86_400_000)).toISOString()
+    const from = new Date(Date.now() - random.int(0, 60 * 86_400_000 - 1)).toISOString()
     return { method: 'GET', path: `/v2/entries?limit=50&from=${encodeURIComponent(from)}`, headers }
   }
   if (roll < 0.65) return { method: 'GET', path: `/v2/reconciliations/${random.pick(set.windows)}`, headers }
@@ -121,7 +122,7 @@ interface Sample {
   readonly failures: number
 }
 
-async function interval(running: RunningProcess, set: WorkingSet, random: Random, counter: { written: number }): Promise<Omit<Sample, 'seconds' | 'rssMiB' | 'entriesAdded'>> {
+async function interval(running: RunningProcess, set: WorkingSet, random: Prng, counter: { written: number }): Promise<Omit<Sample, 'seconds' | 'rssMiB' | 'entriesAdded'>> {
   const reads = autocannon({
     url: running.baseUrl, connections: readConnections, duration: sampleSeconds, timeout: 10,
     requests: [{ setupRequest: (request) => ({ ...request, ...readRequest(random, set) }) }],
@@ -180,7 +181,7 @@ async function main(): Promise<number> {
   const running = await startProcess({ dataDir, adminToken, env: { LOG_LEVEL: 'error', SNAPSHOT_COMMANDS_INTERVAL: '2000' } })
   try {
     const set = await setUp(running, adminToken)
-    const random = new Random(seed + 1)
+    const random = new Prng(seed + 1)
     const counter = { written: 0 }
     const samples: Sample[] = []
     const startedMs = Date.now()

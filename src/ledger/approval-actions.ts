@@ -1,7 +1,7 @@
 /**
  * @module What an approval decides and its readers need without the actions' code (docs/API.md, Approvals): an
  * approval by id, the action an approve runs, and the action an accepted approve ran (for its events, live changes
- * and the accounts its answer shows). events.ts, changes.ts and idempotency.ts read these; approvals.ts runs them.
+ * and the accounts its answer shows). The command table (command-table.ts) reads these; approvals.ts runs them.
  */
 
 import type { ApprovalDecide, MatchBatch, MatchCreate, WindowTransition } from './commands.js'

@@ -7,7 +7,7 @@
 import { reject, type Rejection } from '../errors.js'
 import { planAutoMatch, type AutoMatchPlan, type PlannedMatch } from './auto-match-plan.js'
 import type { CommandEnvelope, MatchAuto, MatchCreate } from './commands.js'
-import { eventsOf } from './events.js'
+import { matchCreateEvents } from './events.js'
 import type { LedgerEvent } from './ledger-event.js'
 import { markWindow, undoToMark } from './match-undo.js'
 import { createMatch } from './matches.js'
@@ -68,7 +68,7 @@ export function* autoMatchWindow(state: WorkspaceState, window: ReconciliationWi
       return outcome
     }
     data.push(outcome.body as object)
-    if (state.webhooks.subscriptions.size > 0) events.push(...eventsOf(state, single, outcome))
+    if (state.webhooks.subscriptions.size > 0) events.push(...matchCreateEvents(state, single, outcome))
     if (meter.spend(itemSteps)) yield
   }
   return { data, byRule: countsByRule(plan), events }

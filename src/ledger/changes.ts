@@ -1,9 +1,16 @@
-/** @module What an accepted command changed that a live subscriber can watch: windows and account balances (docs/API.md, WebSocket API and live updates). */
+/**
+ * @module What an accepted command changed that a live subscriber can watch: windows and account balances (docs/API.md,
+ * WebSocket API and live updates). Read from the command, its answer and the state right after it, as events.ts reads
+ * events: a posting changes its accounts, the live window of each that holds its effective time, every later live
+ * window of each (their book balances) and the closed windows whose period holds it (their post-close drift); a window
+ * command changes its window, and an open or abandon (or an import) the windows it is or was the previous of; a rename
+ * changes the account and every window that names it. One function per kind of command; the command table
+ * (command-table.ts) names each type's, so no command type is reported as changing nothing by omission.
+ */
 
 import { findAccount } from './accounts.js'
-import { approvalWindow, approvedAction } from './approval-actions.js'
 import { closedWindowsAt } from './closed-windows.js'
-import { unknownCommand, type AccountUpdate, type WorkspaceCommand } from './commands.js'
+import type { AccountUpdate, MatchCreate } from './commands.js'
 import type { BatchResult } from './entry-batch.js'
 import { liveWindowsEndingAfter } from './live-windows.js'
 import type { Accepted } from './outcome.js'
@@ -19,57 +26,33 @@ export interface Changes {
   readonly accountSeqs: readonly number[]
 }
 
-const none: Changes = { windows: [], accountSeqs: [] }
-
 /**
- * Read from the command, its answer and the state right after it, as events.ts reads events: a posting
- * changes its accounts, the live window of each that holds its effective time, every later live window of
- * each (their book balances) and the closed windows whose period holds it (their post-close drift); a window
- * command changes its window, and an open or abandon (or an import) the windows it is or was the previous of; a rename changes
- * the account and every window that names it. Every command type has its case: a new one without its
- * case does not compile (unknownCommand), so no command is silently reported as changing nothing.
+ * Nothing a subscriber watches: a new account (no watcher yet, its balance 0, no window names it), subscriptions,
+ * rules (they change no window or balance until an auto-match applies them), a line's assignee and note (in no
+ * window object or balance: its lines and history have their own routes).
  */
-export function changesOf(state: WorkspaceState, command: WorkspaceCommand, outcome: Accepted): Changes {
-  switch (command.type) {
-    case 'entry.post':
-    case 'entry.reverse': return postingChanges(state, [state.entries[state.entries.length - 1]])
-    case 'entry.batch': {
-      const posted = (outcome.body as BatchResult).posted
-      return posted === 0 ? none : postingChanges(state, state.entries.slice(state.entries.length - posted))
-    }
-    case 'window.open': return windowChanges(state, (outcome.body as { id: string }).id, true)
-    // A write-off's adjustment posted an entry too: its accounts and windows, besides the match's window.
-    case 'match.create': return command.adjustment === undefined || outcome.status === 202 ? windowChanges(state, command.window, false) : adjustmentChanges(state, command.window)
-    case 'window.lines.add':
-    case 'match.batch':
-    case 'match.auto':
-    case 'match.reverse': return windowChanges(state, command.window, false)
-    // An abandoned window is no longer the previous window of those after it (docs/API.md, "Continuity").
-    case 'window.transition': return windowChanges(state, command.window, command.state === 'abandoned')
-    case 'account.update': return accountChanges(state, command, (outcome.body as { id: string }).id)
-    // The windows an import opens are new (no one watches them yet), but may be the previous window of later ones.
-    case 'statements.import': return importChanges(state, outcome)
-    // A new account has no watcher yet; its balance is 0 and no window names it.
-    case 'account.create':
-    case 'webhook.create':
-    case 'webhook.delete':
-    // Rules change no window and no balance until an auto-match applies them.
-    case 'matching_rule.create':
-    case 'matching_rule.update':
-    case 'matching_rule.delete':
-    // A line's assignee and note are in no window object or balance (its lines and history have their own routes).
-    case 'window.line.annotate': return none
-    // The closed windows it signed (their seal and history changed).
-    // An approve changes what its action changed; any decision the approval's window (its history).
-    case 'approval.decide': {
-      const action = approvedAction(state, command, outcome)
-      if (action !== null) return changesOf(state, action.command, action.outcome)
-      const window = approvalWindow(state, command)
-      return window === undefined ? none : { windows: [window], accountSeqs: [] }
-    }
-    case 'seal.key': return { windows: (outcome.body as { signed: string[] }).signed.map((id) => findWindow(state, id, null)!), accountSeqs: [] }
-    default: return unknownCommand(command)
-  }
+export const noChanges: Changes = { windows: [], accountSeqs: [] }
+const none = noChanges
+
+/** entry.post, entry.reverse: the entry it made. */
+export function postingChangesOf(state: WorkspaceState): Changes {
+  return postingChanges(state, [state.entries[state.entries.length - 1]])
+}
+
+/** entry.batch: the entries it posted. */
+export function batchChanges(state: WorkspaceState, outcome: Accepted): Changes {
+  const posted = (outcome.body as BatchResult).posted
+  return posted === 0 ? none : postingChanges(state, state.entries.slice(state.entries.length - posted))
+}
+
+/** match.create: its window; a write-off's adjustment posted an entry too (its accounts and windows). */
+export function matchCreateChanges(state: WorkspaceState, command: MatchCreate, outcome: Accepted): Changes {
+  return command.adjustment === undefined || outcome.status === 202 ? windowChanges(state, command.window, false) : adjustmentChanges(state, command.window)
+}
+
+/** seal.key: the closed windows it signed (their seal and history changed). */
+export function sealChanges(state: WorkspaceState, outcome: Accepted): Changes {
+  return { windows: (outcome.body as { signed: string[] }).signed.map((id) => findWindow(state, id, null)!), accountSeqs: [] }
 }
 
 /**
@@ -77,7 +60,7 @@ export function changesOf(state: WorkspaceState, command: WorkspaceCommand, outc
  * window that names it, whatever its state: a window's object lists its accounts by name. A rename is
  * rare, so the windows are scanned rather than indexed.
  */
-function accountChanges(state: WorkspaceState, command: AccountUpdate, id: string): Changes {
+export function accountChanges(state: WorkspaceState, command: AccountUpdate, id: string): Changes {
   const account = findAccount(state, id, null)
   if (account === undefined) return none
   const windows = command.name === undefined ? [] : state.windows.windows.filter((window) => window.accountSeqs.includes(account.seq))
@@ -85,13 +68,13 @@ function accountChanges(state: WorkspaceState, command: AccountUpdate, id: strin
 }
 
 /** The window, and when it was opened or abandoned the windows whose previous window it now is or was. */
-function windowChanges(state: WorkspaceState, id: string, withFollowers: boolean): Changes {
+export function windowChanges(state: WorkspaceState, id: string, withFollowers: boolean): Changes {
   const window = findWindow(state, id, null)
   if (window === undefined) return none
   return { windows: withFollowers ? [window, ...followersOf(state, window)].sort((a, b) => a.seq - b.seq) : [window], accountSeqs: [] }
 }
 
-function importChanges(state: WorkspaceState, outcome: Accepted): Changes {
+export function importChanges(state: WorkspaceState, outcome: Accepted): Changes {
   if (outcome.replayed === true) return none
   const opened = (outcome.body as { data: readonly { id: string }[] }).data
   const windows = new Set<ReconciliationWindow>()

@@ -354,9 +354,10 @@ const commandTypeTable: { readonly [T in WorkspaceCommand['type']]: true } = {
 export const workspaceCommandTypes = Object.keys(commandTypeTable) as readonly WorkspaceCommand['type'][]
 
 /**
- * The default of a switch over command types: `command` is `never` once every case is written, so a
+ * The default of a switch over command types (system.ts): `command` is `never` once every case is written, so a
  * type without its case is a compile error there; a command of no known type (a damaged or newer log
- * record) stops the process rather than being applied or reported as nothing.
+ * record) stops the process rather than being applied or reported as nothing. The workspace commands'
+ * table (command-table.ts) answers a type it does not hold with it too.
  */
 export function unknownCommand(command: never): never {
   throw new Error(`unknown command type ${JSON.stringify((command as { type?: unknown }).type)}`)

@@ -1,9 +1,14 @@
-/** @module The events an accepted command emits (webhooks): derived from the command, its answer and the state after it. */
+/**
+ * @module The events an accepted command emits (webhooks), derived from the command, its answer and the state after
+ * it, in the order they happened: the command's own event, then each window it turned balanced, then each closed
+ * window whose period it posted into (drifted). Flips are read from the window history the command just wrote, so
+ * there is one source of truth for "this command balanced that window". One function per kind of command; the
+ * command table (command-table.ts) names each type's.
+ */
 
 import { formatTimestamp } from './calendar.js'
-import { approvedAction } from './approval-actions.js'
 import { closedWindowsAt } from './closed-windows.js'
-import { unknownCommand, type WebhookEventType, type WorkspaceCommand } from './commands.js'
+import type { EntryBatch, EntryPost, EntryReverse, MatchCreate, MatchReverse, StatementsImport, WebhookEventType, WindowOpen, WindowTransition, WorkspaceCommand } from './commands.js'
 import type { LedgerEvent } from './ledger-event.js'
 import { liveWindowAt } from './live-windows.js'
 import { matchEvent } from './matches.js'
@@ -15,70 +20,74 @@ import { findWindow } from './window-effects.js'
 import type { ReconciliationWindow, WindowStateName } from './windows-state.js'
 import { windowView } from './windows.js'
 
+/** The time an event carries: its command's. */
+function timestampOf(command: WorkspaceCommand): string {
+  return formatTimestamp(command.at_ms)
+}
+
+function windowEvent(state: WorkspaceState, type: WebhookEventType, data: unknown, window: ReconciliationWindow, timestamp: string): LedgerEvent {
+  return { type, timestamp, data, accountNames: accountNamesOf(state, window) }
+}
+
+/** No webhook event (docs/API.md, Webhooks: accounts, lines, subscriptions, rules, annotations and seal keys have none). */
+export function noEvents(): LedgerEvent[] {
+  return []
+}
+
+/** entry.post, entry.reverse: the entry it made, then the windows it turned balanced or drifted. */
+export function postingEvents(state: WorkspaceState, command: EntryPost | EntryReverse, outcome: Accepted): LedgerEvent[] {
+  return entryEvents(state, state.entries[state.entries.length - 1], outcome.body, timestampOf(command))
+}
+
+/** entry.batch: each posted item's events, in order (a refused item has none). */
+export function batchEvents(state: WorkspaceState, command: EntryBatch, outcome: Accepted): LedgerEvent[] {
+  const timestamp = timestampOf(command)
+  const events: LedgerEvent[] = []
+  for (const item of (outcome.body as BatchResult).items) if (!('ok' in item)) events.push(...entryEvents(state, item, entryView(state, item), timestamp))
+  return events
+}
+
+/** window.open: reconciliation.opened. */
+export function openedEvents(state: WorkspaceState, command: WindowOpen, outcome: Accepted): LedgerEvent[] {
+  return [windowEvent(state, 'reconciliation.opened', outcome.body, windowOf(state, (outcome.body as { id: string }).id), timestampOf(command))]
+}
+
+/** statements.import: reconciliation.opened for each window this command opened. */
+export function importEvents(state: WorkspaceState, command: StatementsImport, outcome: Accepted): LedgerEvent[] {
+  // Only the windows this command opened: a statement imported before answers its window, and was announced then.
+  const timestamp = timestampOf(command)
+  const views = (outcome.body as { data: { id: string }[] }).data
+  const firstNewSeq = state.windows.windows.length - views.length + 1
+  return views.map((view) => ({ view, window: windowOf(state, view.id) }))
+    .filter(({ window }) => window.seq >= firstNewSeq && window.openedAtMs === command.at_ms && window.openedBy === command.key_id)
+    .map(({ view, window }) => windowEvent(state, 'reconciliation.opened', view, window, timestamp))
+}
+
+/** window.transition: reconciliation.closed or .abandoned; none while held for approval (202 changed nothing yet). */
+export function transitionEvents(state: WorkspaceState, command: WindowTransition, outcome: Accepted): LedgerEvent[] {
+  if (outcome.status === 202) return []
+  const body = outcome.body as { id: string; state?: string }
+  return [windowEvent(state, body.state === 'closed' ? 'reconciliation.closed' : 'reconciliation.abandoned', outcome.body, windowOf(state, body.id), timestampOf(command))]
+}
+
 /**
- * The events of an accepted command, in the order they happened: the command's own event, then each
- * window it turned balanced, then each closed window whose period it posted into (drifted). Flips are read from the window history the command just wrote, so there
- * is one source of truth for "this command balanced that window".
+ * match.create: match.created and the flip it made; a write-off with an adjustment its entry's events too; none while
+ * held for approval. A batch and an auto-match gather their matches' events through it, one by one (match-batch.ts, auto-match.ts).
  */
-export function eventsOf(state: WorkspaceState, command: WorkspaceCommand, outcome: Accepted): LedgerEvent[] {
-  const timestamp = formatTimestamp(command.at_ms)
-  const event = (type: WebhookEventType, data: unknown, accountNames: readonly string[]): LedgerEvent => ({ type, timestamp, data, accountNames })
-  const body = outcome.body as { id: string; reconciliation?: string; state?: string }
-  switch (command.type) {
-    case 'entry.post':
-    case 'entry.reverse':
-      return entryEvents(state, state.entries[state.entries.length - 1], outcome.body, timestamp)
-    case 'entry.batch': {
-      const events: LedgerEvent[] = []
-      for (const item of (outcome.body as BatchResult).items) if (!('ok' in item)) events.push(...entryEvents(state, item, entryView(state, item), timestamp))
-      return events
-    }
-    case 'window.open':
-      return [event('reconciliation.opened', outcome.body, accountNamesOf(state, windowOf(state, body.id)))]
-    case 'statements.import': {
-      // Only the windows this command opened: a statement imported before answers its window, and was announced then.
-      const views = (outcome.body as { data: { id: string }[] }).data
-      const firstNewSeq = state.windows.windows.length - views.length + 1
-      return views.map((view) => ({ view, window: windowOf(state, view.id) }))
-        .filter(({ window }) => window.seq >= firstNewSeq && window.openedAtMs === command.at_ms && window.openedBy === command.key_id)
-        .map(({ view, window }) => event('reconciliation.opened', view, accountNamesOf(state, window)))
-    }
-    // A request held for approval (202) changed nothing yet.
-    case 'window.transition':
-      if (outcome.status === 202) return []
-      return [event(body.state === 'closed' ? 'reconciliation.closed' : 'reconciliation.abandoned', outcome.body, accountNamesOf(state, windowOf(state, body.id)))]
-    case 'match.create':
-      if (outcome.status === 202) return []
-      if (command.adjustment !== undefined) return adjustmentEvents(state, outcome, timestamp)
-      return matchEvents(state, command.type, outcome, timestamp)
-    case 'match.reverse':
-      return matchEvents(state, command.type, outcome, timestamp)
-    // createMatchBatch and autoMatch gathered the events of their matches one by one (match-batch.ts, auto-match.ts).
-    case 'match.batch':
-    case 'match.auto':
-      return outcome.events === undefined ? [] : [...outcome.events]
-    // Lines move no figure the residual rests on (no flip); accounts and subscriptions have no webhook event (docs/API.md, Webhooks).
-    case 'window.lines.add':
-    // A line's assignee and note are bookkeeping of the team's work, no webhook event (docs/API.md, Exceptions).
-    case 'window.line.annotate':
-    case 'account.create':
-    case 'account.update':
-    case 'webhook.create':
-    case 'webhook.delete':
-    case 'matching_rule.create':
-    case 'matching_rule.update':
-    case 'matching_rule.delete':
-    // A seal signed on upgrade changes no figure of its window and has no webhook event (docs/API.md, "The seal").
-    case 'seal.key':
-      return []
-    // An approve emits the events of the action it ran; a rejection or a failure none.
-    case 'approval.decide': {
-      const action = approvedAction(state, command, outcome)
-      return action === null ? [] : eventsOf(state, action.command, action.outcome)
-    }
-    default:
-      return unknownCommand(command)
-  }
+export function matchCreateEvents(state: WorkspaceState, command: MatchCreate, outcome: Accepted): LedgerEvent[] {
+  if (outcome.status === 202) return []
+  if (command.adjustment !== undefined) return adjustmentEvents(state, outcome, timestampOf(command))
+  return matchEvents(state, command.type, outcome, timestampOf(command))
+}
+
+/** match.reverse: match.reversed and the flip it made. */
+export function matchReverseEvents(state: WorkspaceState, command: MatchReverse, outcome: Accepted): LedgerEvent[] {
+  return matchEvents(state, command.type, outcome, timestampOf(command))
+}
+
+/** match.batch, match.auto: the events the command gathered as it made its matches (none while held for approval). */
+export function gatheredEvents(outcome: Accepted): LedgerEvent[] {
+  return outcome.events === undefined ? [] : [...outcome.events]
 }
 
 /** An entry's own event, then each window it turned balanced (and that is still balanced by it). */

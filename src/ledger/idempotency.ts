@@ -1,14 +1,10 @@
 /** @module Stored answers to requests with an Idempotency-Key: lookup (with the caller's visibility), store and expiry by command time. */
 
-import { findAccount } from './accounts.js'
-import { unknownCommand, type WorkspaceCommand } from './commands.js'
-import { approvalWindow, approvedAction } from './approval-actions.js'
-import { postedCountOf } from './entry-batch.js'
+import type { WorkspaceCommand } from './commands.js'
 import { reject } from '../errors.js'
-import type { Accepted, Outcome } from './outcome.js'
+import type { Outcome } from './outcome.js'
 import type { IdempotencyRecord, WorkspaceState } from './state.js'
 import { isVisible, type Visibility } from './visibility.js'
-import { findWindow } from './window-effects.js'
 
 /** Records live at least this long (docs/API.md, Retries and Idempotency-Key); a constant so replay expires exactly as live did. */
 export const idempotencyTtlMs = 24 * 60 * 60 * 1000
@@ -72,53 +68,6 @@ export function resolveKey(state: WorkspaceState, command: WorkspaceCommand): Wo
 /** The answer stored under an Idempotency-Key as an outcome: replayed (nothing logged), its JSON text as stored. */
 export function storedAnswer(record: IdempotencyRecord): Outcome {
   return { ok: true, status: record.status, body: null, json: record.body, replayed: true, keyReplayed: true }
-}
-
-/** The accounts an accepted answer shows (by seq), or null when it shows a secret instead (a webhook). */
-export function answerAccountSeqs(state: WorkspaceState, command: WorkspaceCommand, outcome: Accepted): readonly number[] | null {
-  switch (command.type) {
-    case 'account.create':
-    case 'account.update': {
-      const account = findAccount(state, (outcome.body as { id: string }).id, null)
-      return account === undefined ? [] : [account.seq]
-    }
-    case 'entry.post':
-    case 'entry.reverse': return state.entries[state.entries.length - 1].accountSeqs()
-    case 'entry.batch': return accountSeqsOfLast(state, postedCountOf(outcome.body))
-    case 'window.open': return findWindow(state, (outcome.body as { id: string }).id, null)?.accountSeqs ?? []
-    case 'statements.import': return (outcome.body as { data: { id: string }[] }).data.flatMap((window) => findWindow(state, window.id, null)?.accountSeqs ?? [])
-    // A write-off's adjustment names its entry, whose lines are on the window's account and the adjustment's.
-    case 'match.create': return command.adjustment === undefined || outcome.status === 202 ? findWindow(state, command.window, null)?.accountSeqs ?? [] : [...new Set([...findWindow(state, command.window, null)?.accountSeqs ?? [], ...state.entries[state.entries.length - 1].accountSeqs()])]
-    case 'window.lines.add':
-    case 'window.line.annotate':
-    case 'window.transition':
-    case 'match.batch':
-    case 'match.auto':
-    case 'match.reverse': return findWindow(state, command.window, null)?.accountSeqs ?? []
-    case 'webhook.create':
-    case 'webhook.delete': return null
-    // A rule names no account: its answer may go to any key of the workspace.
-    case 'matching_rule.create':
-    case 'matching_rule.update':
-    case 'matching_rule.delete': return []
-    // Made by the service at start-up, never with an Idempotency-Key: it shows no account.
-    case 'seal.key': return []
-    case 'approval.decide': {
-      const action = approvedAction(state, command, outcome)
-      return action !== null ? answerAccountSeqs(state, action.command, action.outcome) : approvalWindow(state, command)?.accountSeqs ?? []
-    }
-    default: return unknownCommand(command)
-  }
-}
-
-/** The accounts of the last `count` entries, each once. */
-function accountSeqsOfLast(state: WorkspaceState, count: number): number[] {
-  const seqs = new Set<number>()
-  for (let index = state.entries.length - count; index < state.entries.length; index++) {
-    const entry = state.entries[index]
-    for (let line = 0; line < entry.lineCount; line++) seqs.add(entry.lineAccountSeq(line))
-  }
-  return [...seqs]
 }
 
 export function storeIdempotency(state: WorkspaceState, record: IdempotencyRecord): void {

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict'
 import { reject, type Rejection } from '../errors.js'
 import { matchBatchItemsMax, type MatchBatch, type MatchCreate, type MatchItem } from './commands.js'
-import { eventsOf } from './events.js'
+import { matchCreateEvents } from './events.js'
 import type { LedgerEvent } from './ledger-event.js'
 import { markWindow, undoToMark } from './match-undo.js'
 import { createMatch, matchShapeRejection } from './matches.js'
@@ -88,7 +88,7 @@ function runBatch(state: WorkspaceState, command: MatchBatch): BatchRun | Reject
       return itemRejection(outcome, index)
     }
     answers.push(outcome)
-    if (state.webhooks.subscriptions.size > 0) events.push(...eventsOf(state, single, outcome))
+    if (state.webhooks.subscriptions.size > 0) events.push(...matchCreateEvents(state, single, outcome))
   }
   return { ok: true, window, answers, events }
 }

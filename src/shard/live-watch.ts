@@ -9,7 +9,7 @@
 import type { CommandObserver, Submitted } from '../actor/workspace-actor.js'
 import type { Runtime } from '../actor/runtime.js'
 import { balanceAt } from '../ledger/balances.js'
-import { changesOf } from '../ledger/changes.js'
+import { changesOf } from '../ledger/command-table.js'
 import type { WorkspaceCommand } from '../ledger/commands.js'
 import type { Accepted } from '../ledger/outcome.js'
 import type { Account, WorkspaceState } from '../ledger/state.js'

@@ -6,23 +6,16 @@
  * snapshot and from the log keeps them.
  */
 import t from 'tap'
-import { adminCreateKey, assertError, createAccount, postEntryOk, raiseLimits } from '../support/api.ts'
+import { adminCreateKey, assertError, postEntryOk } from '../support/api.ts'
 import { manualClock, hourMs } from '../support/clock.ts'
-import { addLinesOk, openWindowOk, pair } from '../support/recon.ts'
+import { addLinesOk, openWindowOk, pair, startReconService } from '../support/recon.ts'
 import { snapshotNow } from '../support/probes.ts'
-import { call, startTestService, type Reply, type TestService } from '../support/service.ts'
+import { call, type Reply } from '../support/service.ts'
 
 const dayMs = 24 * hourMs
 const clock = manualClock(Date.parse('2026-11-20T12:00:00.000Z'))
-const service: TestService = await startTestService({ clock: clock.now, env: { SNAPSHOT_COMMANDS_INTERVAL: '1000000' } })
-let restarted: TestService | null = null
-t.teardown(async () => {
-  await restarted?.stop()
-  await service.destroy()
-})
-const { baseUrl, apiKey: key } = service
-await raiseLimits(service, 'default')
-for (const name of ['assets:bank', 'assets:card', 'income:sales']) await createAccount(baseUrl, key, name)
+const recon = await startReconService(t, ['assets:bank', 'assets:card', 'income:sales'], { clock: clock.now, env: { SNAPSHOT_COMMANDS_INTERVAL: '1000000' } })
+const { service, baseUrl, key } = recon
 /** Setup outside the subtests: a refusal throws (an assertion here would end the top-level test early). */
 async function must(pending: Promise<Reply>): Promise<void> {
   const reply = await pending
@@ -144,8 +137,7 @@ t.test('a restart keeps assignee and note: from a snapshot, and from the log aft
   t.ok((await snapshotNow(service.service)) >= 1, 'a snapshot was written')
   t.equal((await call(baseUrl, 'PATCH', `/v2/reconciliations/${cardOct.id}/lines/l1`, { key, body: { assignee: 'cy', note: 'after the snapshot' } })).status, 200)
   const expected = before.map((item) => (item.reconciliation === cardOct.id && item.id === 'l1' ? { ...item, assignee: 'cy', note: 'after the snapshot' } : item))
-  await service.stop()
-  restarted = await startTestService({ dataDir: service.dataDir, apiKey: key, clock: clock.now })
+  const restarted = await recon.restart()
   t.ok(restarted.service.replay.snapshots >= 1, 'replay started from the snapshot')
   const reply = await call(restarted.baseUrl, 'GET', '/v2/exceptions?limit=100', { key })
   t.same(reply.body.data, expected, 'the same queue, the annotation after the snapshot replayed from the log')

@@ -4,21 +4,13 @@
  * that keeps nothing), scopes, and a restart from a snapshot that keeps the rules.
  */
 import t from 'tap'
-import { adminCreateKey, assertError, createAccount, postEntryOk, raiseLimits } from '../support/api.ts'
-import { addLinesOk, openWindowOk, pair } from '../support/recon.ts'
+import { adminCreateKey, assertError, postEntryOk } from '../support/api.ts'
+import { addLinesOk, openWindowOk, pair, startReconService } from '../support/recon.ts'
 import { snapshotNow } from '../support/probes.ts'
-import { call, startTestService, type TestService } from '../support/service.ts'
+import { call } from '../support/service.ts'
 
-const service: TestService = await startTestService({ env: { SNAPSHOT_COMMANDS_INTERVAL: '1000000' } })
-let restarted: TestService | null = null
-t.teardown(async () => {
-  await restarted?.stop()
-  await service.destroy()
-})
-const { baseUrl, apiKey: key } = service
-await raiseLimits(service, 'default')
-for (const name of ['assets:bank', 'income:sales']) await createAccount(baseUrl, key, name)
-const sale = async (amount: number, day: string): Promise<string> => (await postEntryOk(baseUrl, key, pair('assets:bank', 'income:sales', amount), { effective_at: `2026-10-${day}T10:00:00Z` })).id
+const recon = await startReconService(t, ['assets:bank', 'income:sales'], { env: { SNAPSHOT_COMMANDS_INTERVAL: '1000000' } })
+const { service, baseUrl, key, sale } = recon
 
 const invoice = await sale(5000, '03')
 const nearly = await sale(1998, '10')
@@ -143,8 +135,7 @@ t.test('a catastrophic pattern is refused (400, nothing kept) or accepted and th
 t.test('a restart from a snapshot keeps the rules', async (t) => {
   const before = (await call(baseUrl, 'GET', '/v2/matching-rules', { key })).body
   t.ok((await snapshotNow(service.service)) >= 1, 'a snapshot was written')
-  await service.stop()
-  restarted = await startTestService({ dataDir: service.dataDir, apiKey: key })
+  const restarted = await recon.restart()
   t.ok(restarted.service.replay.snapshots >= 1, 'replay started from the snapshot')
   t.same((await call(restarted.baseUrl, 'GET', '/v2/matching-rules', { key })).body, before, 'the same rules')
   const made = await call(restarted.baseUrl, 'POST', '/v2/matching-rules', { key, body: { ...payouts, name: 'after' } })

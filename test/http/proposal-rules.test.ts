@@ -4,16 +4,10 @@
  * is accepted as a match body; every other proposal carries `rule: null`; an `auto_match` rule proposes nothing.
  */
 import t from 'tap'
-import { createAccount, postEntryOk, raiseLimits } from '../support/api.ts'
-import { addLinesOk, openWindowOk, pair } from '../support/recon.ts'
-import { call, startTestService, type TestService } from '../support/service.ts'
+import { addLinesOk, openWindowOk, startReconService } from '../support/recon.ts'
+import { call } from '../support/service.ts'
 
-const service: TestService = await startTestService()
-t.teardown(() => service.destroy())
-const { baseUrl, apiKey: key } = service
-await raiseLimits(service, 'default')
-for (const name of ['assets:bank', 'income:sales']) await createAccount(baseUrl, key, name)
-const sale = async (amount: number, day: string): Promise<string> => (await postEntryOk(baseUrl, key, pair('assets:bank', 'income:sales', amount), { effective_at: `2026-10-${day}T10:00:00Z` })).id
+const { baseUrl, key, sale } = await startReconService(t, ['assets:bank', 'income:sales'])
 
 const nearly = await sale(1998, '10')
 const exact = await sale(700, '15')

@@ -7,7 +7,7 @@
  */
 import t from 'tap'
 import { balanceAt } from '../../src/ledger/balances.ts'
-import { changesOf } from '../../src/ledger/changes.ts'
+import { changesOf } from '../../src/ledger/command-table.ts'
 import { workspaceCommandTypes, type WorkspaceCommand } from '../../src/ledger/commands.ts'
 import { windowView } from '../../src/ledger/windows.ts'
 import { createWorkspaceState } from '../../src/ledger/state.ts'

@@ -5,10 +5,9 @@
  * links survive a restore from the facts, the new entry emits entry.posted and changes its accounts.
  */
 import t from 'tap'
-import { changesOf } from '../../src/ledger/changes.ts'
+import { answerAccountSeqs, changesOf } from '../../src/ledger/command-table.ts'
 import { entryView, getEntry } from '../../src/ledger/entries.ts'
 import { EntryJsonWriter } from '../../src/ledger/entry-json.ts'
-import { answerAccountSeqs } from '../../src/ledger/idempotency.ts'
 import { factsOf, restoreWorkspace, type WorkspaceFacts } from '../../src/ledger/restore.ts'
 import { machine, ok, posting, refused, run, type CommandBody, type Machine } from '../support/workspace-machine.ts'
 

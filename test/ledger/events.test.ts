@@ -1,12 +1,12 @@
 /**
- * Events (src/ledger/events.ts): eventsOf derives, from an accepted command, its answer and the state after
+ * Events (src/ledger/events.ts, through the command table: src/ledger/command-table.ts): eventsOf derives, from an accepted command, its answer and the state after
  * it, the events in the order they happened; a flip to balanced is emitted only by the command that caused
  * it (read from the window history), by a posting for each window it balanced in window order, and by an
  * unmatch too. eventsOf itself changes nothing. (test/ledger/webhooks.test.ts covers routing and a full script.)
  */
 import t from 'tap'
 import { webhookEventTypes } from '../../src/ledger/commands.ts'
-import { eventsOf } from '../../src/ledger/events.ts'
+import { eventsOf } from '../../src/ledger/command-table.ts'
 import type { Outcome } from '../../src/ledger/outcome.ts'
 import { stableSerialize } from '../support/state-fingerprint.ts'
 import { machine, ok, posting, run, type CommandBody, type Machine } from '../support/workspace-machine.ts'

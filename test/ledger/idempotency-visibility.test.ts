@@ -1,7 +1,8 @@
 /** ledger/idempotency.ts without a server: which stored answer an Idempotency-Key names for which caller (issue 12.1). */
 import t from 'tap'
 import type { WorkspaceCommand } from '../../src/ledger/commands.ts'
-import { answerAccountSeqs, idempotencyFor, idempotencyTtlMs } from '../../src/ledger/idempotency.ts'
+import { answerAccountSeqs } from '../../src/ledger/command-table.ts'
+import { idempotencyFor, idempotencyTtlMs } from '../../src/ledger/idempotency.ts'
 import { createWorkspaceState, type WorkspaceState } from '../../src/ledger/state.ts'
 import type { Visibility } from '../../src/ledger/visibility.ts'
 import { executeWorkspace } from '../../src/ledger/workspace.ts'

@@ -7,7 +7,7 @@
  * are entry.posted, match.created and the flip to balanced.
  */
 import t from 'tap'
-import { changesOf } from '../../src/ledger/changes.ts'
+import { changesOf } from '../../src/ledger/command-table.ts'
 import type { WorkspaceCommand } from '../../src/ledger/commands.ts'
 import { getEntry } from '../../src/ledger/entries.ts'
 import { listMatches } from '../../src/ledger/matches.ts'

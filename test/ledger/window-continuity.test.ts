@@ -7,7 +7,7 @@
 import fc from 'fast-check'
 import t from 'tap'
 import { statementInputsOf } from '../../src/api/statement-file.ts'
-import { changesOf } from '../../src/ledger/changes.ts'
+import { changesOf } from '../../src/ledger/command-table.ts'
 import { answerText } from '../../src/ledger/outcome.ts'
 import { executeWorkspace } from '../../src/ledger/workspace.ts'
 import { reconciliationStatus } from '../../src/ledger/reconciliation-status.ts'

@@ -1,4 +1,4 @@
-/** @module Simulation: a small seeded PRNG (mulberry32), so a seed names one run exactly. */
+/** @module A small seeded PRNG (mulberry32), so a seed names one run exactly: the simulation's, and the crash loop's and soak's clients (test/support/crash). */
 
 import assert from 'node:assert/strict'
 

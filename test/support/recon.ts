@@ -1,6 +1,10 @@
-/** @module Test support: helpers over `call` for the /v2/reconciliations routes (windows, lines, matches, transitions, history). */
+/**
+ * @module Test support: helpers over `call` for the /v2/reconciliations routes (windows, lines, matches, transitions,
+ * history), and the service the reconciliation route tests open with (startReconService).
+ */
 
-import { call, type Reply } from './service.ts'
+import { createAccount, postEntryOk, raiseLimits } from './api.ts'
+import { call, startTestService, type Reply, type StartOptions, type TestService } from './service.ts'
 
 /** Every field of the window object, docs/API.md, Reconciliation windows, its currency (9), the sealed close (14), the balances and continuity. */
 export const windowFields = [
@@ -119,4 +123,40 @@ export async function readWindow(baseUrl: string, key: string, id: string): Prom
 /** A simple two-line entry: `amount` to `account`, the other side to `against`. */
 export function pair(account: string, against: string, amount: number): { account: string; amount: number }[] {
   return [{ account, amount }, { account: against, amount: -amount }]
+}
+
+/** A test service for the reconciliation route tests: workspace `default` with generous limits and its accounts made. */
+export interface ReconService {
+  readonly service: TestService
+  readonly baseUrl: string
+  /** The all-scope key of workspace `default`. */
+  readonly key: string
+  /** A sale: assets:bank debited, income:sales credited, effective at 10:00 UTC on that day of October 2026; its entry id. */
+  sale(amount: number, day: string): Promise<string>
+  /** Stops the service and starts it again on its data dir with the same options; the new one is stopped at teardown. */
+  restart(): Promise<TestService>
+}
+
+/** Starts it with `options`, raises the limits and makes `accounts`; the test's teardown stops any restart and destroys the data dir. */
+export async function startReconService(t: { teardown(fn: () => Promise<void>): void }, accounts: readonly string[], options: StartOptions = {}): Promise<ReconService> {
+  const service = await startTestService(options)
+  let restarted: TestService | null = null
+  t.teardown(async () => {
+    await restarted?.stop()
+    await service.destroy()
+  })
+  const { baseUrl, apiKey: key } = service
+  await raiseLimits(service, 'default')
+  for (const name of accounts) await createAccount(baseUrl, key, name)
+  return {
+    service,
+    baseUrl,
+    key,
+    sale: async (amount, day) => (await postEntryOk(baseUrl, key, pair('assets:bank', 'income:sales', amount), { effective_at: `2026-10-${day}T10:00:00Z` })).id,
+    restart: async () => {
+      await service.stop()
+      restarted = await startTestService({ ...options, dataDir: service.dataDir, apiKey: key })
+      return restarted
+    },
+  }
 }

@@ -4,7 +4,8 @@
  * the entries list and the matches list; every stored Idempotency-Key answer replays byte for byte.
  */
 
-import { listAll, Random, send } from './client.ts'
+import type { Prng } from '../../simulation/prng.ts'
+import { listAll, send } from './client.ts'
 import type { Ledger } from './model.ts'
 import type { FreeEntry, FreeLine, OwnedWindow, Workspace } from './workload.ts'
 
@@ -208,11 +209,11 @@ async function auditWindows(tally: Tally, ledger: Ledger, baseUrl: string, works
 }
 
 /** The last round's keyed answers, all of them, and a sample of older ones, replay byte for byte. */
-async function auditReplays(tally: Tally, ledger: Ledger, baseUrl: string, workspaces: readonly Workspace[], round: number, random: Random): Promise<void> {
+async function auditReplays(tally: Tally, ledger: Ledger, baseUrl: string, workspaces: readonly Workspace[], round: number, random: Prng): Promise<void> {
   const keys = new Map(workspaces.map((workspace) => [workspace.id, workspace.key]))
   const recent = ledger.keyed.filter((stored) => stored.round === round)
   const older = ledger.keyed.filter((stored) => stored.round !== round)
-  const sample = Array.from({ length: Math.min(olderReplaysSample, older.length) }, () => older[random.below(older.length)])
+  const sample = Array.from({ length: Math.min(olderReplaysSample, older.length) }, () => random.pick(older))
   for (const stored of [...recent, ...sample]) {
     const reply = await send(baseUrl, keys.get(stored.workspace)!, stored.method, stored.path, stored.body, stored.idempotencyKey)
     tally.replaysChecked++
@@ -222,7 +223,7 @@ async function auditReplays(tally: Tally, ledger: Ledger, baseUrl: string, works
   }
 }
 
-export async function audit(ledger: Ledger, baseUrl: string, workspaces: readonly Workspace[], round: number, random: Random): Promise<AuditReport> {
+export async function audit(ledger: Ledger, baseUrl: string, workspaces: readonly Workspace[], round: number, random: Prng): Promise<AuditReport> {
   const tally = new Tally()
   let entries = 0
   let survivors = 0

@@ -39,41 +39,6 @@ export async function listAll(baseUrl: string, key: string, route: string, pages
   throw new Error(`GET ${route}: more than ${pagesMax} pages`)
 }
 
-/** mulberry32: small, fast, seeded; a failing run is reproduced from its printed seed. */
-export class Random {
-  #state: number
-
-  constructor(seed: number) {
-    this.#state = seed >>> 0
-  }
-
-  next(): number {
-    this.#state = (this.#state + 0x6d2b79f5) >>> 0
-    let value = this.#state
-    value = Math.imul(value ^ (value >>> 15), value | 1)
-    value ^= value + Math.imul(value ^ (value >>> 7), value | 61)
-    return ((value ^ (value >>> 14)) >>> 0) / 4294967296
-  }
-
-  /** An integer in [0, n). */
-  below(n: number): number {
-    return Math.floor(this.next() * n)
-  }
-
-  /** An integer in [low, high]. */
-  between(low: number, high: number): number {
-    return low + this.below(high - low + 1)
-  }
-
-  pick<T>(items: readonly T[]): T {
-    return items[this.below(items.length)]
-  }
-
-  chance(probability: number): boolean {
-    return this.next() < probability
-  }
-}
-
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms))
 }

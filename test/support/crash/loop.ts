@@ -11,9 +11,10 @@ import os from 'node:os'
 import path from 'node:path'
 import { verifyStore } from '../../../src/log/doctor.ts'
 import { logsOf } from '../../../src/shard/layout.ts'
+import { Prng } from '../../simulation/prng.ts'
 import { killHard, startProcess, type RunningProcess } from '../process.ts'
 import { audit, type AuditReport } from './audit.ts'
-import { Random, send, sleep } from './client.ts'
+import { send, sleep } from './client.ts'
 import { Ledger } from './model.ts'
 import { perform, runReader, runWriter, type LoadContext, type Request, type Workspace, type Writer } from './workload.ts'
 
@@ -146,13 +147,13 @@ async function retryInFlight(ledger: Ledger, baseUrl: string, round: number, wor
   return retried
 }
 
-async function loadAndKill(ledger: Ledger, processes: Processes, writers: Writer[], round: number, options: CrashLoopOptions, random: Random, inFlight: Request[]): Promise<void> {
+async function loadAndKill(ledger: Ledger, processes: Processes, writers: Writer[], round: number, options: CrashLoopOptions, random: Prng, inFlight: Request[]): Promise<void> {
   const running = processes.current!
-  const killAfterMs = random.between(options.killAfterMsMin, options.killAfterMsMax)
+  const killAfterMs = random.int(options.killAfterMsMin, options.killAfterMsMax)
   let killed = false
   const startedMs = Date.now()
   const context = (seed: number): LoadContext => ({
-    ledger, baseUrl: running.baseUrl, round, random: new Random(seed), inFlight, killed: () => killed, deadlineMs: startedMs + killAfterMs + 10_000, opsMax: options.opsPerWriterMax,
+    ledger, baseUrl: running.baseUrl, round, random: new Prng(seed), inFlight, killed: () => killed, deadlineMs: startedMs + killAfterMs + 10_000, opsMax: options.opsPerWriterMax,
   })
   const killer = (async () => {
     await sleep(killAfterMs)
@@ -176,7 +177,7 @@ function writersFrom(workspaces: readonly Workspace[], perWorkspace: number, rep
 
 interface Totals { lost: number; problems: number; samples: string[]; replays: number; residuals: number; survivors: number; last: AuditReport | null }
 
-async function auditRound(ledger: Ledger, processes: Processes, workspaces: Workspace[], round: number, random: Random, totals: Totals, label: string, log: (line: string) => void): Promise<void> {
+async function auditRound(ledger: Ledger, processes: Processes, workspaces: Workspace[], round: number, random: Prng, totals: Totals, label: string, log: (line: string) => void): Promise<void> {
   const report = await audit(ledger, processes.current!.baseUrl, workspaces, round, random)
   totals.lost += report.lost
   totals.problems += report.problemCount
@@ -205,7 +206,7 @@ export async function runCrashLoop(options: CrashLoopOptions): Promise<CrashLoop
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'trueup-crash-loop-'))
   const processes = new Processes(dataDir, options.shards ?? 1)
   const ledger = new Ledger()
-  const random = new Random(options.seed)
+  const random = new Prng(options.seed)
   const totals: Totals = { lost: 0, problems: 0, samples: [], replays: 0, residuals: 0, survivors: 0, last: null }
   let startupKills = 0
   let cleanStops = 0
@@ -217,7 +218,7 @@ export async function runCrashLoop(options: CrashLoopOptions): Promise<CrashLoop
       inFlight = []
       await loadAndKill(ledger, processes, writers, round, options, random, inFlight)
       if (options.startupKillEvery > 0 && round % options.startupKillEvery === 0) {
-        await processes.killDuringStart(random.between(50, 1500))
+        await processes.killDuringStart(random.int(50, 1500))
         startupKills++
       }
       await processes.start()

@@ -4,7 +4,8 @@
  * answer is recorded in the Ledger; the request in flight at the kill is remembered and retried after the restart.
  */
 
-import { NoAnswer, Random, send } from './client.ts'
+import type { Prng } from '../../simulation/prng.ts'
+import { NoAnswer, send } from './client.ts'
 import type { Exchange, Ledger } from './model.ts'
 
 export type Kind = 'entry' | 'window' | 'lines' | 'match' | 'unmatch' | 'close' | 'abandon'
@@ -139,7 +140,7 @@ export interface LoadContext {
   readonly ledger: Ledger
   readonly baseUrl: string
   readonly round: number
-  readonly random: Random
+  readonly random: Prng
   /** Requests sent and not yet answered; what is left at the kill is retried after the restart. */
   readonly inFlight: Request[]
   readonly killed: () => boolean
@@ -175,10 +176,10 @@ async function run(context: LoadContext, writer: Writer, request: Request): Prom
   return perform(context.ledger, context.baseUrl, context.round, request, writer.workspace.key, context.inFlight)
 }
 
-function entryLines(random: Random, accounts: readonly string[]): { account: string; amount: number }[] {
-  const first = random.below(accounts.length)
-  const second = (first + 1 + random.below(accounts.length - 1)) % accounts.length
-  const amount = random.between(2, amountMax)
+function entryLines(random: Prng, accounts: readonly string[]): { account: string; amount: number }[] {
+  const first = random.int(0, accounts.length - 1)
+  const second = (first + 1 + random.int(0, accounts.length - 2)) % accounts.length
+  const amount = random.int(2, amountMax)
   if (accounts.length > 2 && random.chance(0.25)) {
     const third = accounts.find((_, index) => index !== first && index !== second)!
     return [{ account: accounts[first], amount }, { account: accounts[second], amount: -amount + 1 }, { account: third, amount: -1 }]
@@ -192,7 +193,7 @@ async function postEntry(context: LoadContext, writer: Writer, tag: string): Pro
   ledger.attemptedDescriptions.add(description)
   const body: Record<string, unknown> = { lines: entryLines(random, writer.workspace.accounts), description }
   // Half back-dated up to 90 days, to the millisecond: entries land all over the history and in windows.
-  if (random.chance(0.5)) body.effective_at = new Date(Date.now() - random.below(90 * dayMs)).toISOString()
+  if (random.chance(0.5)) body.effective_at = new Date(Date.now() - random.int(0, 90 * dayMs - 1)).toISOString()
   const idempotencyKey = random.chance(0.3) ? `key-${tag}` : undefined
   return (await run(context, writer, { kind: 'entry', workspace: writer.workspace.id, method: 'POST', path: '/v2/entries', body, idempotencyKey, expect: 201 })) !== null
 }
@@ -207,11 +208,11 @@ async function postUnbalanced(context: LoadContext, writer: Writer, tag: string)
 }
 
 /** A period of 2..7 days ending 2..90 days ago that overlaps none of the writer's live windows, or null. */
-function freePeriod(random: Random, writer: Writer): { from: string; to: string } | null {
+function freePeriod(random: Prng, writer: Writer): { from: string; to: string } | null {
   const today = dateOf(Date.now())
   for (let attempt = 0; attempt < 10; attempt++) {
-    const to = addDays(today, -random.between(2, 90))
-    const from = addDays(to, -random.between(1, 6))
+    const to = addDays(today, -random.int(2, 90))
+    const from = addDays(to, -random.int(1, 6))
     if (writer.windows.every((window) => to < window.from || from > window.to)) return { from, to }
   }
   return null
@@ -224,7 +225,7 @@ async function openWindow(context: LoadContext, writer: Writer, tag: string, ove
   if (overlapOnPurpose) period = writer.windows.length > 0 ? { from: writer.windows[0].from, to: writer.windows[0].to } : null
   if (period === null || (!overlapOnPurpose && writer.windows.length >= liveWindowsMax)) return true
   ledger.attemptedLabels.add(label)
-  const body = { label, accounts: [writer.bank], window: period, claimed_movement: random.between(-amountMax, amountMax), tolerance, statement_ref: `stmt-${tag}` }
+  const body = { label, accounts: [writer.bank], window: period, claimed_movement: random.int(-amountMax, amountMax), tolerance, statement_ref: `stmt-${tag}` }
   const idempotencyKey = random.chance(0.3) ? `key-${tag}` : undefined
   const request: Request = overlapOnPurpose
     ? { kind: 'window', workspace: writer.workspace.id, method: 'POST', path: '/v2/reconciliations', body, expect: 201, refusal: { status: 409, code: 'window_overlap' } }
@@ -241,8 +242,8 @@ async function reconcileChain(context: LoadContext, writer: Writer, tag: string)
   if (writer.windows.length === 0) return true
   const window = random.pick(writer.windows)
   const days = Math.round((Date.parse(window.to) - Date.parse(window.from)) / dayMs)
-  const date = addDays(window.from, random.between(0, days))
-  const amount = random.between(1, amountMax) * (random.chance(0.5) ? 1 : -1)
+  const date = addDays(window.from, random.int(0, days))
+  const amount = random.int(1, amountMax) * (random.chance(0.5) ? 1 : -1)
   const description = `chain-${tag}`
   ledger.attemptedDescriptions.add(description)
   const against = writer.workspace.accounts.at(-1)!
@@ -268,8 +269,8 @@ async function addLines(context: LoadContext, writer: Writer, tag: string): Prom
   if (writer.windows.length === 0) return true
   const window = random.pick(writer.windows)
   const days = Math.round((Date.parse(window.to) - Date.parse(window.from)) / dayMs)
-  const lines = Array.from({ length: random.between(1, 3) }, (_, index) => ({
-    amount: random.between(1, amountMax) * (random.chance(0.5) ? 1 : -1), date: addDays(window.from, random.between(0, days)), reference: `${tag}-${index}`,
+  const lines = Array.from({ length: random.int(1, 3) }, (_, index) => ({
+    amount: random.int(1, amountMax) * (random.chance(0.5) ? 1 : -1), date: addDays(window.from, random.int(0, days)), reference: `${tag}-${index}`,
   }))
   const idempotencyKey = random.chance(0.3) ? `key-${tag}` : undefined
   const exchange = await run(context, writer, { kind: 'lines', workspace: writer.workspace.id, method: 'POST', path: `/v2/reconciliations/${window.id}/lines`, body: { lines }, idempotencyKey, window: window.id, expect: 201 })
@@ -283,8 +284,8 @@ async function matchSome(context: LoadContext, writer: Writer, tag: string): Pro
   const { random } = context
   const window = writer.windows.find((candidate) => candidate.lines.length > 0)
   if (window === undefined) return true
-  const line = window.lines[random.below(window.lines.length)]
-  const entry = window.entries.length > 0 && random.chance(0.5) ? window.entries[random.below(window.entries.length)] : null
+  const line = random.pick(window.lines)
+  const entry = window.entries.length > 0 && random.chance(0.5) ? random.pick(window.entries) : null
   const body = entry === null
     ? { statement_lines: [line.id], strategy: 'write_off', reason: `written off ${tag}` }
     : { statement_lines: [line.id], entries: [entry.id], strategy: 'manual', reason: `manual ${tag}` }
@@ -301,7 +302,7 @@ async function matchSome(context: LoadContext, writer: Writer, tag: string): Pro
 async function unmatchOne(context: LoadContext, writer: Writer): Promise<boolean> {
   const window = writer.windows.find((candidate) => candidate.matches.length > 0)
   if (window === undefined) return true
-  const match = window.matches[context.random.below(window.matches.length)]
+  const match = context.random.pick(window.matches)
   const exchange = await run(context, writer, { kind: 'unmatch', workspace: writer.workspace.id, method: 'DELETE', path: `/v2/reconciliations/${window.id}/matches/${match.id}`, match: match.id, window: window.id, expect: 200 })
   if (exchange === null) return false
   if (exchange.status !== 200) return true
@@ -326,7 +327,7 @@ async function finishWindow(context: LoadContext, writer: Writer, tag: string): 
 async function retryKeyed(context: LoadContext, writer: Writer): Promise<boolean> {
   const { ledger, random } = context
   if (ledger.keyed.length === 0) return true
-  const stored = ledger.keyed[random.below(ledger.keyed.length)]
+  const stored = random.pick(ledger.keyed)
   if (stored.workspace !== writer.workspace.id) return true
   let exchange: Exchange
   try {
