@@ -24,7 +24,7 @@ export async function startNode(databaseUrl: string, id: string): Promise<Cluste
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `trueup-${id}-`))
   const port = await freePort()
   const running = await startProcess({
-    dataDir, adminToken, port,
+    dataDir, adminToken, port, startTimeoutMs: 120_000,
     env: { SHARDS: '1', CLUSTER_DATABASE_URL: databaseUrl, NODE_ID: id, NODE_URL: `http://127.0.0.1:${port}` },
   })
   return { id, process: running, dataDir }
@@ -64,10 +64,17 @@ export async function request(baseUrl: string, key: string, method: string, rout
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
+/** The default write: a sale of 100. */
+function saleOf(_writer: number, _i: number, description: string): unknown {
+  return { lines: [{ account: 'assets:bank', amount: 100 }, { account: 'income:sales', amount: -100 }], description }
+}
+
 export interface Acknowledged {
   readonly description: string
   readonly idempotencyKey: string
   readonly entryId: string
+  /** When the attempt answered 201 was sent, and when its answer came (Date.now()). */
+  readonly sentMs: number
   readonly atMs: number
 }
 
@@ -84,7 +91,7 @@ export interface Load {
  * `writers` loops, each posting entries (a unique description and Idempotency-Key per write) to the URLs in turn; a
  * write not answered 201 is retried with the same key on the next URL, every 200 ms, `attemptsMax` times at most.
  */
-export function startLoad(urls: () => readonly string[], key: string, writers: number, attemptsMax = 100): Load {
+export function startLoad(urls: () => readonly string[], key: string, writers: number, attemptsMax = 100, bodyOf: (writer: number, i: number, description: string) => unknown = saleOf): Load {
   const load: Load & { stopping: boolean } = { acknowledged: [], statuses: new Map(), unanswered: [], stopping: false, stop: async () => undefined }
   const loops = Array.from({ length: writers }, async (_, writer) => {
     for (let i = 0; i < 10_000 && !load.stopping; i++) {
@@ -94,10 +101,11 @@ export function startLoad(urls: () => readonly string[], key: string, writers: n
       for (let attempt = 0; attempt < attemptsMax && !answered; attempt++) {
         const targets = urls()
         const target = targets[(writer + i + attempt) % targets.length]
-        const reply = await request(target, key, 'POST', '/v2/entries', { lines: [{ account: 'assets:bank', amount: 100 }, { account: 'income:sales', amount: -100 }], description }, { 'idempotency-key': idempotencyKey })
+        const sentMs = Date.now()
+        const reply = await request(target, key, 'POST', '/v2/entries', bodyOf(writer, i, description), { 'idempotency-key': idempotencyKey })
         load.statuses.set(reply.status, (load.statuses.get(reply.status) ?? 0) + 1)
         if (reply.status === 201) {
-          load.acknowledged.push({ description, idempotencyKey, entryId: reply.body.id, atMs: Date.now() })
+          load.acknowledged.push({ description, idempotencyKey, entryId: reply.body.id, sentMs, atMs: Date.now() })
           answered = true
         } else await sleep(200)
       }
@@ -155,6 +163,25 @@ export function countDescribed(records: readonly DatabaseRecord[], description: 
 export async function placementOf(db: pg.Client): Promise<{ owner: string; epoch: number } | null> {
   const result = await db.query<{ owner: string; epoch: string }>('SELECT owner, epoch FROM placement WHERE shard = 0')
   return result.rowCount === 1 ? { owner: result.rows[0].owner, epoch: Number(result.rows[0].epoch) } : null
+}
+
+/**
+ * A cluster on an emptied database: the first node (it claims the shard and makes the first workspace and key), its
+ * accounts, then the others (standbys, catching up from the database). Killed at the test's teardown.
+ */
+export async function startCluster(t: { teardown(fn: () => Promise<void>): void }, db: pg.Client, databaseUrl: string, ids: readonly string[], accounts: readonly string[]): Promise<{ nodes: ClusterNode[]; key: string }> {
+  await resetDatabase(db)
+  const nodes: ClusterNode[] = []
+  t.teardown(() => killNodes(nodes))
+  nodes.push(await startNode(databaseUrl, ids[0]))
+  const key = nodes[0].process.apiKey
+  if (key === null) throw new Error('the first node printed no API key')
+  for (const name of accounts) {
+    const reply = await request(nodes[0].process.baseUrl, key, 'POST', '/v2/accounts', { name })
+    if (reply.status !== 201) throw new Error(`account ${name}: ${reply.status}`)
+  }
+  for (const id of ids.slice(1)) nodes.push(await startNode(databaseUrl, id))
+  return { nodes, key }
 }
 
 export async function resetDatabase(db: pg.Client): Promise<void> {
