@@ -13,6 +13,7 @@ import { Metrics } from './edge/metrics.js'
 import type { DrainReport } from './edge/drain.js'
 import type { StreamEndpoint } from './edge/stream.js'
 import { startServer, type RunningServer } from './edge/server.js'
+import type { Forwarding } from './edge/forward.js'
 import { limitsDefault, scopes, type SystemCommand } from './ledger/system.js'
 import type { CommitFaults } from './log/command-log.js'
 import { checkDataDirContents, lockDataDir, type DataDirLock } from './data-dir.js'
@@ -109,6 +110,19 @@ async function warnUnlessReplicated(config: Config, warn: (line: string) => void
     throw new StartRefused(`CLUSTER_DATABASE_URL cannot be reached: ${error instanceof Error ? error.message : String(error)}`)
   }
   if (report.warning !== null) warn(`trueup: cluster: ${report.warning}; an answered write may then be lost with that one machine`)
+}
+
+/**
+ * Cluster mode with SHARDS=1: requests are served here while this node owns the shard, else forwarded to its owner
+ * (src/edge/forward.ts). With more shards each is a worker's, and forwarding by shard is not built: none.
+ */
+function forwardingOf(config: Config, node: ServiceNode): Forwarding | undefined {
+  if (config.cluster === null || !(node instanceof LocalNode)) return undefined
+  return { nodeId: config.cluster.nodeId, route: (forwarded) => node.route(forwarded) }
+}
+
+function servedHere(node: ServiceNode): boolean {
+  return !(node instanceof LocalNode) || node.route(true).kind === 'local'
 }
 
 /** The registry's runtime (the system state, and with SHARDS=1 every workspace): for tests and operators. */
@@ -211,7 +225,7 @@ async function startClaimed(config: Config, hooks: ServiceHooks, claimed: Claim)
     // Released and bound in one turn of the event loop: nothing else of this process runs in between.
     claimed.port?.release()
     server = await startServer({
-      shard: node.shard, host: config.host, port: config.port, adminToken: admin.token, bodyBytesMax: config.bodyBytesMax, importBodyBytesMax: config.importBodyBytesMax, clock: hooks.clock,
+      shard: node.shard, forwarding: forwardingOf(config, node), host: config.host, port: config.port, adminToken: admin.token, bodyBytesMax: config.bodyBytesMax, importBodyBytesMax: config.importBodyBytesMax, clock: hooks.clock,
       metrics, logger, logSlowRequestMs: config.logSlowRequestMs, metricsToken: config.metricsToken, requestIdLengthMax: config.requestIdLengthMax,
       streamAuthTimeoutMs: config.streamAuthTimeoutMs, streamKeyBufferBytesMax: config.streamKeyBufferBytesMax, streamProcessBufferBytesMax: config.streamProcessBufferBytesMax,
     })
@@ -223,7 +237,8 @@ async function startClaimed(config: Config, hooks: ServiceHooks, claimed: Claim)
   let firstApiKey: string | null
   try {
     keepAdminToken(config, admin, hooks.print)
-    firstApiKey = await firstStart(node.shard, hooks.clock, hooks.print)
+    // A standby's state is the owner's: the first start is the owner's to make.
+    firstApiKey = servedHere(node) ? await firstStart(node.shard, hooks.clock, hooks.print) : null
   } catch (error) {
     await server.close(0)
     await node.close()

@@ -7,6 +7,7 @@ import { restoreSystem } from '../ledger/restore.js'
 import type { WorkspaceState } from '../ledger/state.js'
 import { createSystemState, executeSystem, type SystemCommand, type SystemState } from '../ledger/system.js'
 import type { CommandLog } from '../log/command-log.js'
+import type { LogRecord } from '../log/codec.js'
 import { recordsRetainedAway, snapshotAhead } from '../log/damage.js'
 import {
   loadSnapshots, loadSystemSnapshot, writeSnapshot, writeSystemSnapshot, type LoadedSnapshot, type SnapshotWriteFailed, type SystemSnapshotRead,
@@ -138,6 +139,17 @@ export class Runtime {
       records++
     }
     return records
+  }
+
+  /**
+   * Cluster mode, a standby: one record the shard's owner committed, once the local log holds it, applied as
+   * replay applies it (src/cluster/shard-replica.ts), so that a takeover starts from memory already up to date.
+   */
+  applyFollowed(seq: number, record: LogRecord): void {
+    if (record.workspace === null) return this.#applySystem(seq, record.command)
+    const actor = this.actors.get(record.workspace)
+    assert.ok(actor !== undefined, `followed record ${seq} names unknown workspace ${record.workspace}`)
+    actor.replay(seq, record.command)
   }
 
   #applySystem(seq: number, command: SystemCommand): void {

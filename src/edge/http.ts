@@ -126,7 +126,7 @@ export function readBody(exchange: Exchange, bytesMax: number, done: (body: Read
   })
 }
 
-export function send(exchange: Exchange, status: number, body: string, headers: readonly (readonly [string, string])[], contentType = 'application/json'): void {
+export function send(exchange: Exchange, status: number, body: string | Buffer, headers: readonly (readonly [string, string])[], contentType = 'application/json'): void {
   if (exchange.aborted || exchange.answered) return
   exchange.answered = true
   exchange.status = status
@@ -141,7 +141,7 @@ export function send(exchange: Exchange, status: number, body: string, headers: 
 }
 
 /** The answer being written inside res.cork (never more than one: writing it calls nothing that answers). */
-const corked: { exchange: Exchange | null; status: number; body: string; headers: readonly (readonly [string, string])[]; contentType: string } = {
+const corked: { exchange: Exchange | null; status: number; body: string | Buffer; headers: readonly (readonly [string, string])[]; contentType: string } = {
   exchange: null, status: 0, body: '', headers: [], contentType: '',
 }
 
@@ -153,7 +153,7 @@ function writeCorked(): void {
 }
 
 /** The answer's bytes, inside the cork: status, headers, body go out as one write. */
-function write(exchange: Exchange, status: number, body: string, headers: readonly (readonly [string, string])[], contentType: string): void {
+function write(exchange: Exchange, status: number, body: string | Buffer, headers: readonly (readonly [string, string])[], contentType: string): void {
   const res = exchange.res
   const closeConnection = exchange.server.closing
   res.writeStatus(statusLineOf(status))
@@ -226,7 +226,7 @@ export function sendStream(exchange: Exchange, status: number, headers: readonly
  * open waiting for those bytes (the next request on the connection then aborts it): so the header is
  * written by hand and the response ended without a body.
  */
-function endHead(res: HttpResponse, body: string): void {
+function endHead(res: HttpResponse, body: string | Buffer): void {
   res.writeHeader('content-length', String(Buffer.byteLength(body)))
   res.endWithoutBody()
 }

@@ -24,9 +24,12 @@ import { httpLifecycles, sendRejection } from './v2-pipeline.js'
 import { holdPort } from './port-hold.js'
 import { StartRefused } from '../start-refused.js'
 import { version } from '../version.js'
+import { answeredElsewhere, forwardedHeader, type Forwarding } from './forward.js'
 
 export interface ServerOptions {
   readonly shard: Shard
+  /** Cluster mode with SHARDS=1: requests for the shard when another node owns it are forwarded (src/edge/forward.ts). */
+  readonly forwarding?: Forwarding
   readonly host: string
   readonly port: number
   readonly adminToken: string
@@ -54,7 +57,7 @@ export interface RunningServer {
   close(graceMs: number): Promise<DrainReport>
 }
 
-const headerNames = ['authorization', 'idempotency-key', 'content-type', 'request-id', 'x-request-id'] as const
+const headerNames = ['authorization', 'idempotency-key', 'content-type', 'request-id', 'x-request-id', forwardedHeader] as const
 const presenceMatters = ['idempotency-key']
 
 /** uWS gives the method in lower case; the usual ones are upper-cased by a lookup, not a new string per request. */
@@ -168,6 +171,7 @@ export function startServer(options: ServerOptions): Promise<RunningServer> {
     drain.requestSettled()
     observe(exchange)
   }
+  const forwardBodyBytesMax = Math.max(options.bodyBytesMax, options.importBodyBytesMax)
   const dispatch = (exchange: Exchange, path: string, query: string, headers: Map<string, string>): void => {
     if (drain.closing) {
       drain.requestRefused()
@@ -178,6 +182,8 @@ export function startServer(options: ServerOptions): Promise<RunningServer> {
     const plain = plainByPath.get(path)
     if (plain !== undefined) return answerPlain(plain, exchange, routedMethod, headers.get('authorization'))
     if (isConsolePath(path)) return answerConsole(exchange, routedMethod, path)
+    // Cluster mode: a shard another node owns is answered there; none serving it (a takeover): 503.
+    if (options.forwarding !== undefined && answeredElsewhere(options.forwarding, exchange, { path, query, headers }, forwardBodyBytesMax)) return
     const request = { method: routedMethod, path, query, headers }
     if (path.startsWith('/admin/')) return admin.run(request, exchange)
     v2.run(request, exchange)

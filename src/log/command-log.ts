@@ -84,6 +84,8 @@ export class CommandLog {
   readonly #waiting: SeqWaiters
   #inFlight = false
   #failure: Error | null = null
+  /** Cluster mode, a standby (src/cluster/shard-replica.ts): another node owns the shard; appends refused until a takeover. */
+  #standby: Error | null = null
   #idleResolvers: (() => void)[] = []
   /** Called after each commit whose records wrote side puts, with their `notify` names (the webhook deliverer). */
   onSideDurable: ((names: readonly string[]) => void) | null = null
@@ -126,7 +128,7 @@ export class CommandLog {
 
   /** Whether an append would be accepted now (not failed, not over the pending bound). */
   canAppend(): boolean {
-    return this.#failure === null && this.pendingCount < this.#options.pendingRecordsMax
+    return this.#failure === null && this.#standby === null && this.pendingCount < this.#options.pendingRecordsMax
   }
 
   /** A database beside the log (read directly; written by `append` side puts or by its owner's own transactions). */
@@ -150,6 +152,8 @@ export class CommandLog {
   /** Calls back once every record up to seq is on disk (at once when it already is). */
   afterDurable(seq: number, callback: DurableCallback): void {
     if (this.#failure !== null) return callback(this.#failure)
+    // A standby's memory is another node's past: nothing is answered from it.
+    if (this.#standby !== null) return callback(this.#standby)
     if (seq <= this.#durableSeq) return callback(null)
     // The waiters' ring holds seqs up to the pending bound past the durable one (a seq not yet appended may wait).
     assert.ok(seq <= this.#durableSeq + this.#options.pendingRecordsMax, `afterDurable(${seq}) past the pending bound`)
@@ -279,6 +283,45 @@ export class CommandLog {
     this.#pending = []
     this.#release(this.#durableSeq + 1, this.lastSeq, error)
     if (!this.#inFlight) for (const resolve of this.#idleResolvers.splice(0)) resolve()
+  }
+
+  /**
+   * Cluster mode: another node owns the shard, so this log takes no appends of its own (they are refused, as at the
+   * pending bound) and follows the database's log instead (appendFollowed). Reversible, unlike stepDown.
+   */
+  standBy(reason: Error): void {
+    assert.ok(this.#pending.length === 0 && !this.#inFlight, 'only a log with nothing pending stands by')
+    this.#standby = reason
+  }
+
+  /** The shard taken over: this log appends again, after the records it followed. */
+  resume(): void {
+    this.#standby = null
+  }
+
+  /** Record seq as stored (a copy), or null when the log does not hold it. */
+  recordBytes(seq: number): Buffer | null {
+    for (const { seq: found, bytes } of this.#records.rawFrom(seq)) return found === seq ? bytes : null
+    return null
+  }
+
+  /** Why a standby refuses appends, or null. */
+  get standby(): Error | null { return this.#standby }
+
+  /**
+   * A standby's records committed by the shard's owner (read from the database's log), as stored there: written at
+   * their own seqs (the next ones of this log) in one transaction, then flushed. Resolves once durable.
+   */
+  async appendFollowed(firstSeq: number, records: readonly Buffer[]): Promise<void> {
+    assert.ok(this.#standby !== null && this.#failure === null, 'only a standby follows another log')
+    assert.ok(firstSeq === this.#nextSeq, `followed records start at ${firstSeq}, the log is at ${this.lastSeq}`)
+    if (records.length === 0) return
+    await this.#root.batch(() => {
+      records.forEach((bytes, index) => this.#records.put(firstSeq + index, bytes))
+    })
+    await this.#root.flushed
+    this.#nextSeq = firstSeq + records.length
+    this.#durableSeq = this.#nextSeq - 1
   }
 
   #notifySide(batch: readonly PendingRecord[]): void {

@@ -10,7 +10,8 @@ import { LogRetention } from '../actor/log-retention.js'
 import { Runtime, type ReplayReport } from '../actor/runtime.js'
 import type { Config } from '../config.js'
 import { limitsDefault, type SystemCommand } from '../ledger/system.js'
-import { ShardReplica } from '../cluster/shard-replica.js'
+import { ShardNotOwned, ShardReplica, type ReplicaRoute } from '../cluster/shard-replica.js'
+import { decodeRecord } from '../log/codec.js'
 import { CommandLog, type CommitFaults } from '../log/command-log.js'
 import { newSealKeyFields } from '../exports/seal-signature.js'
 import { WebhookDeliverer, type AttemptResult } from '../webhooks/deliverer.js'
@@ -46,14 +47,30 @@ export interface LocalNodeHooks {
 const warnToStderr = (line: string) => { process.stderr.write(`${line}\n`) }
 
 /**
- * Cluster mode: the log's replica in the database, acquired before anything is appended, its group commits then
- * committed there too; when the shard is lost the log steps down (its requests answer 503). Null for a local log.
+ * Cluster mode: the log's replica in the database, acquired (or followed, as a standby) before anything is replayed
+ * or appended, its group commits then committed there too. The log stands by (refusing appends and answers) until
+ * the replica serves the shard; when the shard is lost the log steps down (its requests answer 503). Records
+ * followed from the database go into the local log, and into memory once replay built it. Null for a local log.
  */
-async function replicaOf(config: Config, hooks: LocalNodeHooks, log: CommandLog): Promise<ShardReplica | null> {
+async function replicaOf(config: Config, hooks: LocalNodeHooks, log: CommandLog, runtime: Runtime, memoryBuilt: () => boolean): Promise<ShardReplica | null> {
   if (config.cluster === null || hooks.clusterShard === undefined) return null
+  log.standBy(new ShardNotOwned(hooks.clusterShard, 'another node owns it, or it is being taken over'))
   const replica = await ShardReplica.open({
-    databaseUrl: config.cluster.databaseUrl, nodeId: config.cluster.nodeId, shard: hooks.clusterShard, localLastSeq: log.lastSeq,
-    warn: hooks.warn ?? warnToStderr, onLost: (error) => log.stepDown(error),
+    databaseUrl: config.cluster.databaseUrl, nodeId: config.cluster.nodeId, nodeUrl: config.cluster.nodeUrl, shard: hooks.clusterShard,
+    warn: hooks.warn ?? warnToStderr, onLost: (error) => log.stepDown(error), onServing: () => log.resume(),
+    local: {
+      lastSeq: () => log.lastSeq,
+      recordAt: (seq) => log.recordBytes(seq),
+      write: async (firstSeq, records) => {
+        await log.appendFollowed(firstSeq, records)
+        if (!memoryBuilt()) return
+        records.forEach((bytes, index) => {
+          const read = decodeRecord(firstSeq + index, bytes)
+          if (!read.ok) throw new Error(`record ${firstSeq + index} followed from the database is damaged: ${read.reason}`)
+          runtime.applyFollowed(firstSeq + index, read.record)
+        })
+      },
+    },
   })
   log.replicate = (firstSeq, records) => replica.append(firstSeq, records)
   return replica
@@ -89,14 +106,16 @@ export class LocalNode {
     })
     const runtime = new Runtime(log, config.snapshotCommandsInterval, hooks.warn)
     let replica: ShardReplica | null = null
+    let memoryBuilt = false
     try {
-      replica = await replicaOf(config, hooks, log)
+      replica = await replicaOf(config, hooks, log, runtime, () => memoryBuilt)
       const replay = runtime.replay(hooks.clock)
+      memoryBuilt = true
       // Workspaces made before seal keys existed get theirs, and their closed windows a signature (docs/API.md,
-      // "The seal"). Not in the registry of several shards: its workspaces' states live in the shards.
-      if (hooks.registry !== true) runtime.giveSealKeys(hooks.clock())
-      // A shard this node does not serve (another's, or its logs differ) answers 503 from the first request on.
-      if (replica?.lost != null) log.stepDown(replica.lost)
+      // "The seal"). Not in the registry of several shards (its workspaces' states live in the shards), nor on a
+      // standby (the owner gives them).
+      if (hooks.registry !== true && (replica === null || replica.serving)) runtime.giveSealKeys(hooks.clock())
+      await replica?.start()
       return new LocalNode(config, hooks, log, runtime, replay, replica)
     } catch (error) {
       // Close the LMDB env so the data dir is left as found.
@@ -104,6 +123,11 @@ export class LocalNode {
       await replica?.close()
       throw error
     }
+  }
+
+  /** Cluster mode: whether a request is served here, forwarded to the shard's owner, or answered 503 (src/edge/forward.ts). */
+  route(forwarded: boolean): ReplicaRoute {
+    return this.#replica === null ? { kind: 'local' } : this.#replica.route(forwarded)
   }
 
   /** On an empty data dir, the first workspace (UTC, default limits); false when the data dir had one. */

@@ -1,0 +1,99 @@
+/**
+ * @module Cluster mode's forwarding (docs/API.md, "Cluster mode"): a request for a shard another node owns goes to
+ * that node's NODE_URL with its method, path, query, the headers that matter (Authorization, Idempotency-Key,
+ * Content-Type, Request-Id) and body, and the owner's answer is relayed as it came. While no node serves the shard
+ * (a takeover under way) the answer is 503 `unavailable` with Retry-After. A forwarded request carries
+ * Trueup-Forwarded and is never forwarded again, so two nodes that disagree for a moment cannot bounce it.
+ */
+
+import { reject } from '../errors.js'
+import { readBody, send, type Exchange } from './http.js'
+import { sendRejection } from './v2-pipeline.js'
+
+/** Where a request goes, as the node holding the shard's replica says (src/cluster/shard-replica.ts). */
+export type ClusterRoute =
+  | { readonly kind: 'local' }
+  | { readonly kind: 'forward'; readonly url: string }
+  | { readonly kind: 'unavailable'; readonly reason: string }
+
+export interface Forwarding {
+  /** Where a request goes now; `forwarded` when another node already forwarded it here. */
+  route(forwarded: boolean): ClusterRoute
+  /** This node's id, sent in Trueup-Forwarded. */
+  readonly nodeId: string
+}
+
+/** The header that marks a forwarded request (its value: the forwarding node's id). */
+export const forwardedHeader = 'trueup-forwarded'
+/** How long the owner may take to answer a forwarded request, in ms: past it, 503 (an import may take long). */
+export const forwardTimeoutMs = 60_000
+/** A takeover settles within a lease or two. */
+const retryAfter = [['Retry-After', '1']] as const
+/** Request headers passed on (those the API reads). */
+const passedHeaders = ['authorization', 'idempotency-key', 'content-type', 'request-id'] as const
+/** Answer headers relayed (besides Content-Type, which send writes, and Request-Id, this exchange's own). */
+const relayedHeaders = ['retry-after', 'replayed', 'trueup-warning', 'location', 'allow', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'content-disposition', 'etag'] as const
+
+export interface IncomingRequest {
+  readonly path: string
+  readonly query: string
+  readonly headers: ReadonlyMap<string, string>
+}
+
+/** True when the request is not this node's to serve: forwarded to the shard's owner, or answered 503. */
+export function answeredElsewhere(forwarding: Forwarding, exchange: Exchange, request: IncomingRequest, bodyBytesMax: number): boolean {
+  const target = forwarding.route(request.headers.has(forwardedHeader))
+  if (target.kind === 'local') return false
+  if (target.kind === 'unavailable') answerUnavailable(exchange, target.reason)
+  else forward(exchange, { ...request, url: target.url }, forwarding.nodeId, bodyBytesMax)
+  return true
+}
+
+export interface ForwardedRequest {
+  readonly url: string
+  readonly path: string
+  readonly query: string
+  readonly headers: ReadonlyMap<string, string>
+}
+
+/** Answers 503 for a shard no node serves now. */
+export function answerUnavailable(exchange: Exchange, reason: string): void {
+  sendRejection(exchange, reject('unavailable', reason), retryAfter)
+}
+
+/** Reads the body (bodyBytesMax at most), sends the request to the owner and relays its answer; 503 when it does not answer. */
+export function forward(exchange: Exchange, request: ForwardedRequest, nodeId: string, bodyBytesMax: number): void {
+  if (exchange.method === 'GET' || exchange.method === 'HEAD') return void relay(exchange, request, nodeId, null)
+  readBody(exchange, bodyBytesMax, ({ bytes }) => {
+    if (bytes === null) return sendRejection(exchange, reject('body_too_large', `The request body is over ${bodyBytesMax} bytes.`), [])
+    void relay(exchange, request, nodeId, bytes)
+  })
+}
+
+async function relay(exchange: Exchange, request: ForwardedRequest, nodeId: string, body: Buffer | null): Promise<void> {
+  const headers: Record<string, string> = { [forwardedHeader]: nodeId }
+  for (const name of passedHeaders) {
+    const value = request.headers.get(name)
+    if (value !== undefined) headers[name] = value
+  }
+  const target = `${request.url.replace(/\/+$/, '')}${request.path}${request.query === '' ? '' : `?${request.query}`}`
+  let status: number
+  let answer: Buffer
+  let answerHeaders: Headers
+  try {
+    const response = await fetch(target, { method: exchange.method, headers, body: body === null ? null : new Uint8Array(body), redirect: 'manual', signal: AbortSignal.timeout(forwardTimeoutMs) })
+    answer = Buffer.from(await response.arrayBuffer())
+    status = response.status
+    answerHeaders = response.headers
+  } catch {
+    // The owner gone (killed, paused, unreachable): the request may or may not have been carried out there, as
+    // with any 503; retried with its Idempotency-Key, it is answered as the first attempt was.
+    return answerUnavailable(exchange, 'The node that owns the shard of this request did not answer; retry shortly.')
+  }
+  const relayed: [string, string][] = []
+  for (const name of relayedHeaders) {
+    const value = answerHeaders.get(name)
+    if (value !== null) relayed.push([name, value])
+  }
+  send(exchange, status, answer, relayed, answerHeaders.get('content-type') ?? 'application/json')
+}

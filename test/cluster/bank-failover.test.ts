@@ -1,0 +1,122 @@
+/**
+ * @module The bank workload across a failover (docs/CLUSTER.md, "What the fault tests show"): transfers between five
+ * accounts through three cluster nodes (child processes, one real PostgreSQL), the owner killed (SIGKILL) midway. After
+ * it: every transfer acknowledged, the balances exactly those the acknowledged transfers make (the five accounts'
+ * total conserved), each surviving node's local log equal, record for record, to the database's, and each of their
+ * data dirs, replayed by a single node, giving the same balances.
+ */
+
+import path from 'node:path'
+import pg from 'pg'
+import t from 'tap'
+import { startLocalPostgres, type LocalPostgres } from '../../scripts/local-postgres.ts'
+import { CommandLog } from '../../src/log/command-log.ts'
+import { placementOf, request, startCluster, startLoad, waitFor } from '../support/cluster-nodes.ts'
+import { call, startTestService } from '../support/service.ts'
+
+// Starting node processes under tsx takes a while on a busy machine; each step is bounded (waitFor, attempts).
+t.setTimeout(600_000)
+
+let server: LocalPostgres
+let db: pg.Client
+
+t.before(async () => {
+  server = await startLocalPostgres()
+  db = new pg.Client({ connectionString: server.url })
+  await db.connect()
+})
+t.teardown(async () => {
+  await db.end().catch(() => undefined)
+  await server.stop()
+})
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+const accounts = ['assets:acct-0', 'assets:acct-1', 'assets:acct-2', 'assets:acct-3', 'assets:acct-4']
+const openingBalance = 1_000
+
+/** Transfer i of a writer: a fixed pseudo-random pair and amount, so the expected balances can be recomputed. */
+function transferOf(writer: number, i: number): { from: string; to: string; amount: number } {
+  const from = (writer * 7 + i * 3) % accounts.length
+  const to = (from + 1 + ((writer + i) % (accounts.length - 1))) % accounts.length
+  return { from: accounts[from], to: accounts[to], amount: 1 + ((writer * 31 + i * 17) % 50) }
+}
+
+async function balancesOf(baseUrl: string, key: string): Promise<Record<string, number>> {
+  const balances: Record<string, number> = {}
+  for (const account of accounts) {
+    const reply = await request(baseUrl, key, 'GET', `/v2/accounts/${encodeURIComponent(account)}/balance`)
+    if (reply.status !== 200) throw new Error(`balance of ${account}: ${reply.status} ${JSON.stringify(reply.body)}`)
+    balances[account] = reply.body.balance
+  }
+  return balances
+}
+
+/** The data dir's local log, record for record, against the database's shard 0; null when equal, else the first difference. */
+async function logDifference(dataDir: string): Promise<string | null> {
+  const rows = (await db.query<{ seq: string; record: Buffer }>('SELECT seq, record FROM log WHERE shard = 0 ORDER BY seq')).rows
+  const log = new CommandLog({ path: path.join(dataDir, 'log'), groupCommitRecordsMax: 64, pendingRecordsMax: 64 })
+  try {
+    if (log.lastSeq !== rows.length) return `the local log ends at ${log.lastSeq}, the database's at ${rows.length}`
+    for (const row of rows) {
+      const seq = Number(row.seq)
+      if (seq < log.firstSeq) continue
+      if (!row.record.equals(log.recordBytes(seq) ?? Buffer.alloc(0))) return `record ${seq} differs`
+    }
+    return null
+  } finally {
+    await log.close()
+  }
+}
+
+t.test('transfers across a SIGKILL failover: balances conserved and exact, every node\'s log the database\'s', async (t) => {
+  const { nodes, key } = await startCluster(t, db, server.url, ['bank-1', 'bank-2', 'bank-3'], [...accounts, 'equity:opening'])
+  const [owner, ...standbys] = nodes
+  for (const account of accounts) {
+    const reply = await request(owner.process.baseUrl, key, 'POST', '/v2/entries', { lines: [{ account, amount: openingBalance }, { account: 'equity:opening', amount: -openingBalance }], description: `open ${account}` })
+    t.equal(reply.status, 201)
+  }
+  let alive = nodes
+  const load = startLoad(() => alive.map((node) => node.process.baseUrl), key, 4, 100, (writer, i, description) => {
+    const { from, to, amount } = transferOf(writer, i)
+    return { lines: [{ account: to, amount }, { account: from, amount: -amount }], description }
+  })
+  await sleep(1_500)
+  alive = standbys
+  const killedAtMs = Date.now()
+  owner.process.child.kill('SIGKILL')
+  await owner.process.exited
+  const goneAtMs = Date.now()
+  t.ok(await waitFor(async () => load.acknowledged.some((write) => write.sentMs >= goneAtMs), 15_000), `transfers succeed again after the kill (${Date.now() - killedAtMs} ms)`)
+  await sleep(1_500)
+  await load.stop()
+  t.same(load.unanswered, [], 'every transfer acknowledged in the end (retried with its key)')
+
+  const expected: Record<string, number> = Object.fromEntries(accounts.map((account) => [account, openingBalance]))
+  for (const write of load.acknowledged) {
+    const [writer, i] = write.description.slice(1).split('-').map(Number)
+    const { from, to, amount } = transferOf(writer, i)
+    expected[from] -= amount
+    expected[to] += amount
+  }
+  const placement = await placementOf(db)
+  t.ok(placement !== null && placement.epoch === 2 && standbys.some((node) => node.id === placement.owner), `a standby owns the shard: ${JSON.stringify(placement)}`)
+  const newOwner = standbys.find((node) => node.id === placement?.owner) ?? standbys[0]
+  const balances = await balancesOf(newOwner.process.baseUrl, key)
+  t.same(balances, expected, `the balances are those of the ${load.acknowledged.length} acknowledged transfers`)
+  t.equal(Object.values(balances).reduce((sum, balance) => sum + balance, 0), accounts.length * openingBalance, 'the total is conserved')
+
+  // Each surviving node stopped cleanly, then its data dir checked against the database and replayed alone.
+  for (const node of standbys) {
+    node.process.child.kill('SIGTERM')
+    await node.process.exited
+    t.equal(await logDifference(node.dataDir), null, `${node.id}'s local log is the database's`)
+    const replayed = await startTestService({ dataDir: node.dataDir, apiKey: key, env: { SHARDS: '1' } })
+    try {
+      t.same(await balancesOf(replayed.baseUrl, key), expected, `${node.id}'s data dir replayed alone gives the same balances`)
+      const checked = await call(replayed.baseUrl, 'GET', '/v2/entries?limit=1', { key })
+      t.equal(checked.status, 200)
+    } finally {
+      await replayed.destroy()
+    }
+  }
+})
