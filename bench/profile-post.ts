@@ -4,7 +4,7 @@
  * its /metrics and the profile's top self-time functions (bench/profile-top.ts reads it again).
  */
 // Run: node --import=tsx bench/profile-post.ts     (build first: npm run build)
-//   BENCH_DURATION_S (8), BENCH_CONNECTIONS (64), BENCH_PROFILE_DIR (a temporary dir, printed), BENCH_NO_PROFILE=1 (no --cpu-prof)
+//   BENCH_DURATION_S (8), BENCH_WARMUP_S (2), BENCH_CONNECTIONS (64), BENCH_PROFILE_DIR (a temporary dir, printed), BENCH_NO_PROFILE=1 (no --cpu-prof)
 //   BENCH_NODE_FLAGS   the server's node flags (space-separated), instead of the service's own (bin/trueup's)
 //   BENCH_OTHER_DIST   another build (say a checkout of the previous commit's dist/): an A/B, no profile, the two
 //                      servers measured in turn BENCH_ROUNDS times (3) on copies of one data dir, the lowest CPU per answer kept
@@ -20,6 +20,7 @@ import { seedHttp } from './seed.ts'
 const benchDir = import.meta.dirname
 const durationS = Number(process.env.BENCH_DURATION_S ?? 8)
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 64)
+const warmupS = Number(process.env.BENCH_WARMUP_S ?? 2)
 const adminToken = `adm_profile_${process.pid}`
 
 const monotonicUs = () => Number(process.hrtime.bigint() / 1000n)
@@ -50,12 +51,12 @@ const rounds = otherDist === null ? 1 : Number(process.env.BENCH_ROUNDS ?? 3)
 
 interface Measured { readonly cpuUs: number; readonly line: string }
 
-/** One server of `dist` on a copy of the seed: a warm-up of 2 s, then the measured run. */
+/** One server of `dist` on a copy of the seed: a warm-up (BENCH_WARMUP_S), then the measured run. */
 async function measureServer(dist: string, flags: readonly string[], label: string, round: number): Promise<Measured> {
   const dataDir = path.join(tmp, `data-${label}-${round}`)
   fs.cpSync(seedDir, dataDir, { recursive: true })
   const profileFlags = profiled ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []
-  const child = await startTrueup(dist, { dataDir, adminToken, nodeFlags: [...flags, ...profileFlags], logLevel: process.env.LOG_LEVEL ?? 'warn', outputPath: path.join(tmp, `server-${label}-${round}.out`) })
+  const child = await startTrueup(dist, { dataDir, adminToken, nodeFlags: [...flags, ...profileFlags], logLevel: process.env.LOG_LEVEL ?? 'warn', outputPath: path.join(profiled ? profileDir : tmp, `server-${label}-${round}.out`) })
   try {
     await call(child.port, 'PATCH', '/admin/workspaces/default', adminToken, { limits: { writes_per_minute: 100_000_000, reads_per_minute: 100_000_000 } })
     const random = seededRandom(7)
@@ -68,7 +69,7 @@ async function measureServer(dist: string, flags: readonly string[], label: stri
       const body = JSON.stringify({ lines: [{ account: name(debit), amount: index }, { account: name(credit), amount: -index }], description: `profile ${index}` })
       return { method: 'POST' as const, path: '/v2/entries', headers: { authorization: `Bearer ${seed.secret}`, 'content-type': 'application/json' }, body }
     }
-    await measure(child.port, { connections, pipelining: 1, durationS: 2, warmupS: 0 }, next)
+    await measure(child.port, { connections, pipelining: 1, durationS: warmupS, warmupS: 0 }, next)
     const pid = nodePidUnder(child.process.pid)
     const threadsBefore = threadCpuMs(pid)
     const commitsBefore = await commitCounts(child.port)
@@ -86,7 +87,7 @@ async function measureServer(dist: string, flags: readonly string[], label: stri
     const cpuUs = result.cpuMs === null ? Number.NaN : (result.cpuMs * 1000) / result.total
     const commits = commitsAfter.commits - commitsBefore.commits
     const records = (commitsAfter.records - commitsBefore.records) / commits
-    const line = `${label}: ${Math.round(result.reqPerS)} req/s, ${cpuUs.toFixed(1)} µs CPU/answer (${result.non2xx} non-2xx, ${result.errors} errors); ${commits} group commits of ${records.toFixed(1)} records; µs/answer by thread: ${perThread.join(', ')}`
+    const line = `${label}: ${Math.round(result.reqPerS)} req/s, p99 ${result.p99Ms} ms, ${cpuUs.toFixed(1)} µs CPU/answer (${result.non2xx} non-2xx, ${result.errors} errors); ${commits} group commits of ${records.toFixed(1)} records; µs/answer by thread: ${perThread.join(', ')}`
     process.stdout.write(`${line}\n`)
     return { cpuUs, line }
   } finally {
