@@ -10,6 +10,7 @@
 //                                       without it only this tree and the ceiling run
 //   BENCH_DURATION_S (8), BENCH_WARMUP_S (2), BENCH_ENTRIES (100,000 seeded entries)
 //   BENCH_ROUNDS (2)   each row is measured this many times per server, alternating; the table keeps the lowest CPU per answer
+//   BENCH_ROWS         comma-separated row keys to run (say post-c64,post-c640); all rows without it
 // Writes bench/results/boundary.json. Servers listen on 127.0.0.1 under `timeout`.
 import fs from 'node:fs'
 import os from 'node:os'
@@ -66,7 +67,7 @@ function entryPost(secret: string, keyed: boolean): () => LoadRequest {
   }
 }
 
-const rows: readonly Row[] = [
+const allRows: readonly Row[] = [
   { key: 'post-c64', name: 'POST /v2/entries, durable (-c 64)', settings: c64, next: (secret) => entryPost(secret, false) },
   { key: 'post-c640', name: 'POST /v2/entries, durable (-c 640)', settings: c640, next: (secret) => entryPost(secret, false) },
   { key: 'post-keyed', name: 'POST /v2/entries with Idempotency-Key (-c 64)', settings: c64, next: (secret) => entryPost(secret, true) },
@@ -77,6 +78,8 @@ const rows: readonly Row[] = [
   { key: 'window', name: 'GET reconciliation (-c 64)', settings: c64, next: (secret, _accounts, window) => () => ({ method: 'GET', path: `/v2/reconciliations/${window}`, headers: { authorization: `Bearer ${secret}` } }) },
   { key: 'post-8-workspaces', name: 'POST /v2/entries to 8 workspaces at once (-c 64)', settings: c64, workspaces: 8, next: (_secret, _accounts, _window, keys) => spreadPost(keys) },
 ]
+const rowKeys = process.env.BENCH_ROWS === undefined || process.env.BENCH_ROWS === '' ? null : process.env.BENCH_ROWS.split(',')
+const rows = rowKeys === null ? allRows : allRows.filter((row) => rowKeys.includes(row.key))
 
 /** Per thread of a process (/proc/<pid>/task): its name and CPU ms so far. */
 function threadCpuMs(pid: number): Map<string, { name: string; cpuMs: number }> {
@@ -161,6 +164,8 @@ async function main(): Promise<void> {
       table[row.key] = {}
       for (let round = 0; round < rounds; round++) {
         for (const server of servers) {
+          // A sharded server starts empty: only the rows that make their own workspaces run on it.
+          if (server.shards > 1 && row.workspaces === undefined) continue
           const dataDir = path.join(tmp, `${server.label}-${row.key}-${round}`)
           fs.cpSync(seedDir, dataDir, { recursive: true })
           // The seed's single log is not moved between layouts: a sharded server starts on a new data dir.
@@ -199,7 +204,8 @@ async function main(): Promise<void> {
     fs.rmSync(tmp, { recursive: true, force: true })
   }
   const out = { date: new Date().toISOString(), entries, durationS, warmupS, rounds, baseRepo, node: process.version, rows: rows.map((row) => ({ key: row.key, name: row.name, ...table[row.key] })) }
-  fs.writeFileSync(path.join(benchDir, 'results', 'boundary.json'), `${JSON.stringify(out, null, 2)}\n`)
+  // A run of some rows only is printed, not kept.
+  if (rowKeys === null) fs.writeFileSync(path.join(benchDir, 'results', 'boundary.json'), `${JSON.stringify(out, null, 2)}\n`)
 }
 
 function print(row: Row, cells: Record<string, Cell>): void {

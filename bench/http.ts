@@ -108,12 +108,18 @@ export interface ServerStart {
 }
 
 /**
- * The node flags `npm start` gives the service (package.json's start script: `node <flags> dist/main.js`), so
- * the benches measure the service as it is run.
+ * The node flags `npm start` gives the service, so the benches measure the service as it is run. The start
+ * script runs bin/trueup, whose `exec node <flags> .../dist/main.js` line names them (reading only the
+ * script's own words found none, and every bench ran the server without them).
  */
 export function startScriptNodeFlags(): string[] {
   const start = (JSON.parse(fs.readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } }).scripts.start
-  return start.split(' ').filter((word) => word.startsWith('--'))
+  const flagsOf = (words: string) => words.split(/\s+/).filter((word) => word.startsWith('--'))
+  const script = /(?:^|\s)(\.\/bin\/\S+)/.exec(start)?.[1]
+  if (script === undefined) return flagsOf(start)
+  const execLine = fs.readFileSync(new URL(`../${script.slice(2)}`, import.meta.url), 'utf8').split('\n').find((line) => /^\s*exec node\s/.test(line))
+  if (execLine === undefined) throw new Error(`${script}: no \`exec node\` line to read the service's node flags from`)
+  return flagsOf(execLine)
 }
 
 /** The service as `npm start` runs it (`node <distDir>/main.js`, see buildService in run.ts), on a free port of 127.0.0.1. */
