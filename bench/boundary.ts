@@ -10,6 +10,7 @@
 //                                       without it only this tree and the ceiling run
 //   BENCH_DURATION_S (8), BENCH_WARMUP_S (2), BENCH_ENTRIES (100,000 seeded entries)
 //   BENCH_ROUNDS (2)   each row is measured this many times per server, alternating; the table keeps the lowest CPU per answer
+//   BENCH_ROWS         a comma-separated list of row keys (say post-8-workspaces) to run only those
 // Writes bench/results/boundary.json. Servers listen on 127.0.0.1 under `timeout`.
 import fs from 'node:fs'
 import os from 'node:os'
@@ -26,6 +27,7 @@ const durationS = Number(process.env.BENCH_DURATION_S ?? 8)
 const warmupS = Number(process.env.BENCH_WARMUP_S ?? 2)
 const entries = Number(process.env.BENCH_ENTRIES ?? 100_000)
 const rounds = Number(process.env.BENCH_ROUNDS ?? 2)
+const rowsChosen = process.env.BENCH_ROWS === undefined || process.env.BENCH_ROWS === '' ? null : new Set(process.env.BENCH_ROWS.split(','))
 const adminToken = `adm_boundary_${process.pid}`
 
 interface Row {
@@ -158,6 +160,7 @@ async function main(): Promise<void> {
   const table: Record<string, Record<string, Cell>> = {}
   try {
     for (const row of rows) {
+      if (rowsChosen !== null && !rowsChosen.has(row.key)) continue
       table[row.key] = {}
       for (let round = 0; round < rounds; round++) {
         for (const server of servers) {
@@ -198,7 +201,7 @@ async function main(): Promise<void> {
     await ceiling.stop(5_000)
     fs.rmSync(tmp, { recursive: true, force: true })
   }
-  const out = { date: new Date().toISOString(), entries, durationS, warmupS, rounds, baseRepo, node: process.version, rows: rows.map((row) => ({ key: row.key, name: row.name, ...table[row.key] })) }
+  const out = { date: new Date().toISOString(), entries, durationS, warmupS, rounds, baseRepo, node: process.version, rows: rows.filter((row) => table[row.key] !== undefined).map((row) => ({ key: row.key, name: row.name, ...table[row.key] })) }
   fs.writeFileSync(path.join(benchDir, 'results', 'boundary.json'), `${JSON.stringify(out, null, 2)}\n`)
 }
 
