@@ -163,6 +163,19 @@ export class Metrics {
         for (const [workspace, depth] of queueDepths) this.set({ workspace }, depth)
       },
     })
+    // Totals kept by the shards' handles, read when scraped: each counter is set to them (reset, then one inc).
+    const crossThread = (name: string, help: string, count: (way: { readonly posts: number; readonly messages: number }) => number) => new Counter({
+      name, help, labelNames: ['direction'], registers,
+      async collect() {
+        const hops = (await shard.stats()).crossThread
+        this.reset()
+        if (hops === undefined) return
+        this.inc({ direction: 'to_shards' }, count(hops.toShards))
+        this.inc({ direction: 'from_shards' }, count(hops.fromShards))
+      },
+    })
+    crossThread('trueup_shard_messages_total', 'SHARDS > 1: messages between the main thread and the shards\' threads, by direction (to_shards, from_shards)', (way) => way.messages)
+    crossThread('trueup_shard_posts_total', 'SHARDS > 1: postMessage calls that carried them (one per direction and turn of the event loop), by direction', (way) => way.posts)
     new Gauge({
       name: 'trueup_webhook_outbox_items', help: 'Webhook deliveries not yet done (one per event and subscription): the outbox depth', registers,
       async collect() { this.set((await shard.stats()).outboxItems) },

@@ -81,4 +81,11 @@ export interface ShardStats {
   readonly outboxItems: number
   /** The log's durable end (several shards: their sum). */
   readonly durableSeq: number
+  /** Several shards: messages between threads and the postMessage calls that carried them (batched), each way. */
+  readonly crossThread?: CrossThreadStats
+}
+
+export interface CrossThreadStats {
+  readonly toShards: { readonly posts: number; readonly messages: number }
+  readonly fromShards: { readonly posts: number; readonly messages: number }
 }

@@ -11,7 +11,7 @@ import type { Config } from '../config.js'
 import type { SystemCommand, SystemState, WorkspaceRecord } from '../ledger/system.js'
 import { registryDir, shardDir } from './layout.js'
 import { LocalNode, type LocalNodeHooks } from './local-node.js'
-import type { Operation, Reply, Shard, ShardStats, UpdateListener } from './operation.js'
+import type { CrossThreadStats, Operation, Reply, Shard, ShardStats, UpdateListener } from './operation.js'
 import { shardOf } from './placement.js'
 import { runProbe, type Probe } from './probe.js'
 import { WorkerShard } from './worker-shard.js'
@@ -108,7 +108,19 @@ export class ShardSet implements Shard {
       durableSeq += stats.durableSeq
       for (const [workspace, depth] of stats.queueDepths) queueDepths.set(workspace, depth)
     }
-    return { pendingRecords, queueDepths, outboxItems, durableSeq }
+    return { pendingRecords, queueDepths, outboxItems, durableSeq, crossThread: this.#crossThread() }
+  }
+
+  #crossThread(): CrossThreadStats {
+    const toShards = { posts: 0, messages: 0 }
+    const fromShards = { posts: 0, messages: 0 }
+    for (const { hops } of this.shards) {
+      toShards.posts += hops.posts
+      toShards.messages += hops.messages
+      fromShards.posts += hops.batchesHeard
+      fromShards.messages += hops.messagesHeard
+    }
+    return { toShards, fromShards }
   }
 
   /** The registry's and every shard's replays as one: records and snapshots added, the durations the longest (they ran at once). */

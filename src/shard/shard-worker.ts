@@ -8,12 +8,14 @@ import { parentPort, workerData } from 'node:worker_threads'
 import type { Config } from '../config.js'
 import { LocalNode } from './local-node.js'
 import type { Operation } from './operation.js'
+import { PortBatch } from './port-batch.js'
 import { runProbe } from './probe.js'
 import type { FromShard, ToShard } from './worker-messages.js'
 
 const port = parentPort!
 const { config, index } = workerData as { readonly config: Config; readonly index: number }
-const post = (message: FromShard) => port.postMessage(message)
+const toMain = new PortBatch<FromShard>(port)
+const post = (message: FromShard) => toMain.post(message)
 
 let node: LocalNode
 try {
@@ -29,6 +31,7 @@ try {
   })
 } catch (error) {
   post({ kind: 'error', name: error instanceof Error ? error.name : 'Error', message: error instanceof Error ? error.message : String(error) })
+  toMain.flush()
   port.close()
   throw error
 }
@@ -38,7 +41,8 @@ const postStats = () => {
   post({ kind: 'stats', stats: { ...stats, queueDepths: [...stats.queueDepths] } })
 }
 
-port.on('message', (message: ToShard) => {
+/** One message of a batch, in the order posted: each operation starts synchronously (LocalShard.send), so their order holds. */
+function heard(message: ToShard): void {
   switch (message.kind) {
     case 'operation': return void node.shard.send(message.operation as Operation).then((reply) => post({ kind: 'reply', id: message.id, reply }))
     case 'start': return node.start()
@@ -48,8 +52,14 @@ port.on('message', (message: ToShard) => {
       (error: unknown) => post({ kind: 'probed', id: message.id, error: error instanceof Error ? error.message : String(error) }))
     case 'close': return void node.close().then((closed) => {
       post({ kind: 'closed', ...closed })
+      toMain.flush()
       port.close()
     })
   }
+}
+
+port.on('message', (batch: readonly ToShard[]) => {
+  for (const message of batch) heard(message)
 })
 post({ kind: 'ready', workspaces: [...node.runtime.system.workspaces.keys()], replay: node.replay })
+toMain.flush()

@@ -1,4 +1,4 @@
-/** @module What the main thread and a shard's worker thread say to each other (structured clones of plain data). */
+/** @module What the main thread and a shard's worker thread say to each other (structured clones of plain data), posted in batches (port-batch.ts: an array of them per postMessage). */
 
 import type { ReplayReport } from '../actor/runtime.js'
 import type { AttemptResult } from '../webhooks/deliverer.js'

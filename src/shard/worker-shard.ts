@@ -8,6 +8,7 @@ import type { ReplayReport } from '../actor/runtime.js'
 import type { Config } from '../config.js'
 import type { LocalNodeHooks } from './local-node.js'
 import type { Operation, Reply, ShardStats, UpdateListener } from './operation.js'
+import { PortBatch } from './port-batch.js'
 import type { Probe } from './probe.js'
 import type { FromShard, ToShard } from './worker-messages.js'
 
@@ -24,6 +25,11 @@ function startWorker(index: number, config: Config): Worker {
 export class WorkerShard {
   readonly index: number
   readonly #worker: Worker
+  readonly #toShard: PortBatch<ToShard>
+  /** Messages heard and not yet handled: the rest of a batch waits behind an update (see #drain). */
+  #heardQueue: FromShard[] = []
+  #draining = false
+  readonly #hooks: WorkerShardHooks
   readonly #pending = new Map<number, (reply: Reply) => void>()
   readonly #updates: UpdateListener[] = []
   readonly #probes = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>()
@@ -31,24 +37,40 @@ export class WorkerShard {
   #statsWaiting: ((stats: ShardStats) => void)[] = []
   #closed: ((closed: { snapshotsWrittenCount: number; durableSeq: number }) => void) | null = null
 
-  private constructor(index: number, worker: Worker, hooks: WorkerShardHooks) {
+  private constructor(index: number, worker: Worker, hooks: WorkerShardHooks, rest: readonly FromShard[]) {
     this.index = index
     this.#worker = worker
-    worker.on('message', (message: FromShard) => this.#heard(message, hooks))
+    this.#hooks = hooks
+    this.#toShard = new PortBatch(worker)
+    worker.on('message', (batch: readonly FromShard[]) => this.#received(batch))
+    if (rest.length > 0) this.#received(rest)
   }
+
+  /** postMessage calls to the shard and the messages they carried; the batches and messages heard back. */
+  get hops(): { readonly posts: number; readonly messages: number; readonly batchesHeard: number; readonly messagesHeard: number } {
+    return { posts: this.#toShard.posts, messages: this.#toShard.messages, batchesHeard: this.#batchesHeard, messagesHeard: this.#messagesHeard }
+  }
+
+  #batchesHeard = 0
+  #messagesHeard = 0
 
   /** Starts the worker on its data dir and resolves once it has replayed its log: its workspaces and its replay. */
   static start(index: number, config: Config, hooks: WorkerShardHooks): Promise<{ shard: WorkerShard; workspaces: readonly string[]; replay: ReplayReport }> {
     const worker = startWorker(index, config)
     return new Promise((resolve, reject) => {
-      const first = (message: FromShard) => {
-        worker.off('error', failed)
-        if (message.kind === 'ready') return resolve({ shard: new WorkerShard(index, worker, hooks), workspaces: message.workspaces, replay: message.replay })
-        if (message.kind === 'error') return reject(Object.assign(new Error(message.message), { name: message.name }))
-        reject(new Error(`shard ${index}: unexpected first message ${message.kind}`))
+      // Warnings of the replay may come before `ready`, in the same batch or earlier ones.
+      const first = (batch: readonly FromShard[]) => {
+        for (const [at, message] of batch.entries()) {
+          if (message.kind === 'warn') { hooks.warn(message.line); continue }
+          worker.off('message', first)
+          worker.off('error', failed)
+          if (message.kind === 'ready') return resolve({ shard: new WorkerShard(index, worker, hooks, batch.slice(at + 1)), workspaces: message.workspaces, replay: message.replay })
+          if (message.kind === 'error') return reject(Object.assign(new Error(message.message), { name: message.name }))
+          return reject(new Error(`shard ${index}: unexpected first message ${message.kind}`))
+        }
       }
       const failed = (error: Error) => reject(error)
-      worker.once('message', first)
+      worker.on('message', first)
       worker.once('error', failed)
     })
   }
@@ -91,11 +113,41 @@ export class WorkerShard {
     return new Promise((resolve) => {
       this.#closed = resolve
       this.#post({ kind: 'close' })
+      this.#toShard.flush()
     })
   }
 
   #post(message: ToShard): void {
-    this.#worker.postMessage(message)
+    this.#toShard.post(message)
+  }
+
+  #received(batch: readonly FromShard[]): void {
+    this.#batchesHeard++
+    this.#messagesHeard += batch.length
+    for (const message of batch) this.#heardQueue.push(message)
+    if (!this.#draining) this.#drain()
+  }
+
+  /**
+   * The messages heard, in order. Posted one by one, each was its own event and the reactions of a reply ran to
+   * their end before the next message; in a batch, an update after a reply waits for a later turn (setImmediate,
+   * after every microtask), so a subscription's answer is still handled before the first update after its values.
+   */
+  #drain(): void {
+    this.#draining = true
+    const queue = this.#heardQueue
+    let replied = false
+    for (let at = 0; at < queue.length; at++) {
+      const message = queue[at]
+      if (replied && message.kind === 'update') {
+        this.#heardQueue = queue.slice(at)
+        return void setImmediate(() => this.#drain())
+      }
+      replied ||= message.kind === 'reply' || message.kind === 'stats' || message.kind === 'probed'
+      this.#heard(message, this.#hooks)
+    }
+    this.#heardQueue = []
+    this.#draining = false
   }
 
   #heard(message: FromShard, hooks: WorkerShardHooks): void {
