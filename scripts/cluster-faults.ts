@@ -1,10 +1,10 @@
 /**
  * @module `npm run cluster:faults`: SIGKILL of the PostgreSQL primary under write load, on the real local cluster
- * (`npm run cluster -- up`: pg_auto_failover, a primary and two synchronous standbys), with a trueup node in cluster
- * mode on the multi-host URL (docs/CLUSTER.md, "Fault test: the primary killed"). The primary's keeper and server are
+ * (`npm run cluster -- up`: pg_auto_failover, a primary and two synchronous standbys, three trueup nodes in cluster
+ * mode on the multi-host URL), writing through its HAProxy (docs/CLUSTER.md, "Fault test: the primary killed"). The primary's keeper and server are
  * killed together (the machine dies: a keeper left alive would just restart its server, and nothing would fail over).
  * Checks that a standby is promoted, that writes succeed again within a bound, and that every write answered 201 is
- * in the database's log exactly once and read back by the node. Prints a JSON report; exit 1 when a check fails.
+ * in the database's log exactly once and read back through the proxy. Prints a JSON report; exit 1 when a check fails.
  *
  * The monitor's failure detection is shortened for the run (failoverSettings): pg_auto_failover's defaults take
  * 20–30 s to promote.
@@ -16,8 +16,7 @@ import os from 'node:os'
 import path from 'node:path'
 import pg from 'pg'
 import { decodeRecord } from '../src/log/codec.ts'
-import { freePort } from './free-port.ts'
-import { processAlive, stopProcess } from './local-postgres.ts'
+import { processAlive } from './local-postgres.ts'
 
 const repositoryRoot = path.resolve(import.meta.dirname, '..')
 
@@ -48,7 +47,7 @@ const recoveryBoundMs = 90_000
 const requestTimeoutMs = 70_000
 
 interface Keeper { name: string; port: number; pid: number; dataDir: string }
-interface State { dir: string; keepers: Keeper[] }
+interface State { dir: string; keepers: Keeper[]; apiKey: string; nodes: { id: string; pid: number }[]; proxy: { url: string } }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
@@ -87,28 +86,6 @@ async function primaryOf(state: State): Promise<Keeper | null> {
     if (recovering === false) return keeper
   }
   return null
-}
-
-/** The trueup node in cluster mode on every server's address; resolves with its address, pid and key once listening. */
-async function startNode(state: State, databaseUrl: string): Promise<{ url: string; pid: number; apiKey: string }> {
-  const port = await freePort()
-  const dataDir = path.join(state.dir, 'faults-node')
-  fs.mkdirSync(dataDir, { recursive: true })
-  const logFile = path.join(state.dir, 'faults-node.log')
-  const log = fs.openSync(logFile, 'a')
-  const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', HOST: '127.0.0.1', PORT: String(port), DATA_DIR: dataDir, SHARDS: '1',
-    CLUSTER_DATABASE_URL: databaseUrl, NODE_ID: 'faults-node', NODE_URL: `http://127.0.0.1:${port}` }
-  const child = spawn(process.execPath, ['--import=tsx', 'src/main.ts'], { cwd: repositoryRoot, env, stdio: ['ignore', log, log], detached: true })
-  fs.closeSync(log)
-  child.unref()
-  for (let waited = 0; waited < 120_000; waited += 200) {
-    const text = fs.readFileSync(logFile, 'utf8')
-    const apiKey = /API key \(shown once\): (\S+)/.exec(text)?.[1]
-    if (/listening on/.test(text) && apiKey !== undefined) return { url: `http://127.0.0.1:${port}`, pid: child.pid!, apiKey }
-    if (!processAlive(child.pid!)) throw new Error(`the node exited before listening:\n${text.slice(-2000)}`)
-    await sleep(200)
-  }
-  throw new Error('the node did not listen within 120 s')
 }
 
 interface Load {
@@ -184,7 +161,7 @@ async function verify(state: State, node: { url: string; apiKey: string }, load:
   }
 }
 
-async function underLoad(state: State, node: { url: string; apiKey: string; pid: number }): Promise<Record<string, unknown>> {
+async function underLoad(state: State, node: { url: string; apiKey: string }): Promise<Record<string, unknown>> {
   const killed = await primaryOf(state)
   if (killed === null) throw new Error('no primary before the kill')
   const load: Load = { acknowledged: new Map(), failures: new Map(), stop: false, firstSuccessAfterKillMs: null, killedAt: null }
@@ -200,7 +177,7 @@ async function underLoad(state: State, node: { url: string; apiKey: string; pid:
   const promoted = await primaryOf(state)
   const checks = await verify(state, node, load)
   return {
-    killed: killed.name, promoted: promoted?.name ?? null, nodeAlive: processAlive(node.pid),
+    killed: killed.name, promoted: promoted?.name ?? null, nodesAlive: state.nodes.every((each) => processAlive(each.pid)),
     acknowledgedBeforeKill: beforeKill, acknowledged: load.acknowledged.size, failures: Object.fromEntries(load.failures),
     writesAgainAfterMs: load.firstSuccessAfterKillMs, ...checks,
   }
@@ -209,23 +186,18 @@ async function underLoad(state: State, node: { url: string; apiKey: string; pid:
 async function main(): Promise<void> {
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'trueup-cluster-faults-'))
   const stateFile = path.join(workDir, 'state.json')
-  let nodePid: number | null = null
   try {
     const started = await runCluster('up', stateFile, 300_000)
     if (started.code !== 0) throw new Error(`cluster up failed:\n${started.output.slice(-3000)}`)
     const state = JSON.parse(fs.readFileSync(stateFile, 'utf8')) as State
     await setFailoverSettings(state.keepers.find((keeper) => keeper.name === 'monitor')!)
-    // What `pg_autoctl show uri --formation default` prints, with the user the servers trust on 127.0.0.1.
-    const servers = state.keepers.filter((keeper) => keeper.name !== 'monitor').map((keeper) => `127.0.0.1:${keeper.port}`)
-    const node = await startNode(state, `postgres://postgres@${servers.join(',')}/postgres?target_session_attrs=read-write&sslmode=prefer`)
-    nodePid = node.pid
-    const report = await underLoad(state, node)
-    const ok = report.promoted !== null && report.promoted !== report.killed && report.writesAgainAfterMs !== null && report.nodeAlive === true &&
+    // The cluster's nodes run on the formation's URL (every server); the writers go through HAProxy.
+    const report = await underLoad(state, { url: state.proxy.url, apiKey: state.apiKey })
+    const ok = report.promoted !== null && report.promoted !== report.killed && report.writesAgainAfterMs !== null && report.nodesAlive === true &&
       (report.missingInDatabase as string[]).length === 0 && (report.doubled as string[]).length === 0 && (report.missingInNode as string[]).length === 0
     console.log(JSON.stringify({ ok, settings: failoverSettings, ...report, date: new Date().toISOString(), load: os.loadavg()[0] }, null, 2))
     if (!ok) process.exitCode = 1
   } finally {
-    if (nodePid !== null) await stopProcess(nodePid, 'SIGTERM', 20_000)
     await runCluster('down', stateFile, 120_000)
     fs.rmSync(workDir, { recursive: true, force: true })
   }

@@ -2,7 +2,9 @@
  * @module `npm run cluster -- up|status|down`: a local cluster for tests and demos, everything as local processes
  * under one temporary directory (docs/CLUSTER.md). PostgreSQL 15 as a primary and two synchronous standbys
  * (`synchronous_standby_names = 'ANY 1 (…)'`, `synchronous_commit = on`) kept by pg_auto_failover (a monitor and
- * one keeper per server, which promotes a standby when the primary dies), three trueup nodes, HAProxy in front.
+ * one keeper per server, which promotes a standby when the primary dies), three trueup nodes in cluster mode on the
+ * formation's multi-host URL (one owns the shard, the others are its standbys and forward to it), HAProxy balancing
+ * over the three.
  * `up` writes what it started to a state file (TRUEUP_CLUSTER_STATE, default <tmp>/trueup-cluster.json) as it goes,
  * so `down` stops a half-started cluster too.
  */
@@ -31,7 +33,7 @@ export interface ClusterState {
   readonly adminToken: string
   apiKey: string | null
   readonly keepers: { name: string; port: number; pid: number; dataDir: string }[]
-  readonly nodes: { id: string; url: string; pid: number; shards: number[]; dataDir: string }[]
+  readonly nodes: { id: string; url: string; pid: number; dataDir: string }[]
   proxy: { url: string; pid: number } | null
 }
 
@@ -138,7 +140,22 @@ async function startDatabase(user: RunAs | null, state: ClusterState): Promise<v
   throw new Error('the standbys did not become synchronous in time')
 }
 
-/** A trueup node as its own service on its own data dir; resolves with its pid once it prints its listening line. */
+/**
+ * The formation's URL as `pg_autoctl show uri` prints it (every server, `target_session_attrs=read-write`), with the
+ * user the servers trust on 127.0.0.1: a node finds the primary among them, now and after a failover.
+ */
+async function formationUrl(user: RunAs | null, state: ClusterState): Promise<string> {
+  const monitor = state.keepers.find((keeper) => keeper.name === 'monitor')!
+  const printed = (await runPostgresProgram(user, autoctl(), ['show', 'uri', '--formation', 'default', '--pgdata', monitor.dataDir], stepTimeoutMs, autoctlEnv(state.dir))).trim()
+  const url = /postgres(?:ql)?:\/\/\S+/.exec(printed)?.[0]
+  if (url === undefined) throw new Error(`pg_autoctl show uri printed no URL: ${printed}`)
+  return url.replace(/^(postgres(?:ql)?:\/\/)(?:[^@/]*@)?/, '$1postgres@')
+}
+
+/**
+ * A trueup node in cluster mode on its own data dir, SHARDS=1; resolves once it prints its listening line. The first
+ * claims the shard (and prints the cluster's API key); the ones after are its standbys.
+ */
 async function startNode(state: ClusterState, index: number): Promise<void> {
   const id = `node${index + 1}`
   const port = await freePort()
@@ -147,11 +164,11 @@ async function startNode(state: ClusterState, index: number): Promise<void> {
   const logFile = path.join(state.dir, `${id}.log`)
   const log = fs.openSync(logFile, 'a')
   const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', HOST: '127.0.0.1', PORT: String(port), DATA_DIR: dataDir,
-    ADMIN_TOKEN: state.adminToken, SHARDS: '1' }
+    ADMIN_TOKEN: state.adminToken, SHARDS: '1', CLUSTER_DATABASE_URL: state.databaseUrl, NODE_ID: id, NODE_URL: `http://127.0.0.1:${port}` }
   const child = spawn(process.execPath, ['--import=tsx', 'src/main.ts'], { cwd: repositoryRoot, env, stdio: ['ignore', log, log], detached: true })
   fs.closeSync(log)
   child.unref()
-  state.nodes.push({ id, url: `http://127.0.0.1:${port}`, pid: child.pid!, shards: [0], dataDir })
+  state.nodes.push({ id, url: `http://127.0.0.1:${port}`, pid: child.pid!, dataDir })
   saveState(state)
   const deadline = Date.now() + stepTimeoutMs
   while (Date.now() < deadline) {
@@ -165,15 +182,14 @@ async function startNode(state: ClusterState, index: number): Promise<void> {
 }
 
 /**
- * HAProxy in front of the nodes, checking each one's /healthz. The nodes do not share their books yet (each is a
- * single-node service with its own data dir), so node1 takes every request and node2 and node3 are backups, used
- * only while node1 fails its check.
+ * HAProxy in front of the nodes, round robin over the three, checking each one's /healthz: any node answers any
+ * request (a standby forwards it to the shard's owner), so a node down is simply left out until it is back.
  */
 async function startProxy(state: ClusterState): Promise<void> {
   const port = await freePort()
-  const servers = state.nodes.map((node) => `  server ${node.id} ${node.url.replace('http://', '')} check inter 1s fall 2 rise 2${node.id === 'node1' ? '' : ' backup'}`)
+  const servers = state.nodes.map((node) => `  server ${node.id} ${node.url.replace('http://', '')} check inter 1s fall 2 rise 2`)
   const config = ['global', '  maxconn 256', 'defaults', '  mode http', '  timeout connect 2s', '  timeout client 60s', '  timeout server 60s',
-    '  timeout tunnel 1h', 'frontend trueup', `  bind 127.0.0.1:${port}`, '  default_backend nodes', 'backend nodes',
+    '  timeout tunnel 1h', 'frontend trueup', `  bind 127.0.0.1:${port}`, '  default_backend nodes', 'backend nodes', '  balance roundrobin',
     '  option httpchk', '  http-check send meth GET uri /healthz ver HTTP/1.1 hdr Host 127.0.0.1', '  http-check expect status 200',
     ...servers, ''].join('\n')
   const configFile = path.join(state.dir, 'haproxy.cfg')
@@ -203,8 +219,12 @@ async function up(): Promise<void> {
   saveState(state)
   try {
     await startDatabase(user, state)
-    Object.assign(state, { databaseUrl: `postgres://postgres@127.0.0.1:${state.keepers[1].port}/postgres` })
-    await Promise.all([0, 1, 2].map((index) => startNode(state, index)))
+    Object.assign(state, { databaseUrl: await formationUrl(user, state) })
+    saveState(state)
+    // node1 first: it claims the shard and makes the first workspace and key; then its two standbys together.
+    await startNode(state, 0)
+    if (state.apiKey === null) throw new Error('node1 printed no API key')
+    await Promise.all([1, 2].map((index) => startNode(state, index)))
     state.nodes.sort((a, b) => a.id.localeCompare(b.id))
     await startProxy(state)
   } catch (error) {
@@ -214,7 +234,7 @@ async function up(): Promise<void> {
   console.log(`cluster ready: ${state.proxy!.url}`)
   console.log(`admin token (shown once): ${state.adminToken}`)
   console.log(`API key (shown once): ${state.apiKey}`)
-  console.log(`database (primary at start): ${state.databaseUrl}`)
+  console.log(`database (every server; the nodes use the primary): ${state.databaseUrl}`)
 }
 
 /** A server's postmaster pid as its data dir says now (a keeper restarts it, so the pid is read, never remembered). */
@@ -233,13 +253,26 @@ async function roleOf(keeper: ClusterState['keepers'][number]): Promise<string> 
   return rows === null ? 'down' : rows[0].standby ? 'standby' : 'primary'
 }
 
+interface Placement { shard: number; owner: string; epoch: number; leaseRuns: boolean }
+
+/** The placement table as the primary holds it (empty when no primary answers), with whether each lease runs now. */
+async function placementOf(primaryPort: number | null): Promise<Placement[]> {
+  if (primaryPort === null) return []
+  const rows = await query<{ shard: number; owner: string; epoch: string; lease_runs: boolean }>(primaryPort, 'postgres',
+    'SELECT shard, owner, epoch::text AS epoch, lease_until > clock_timestamp() AS lease_runs FROM placement ORDER BY shard').catch(() => [])
+  return rows.map((row) => ({ shard: row.shard, owner: row.owner, epoch: Number(row.epoch), leaseRuns: row.lease_runs }))
+}
+
 async function status(): Promise<void> {
   const state = loadState()
   if (state === null) throw new Error(`no cluster is up (${statePath()} is missing)`)
   const postgres = await Promise.all(state.keepers.map(async (keeper) =>
     ({ name: keeper.name, port: keeper.port, pid: postmasterPid(keeper.dataDir), role: await roleOf(keeper) })))
-  const nodes = state.nodes.map(({ id, url, pid, shards }) => ({ id, url, pid, shards }))
-  console.log(JSON.stringify({ nodes, postgres, proxy: state.proxy }, null, 2))
+  const placement = await placementOf(postgres.find((server) => server.role === 'primary')?.port ?? null)
+  // A node's shards: those it owns under a running lease (a standby owns none).
+  const nodes = state.nodes.map(({ id, url, pid }) =>
+    ({ id, url, pid, shards: placement.filter((row) => row.owner === id && row.leaseRuns).map((row) => row.shard) }))
+  console.log(JSON.stringify({ nodes, placement, postgres, proxy: state.proxy }, null, 2))
 }
 
 /** Stops everything the state file names (proxy, nodes, then the keepers, which stop their servers), then removes the directory. */

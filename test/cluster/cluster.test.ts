@@ -1,6 +1,8 @@
 /**
  * @module `npm run cluster -- up|status|down` (scripts/cluster.ts): PostgreSQL with two synchronous standbys under
- * pg_auto_failover, three nodes, HAProxy; status's JSON shape; a write through the proxy; down leaves no process.
+ * pg_auto_failover, three nodes in cluster mode on the formation's URL, HAProxy over all three; status's JSON shape
+ * and the shard's owner; a write through the proxy read back through each node and found in the database's log;
+ * down leaves no process.
  */
 
 import { spawn } from 'node:child_process'
@@ -11,6 +13,7 @@ import pg from 'pg'
 import t from 'tap'
 import { processAlive } from '../../scripts/local-postgres.ts'
 import { checkReplication } from '../../src/cluster/replication-check.ts'
+import { decodeRecord } from '../../src/log/codec.ts'
 import { repositoryRoot } from '../support/process.ts'
 
 // Three PostgreSQL servers, a monitor and three nodes start one after the other on a shared machine.
@@ -35,8 +38,24 @@ function cluster(command: string, timeoutMs: number): Promise<{ code: number | n
 
 interface Status {
   nodes: { id: string; url: string; pid: number; shards: number[] }[]
+  placement: { shard: number; owner: string; epoch: number; leaseRuns: boolean }[]
   postgres: { name: string; port: number; pid: number; role: string }[]
   proxy: { url: string; pid: number }
+}
+
+/** The account names in the shard's records in the database's log (decoded, checksums checked). */
+async function namesInLog(port: number): Promise<string[]> {
+  const client = new pg.Client({ host: '127.0.0.1', port, user: 'postgres', database: 'postgres' })
+  await client.connect()
+  try {
+    const rows = (await client.query<{ seq: string; record: Buffer }>('SELECT seq, record FROM log WHERE shard = 0 ORDER BY seq')).rows
+    return rows.flatMap((row) => {
+      const decoded = decodeRecord(Number(row.seq), row.record)
+      return decoded.ok ? [...JSON.stringify(decoded.record).matchAll(/assets:[a-z-]+/g)].map((match) => match[0]) : ['<undecodable>']
+    })
+  } finally {
+    await client.end()
+  }
 }
 
 t.test('up starts the database, the nodes and the proxy; status describes them; down stops every process', async (t) => {
@@ -52,9 +71,12 @@ t.test('up starts the database, the nodes and the proxy; status describes them; 
   const shown = await cluster('status', 30_000)
   t.equal(shown.code, 0, shown.stderr)
   const status = JSON.parse(shown.stdout) as Status
-  t.same(Object.keys(status).sort(), ['nodes', 'postgres', 'proxy'])
+  t.same(Object.keys(status).sort(), ['nodes', 'placement', 'postgres', 'proxy'])
   t.equal(status.nodes.length, 3)
   for (const node of status.nodes) t.same([typeof node.id, typeof node.url, typeof node.pid, Array.isArray(node.shards)], ['string', 'string', 'number', true])
+  t.equal(status.placement.length, 1, 'one shard (SHARDS=1)')
+  t.match(status.placement[0], { shard: 0, owner: /^node[123]$/, epoch: 1, leaseRuns: true }, 'a node owns the shard under a running lease')
+  t.same(status.nodes.map((node) => node.shards), status.nodes.map((node) => node.id === status.placement[0]?.owner ? [0] : []), 'the owner shows the shard, the standbys none')
   t.same(status.postgres.map((server) => server.role).sort(), ['monitor', 'primary', 'standby', 'standby'])
   for (const server of status.postgres) t.ok(processAlive(server.pid), `${server.name} runs`)
   t.equal(status.proxy.url, url)
@@ -73,6 +95,17 @@ t.test('up starts the database, the nodes and the proxy; status describes them; 
 
   const write = await fetch(`${url}/v2/accounts`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: '{"name":"assets:bank"}' })
   t.equal(write.status, 201, 'a write through HAProxy')
+  // Each node answers it: the owner from its memory, a standby by forwarding to the owner (the key, made by the
+  // owner at the first start, is the cluster's, not one node's).
+  for (const node of status.nodes) {
+    const read = await fetch(`${node.url}/v2/accounts/assets%3Abank`, { headers: { authorization: `Bearer ${apiKey}` } })
+    const body = await read.json() as { name?: string }
+    t.same([read.status, body.name], [200, 'assets:bank'], `${node.id} reads the write`)
+  }
+  t.same((await namesInLog(primary.port)).filter((name) => name === 'assets:bank'), ['assets:bank'], 'the database\'s log holds the write once')
+  // Several requests through HAProxy, spread over the nodes (round robin), all answered.
+  const reads = await Promise.all(Array.from({ length: 6 }, () => fetch(`${url}/v2/accounts/assets%3Abank`, { headers: { authorization: `Bearer ${apiKey}` } }).then((response) => response.status)))
+  t.same(reads, Array(6).fill(200), 'reads through HAProxy, whichever node it picks')
 
   const pids = [...status.nodes.map((node) => node.pid), ...status.postgres.map((server) => server.pid), status.proxy.pid]
   const stopped = await cluster('down', 90_000)
