@@ -1,12 +1,12 @@
 /**
- * @module `npm run cluster -- up|status|down`: a local cluster for tests and demos, everything as local processes
+ * @module `npm run cluster -- up|status|down|restart`: a local cluster for tests and demos, everything as local processes
  * under one temporary directory (docs/CLUSTER.md). PostgreSQL 15 as a primary and two synchronous standbys
  * (`synchronous_standby_names = 'ANY 1 (…)'`, `synchronous_commit = on`) kept by pg_auto_failover (a monitor and
  * one keeper per server, which promotes a standby when the primary dies), three trueup nodes in cluster mode on the
  * formation's multi-host URL (one owns the shard, the others are its standbys and forward to it), HAProxy balancing
  * over the three.
  * `up` writes what it started to a state file (TRUEUP_CLUSTER_STATE, default <tmp>/trueup-cluster.json) as it goes,
- * so `down` stops a half-started cluster too.
+ * so `down` stops a half-started cluster too. `restart <node id>` starts a killed node again (failover benches).
  */
 
 import { execFileSync, spawn } from 'node:child_process'
@@ -156,19 +156,23 @@ async function formationUrl(user: RunAs | null, state: ClusterState): Promise<st
  * A trueup node in cluster mode on its own data dir, SHARDS=1; resolves once it prints its listening line. The first
  * claims the shard (and prints the cluster's API key); the ones after are its standbys.
  */
-async function startNode(state: ClusterState, index: number): Promise<void> {
+async function startNode(state: ClusterState, index: number, portGiven?: number): Promise<void> {
   const id = `node${index + 1}`
-  const port = await freePort()
+  const port = portGiven ?? await freePort()
   const dataDir = path.join(state.dir, id)
   fs.mkdirSync(dataDir, { recursive: true })
   const logFile = path.join(state.dir, `${id}.log`)
   const log = fs.openSync(logFile, 'a')
   const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', HOST: '127.0.0.1', PORT: String(port), DATA_DIR: dataDir,
-    ADMIN_TOKEN: state.adminToken, SHARDS: '1', CLUSTER_DATABASE_URL: state.databaseUrl, NODE_ID: id, NODE_URL: `http://127.0.0.1:${port}` }
+    ADMIN_TOKEN: state.adminToken, SHARDS: '1', CLUSTER_DATABASE_URL: state.databaseUrl, NODE_ID: id, NODE_URL: `http://127.0.0.1:${port}`,
+    ...(process.env.LOG_LEVEL === undefined ? {} : { LOG_LEVEL: process.env.LOG_LEVEL }) }
   const child = spawn(process.execPath, ['--import=tsx', 'src/main.ts'], { cwd: repositoryRoot, env, stdio: ['ignore', log, log], detached: true })
   fs.closeSync(log)
   child.unref()
-  state.nodes.push({ id, url: `http://127.0.0.1:${port}`, pid: child.pid!, dataDir })
+  const entry = { id, url: `http://127.0.0.1:${port}`, pid: child.pid!, dataDir }
+  const known = state.nodes.findIndex((node) => node.id === id)
+  if (known === -1) state.nodes.push(entry)
+  else state.nodes[known] = entry
   saveState(state)
   const deadline = Date.now() + stepTimeoutMs
   while (Date.now() < deadline) {
@@ -190,7 +194,8 @@ async function startProxy(state: ClusterState): Promise<void> {
   const servers = state.nodes.map((node) => `  server ${node.id} ${node.url.replace('http://', '')} check inter 1s fall 2 rise 2`)
   const config = ['global', '  maxconn 256', 'defaults', '  mode http', '  timeout connect 2s', '  timeout client 60s', '  timeout server 60s',
     '  timeout tunnel 1h', 'frontend trueup', `  bind 127.0.0.1:${port}`, '  default_backend nodes', 'backend nodes', '  balance roundrobin',
-    '  option httpchk', '  http-check send meth GET uri /healthz ver HTTP/1.1 hdr Host 127.0.0.1', '  http-check expect status 200',
+    // A request whose node refuses the connection (killed, restarting) is sent to another one.
+    '  option redispatch', '  retries 2', '  option httpchk', '  http-check send meth GET uri /healthz ver HTTP/1.1 hdr Host 127.0.0.1', '  http-check expect status 200',
     ...servers, ''].join('\n')
   const configFile = path.join(state.dir, 'haproxy.cfg')
   fs.writeFileSync(configFile, config)
@@ -294,11 +299,30 @@ async function down(): Promise<void> {
   console.log('cluster down')
 }
 
+/**
+ * Starts a node that is no longer running (killed, say by a failover test) again on its own port, so HAProxy finds
+ * it, on an emptied data dir: it becomes a standby and catches up from the database's log. An emptied dir because a
+ * killed owner's local log may hold records the database never took (docs/CLUSTER.md, "What a refused group leaves").
+ */
+async function restart(id: string | undefined): Promise<void> {
+  const state = loadState()
+  if (state === null) throw new Error(`no cluster is up (${statePath()} is missing)`)
+  const index = state.nodes.findIndex((node) => node.id === id)
+  if (index === -1) throw new Error(`no node ${id ?? '(none named)'}: ${state.nodes.map((node) => node.id).join(', ')}`)
+  const node = state.nodes[index]
+  if (processAlive(node.pid)) throw new Error(`${node.id} still runs (pid ${node.pid})`)
+  fs.rmSync(node.dataDir, { recursive: true, force: true })
+  fs.rmSync(path.join(state.dir, `${node.id}.log`), { force: true })
+  await startNode(state, Number(node.id.replace('node', '')) - 1, Number(new URL(node.url).port))
+  console.log(`${node.id} restarted: ${state.nodes[index].url} (pid ${state.nodes[index].pid})`)
+}
+
 async function main(command: string | undefined): Promise<void> {
   if (command === 'up') return up()
   if (command === 'status') return status()
   if (command === 'down') return down()
-  throw new Error('usage: npm run cluster -- up|status|down')
+  if (command === 'restart') return restart(process.argv[3])
+  throw new Error('usage: npm run cluster -- up|status|down|restart <node id>')
 }
 
 main(process.argv[2]).catch((error: Error) => {
