@@ -14,9 +14,6 @@ import { isTypesOnly, moduleTests } from '../../scripts/module-tests.ts'
  * `node --import=tsx scripts/module-tests.ts --list` shows how many test files import each directly.
  */
 const withoutOwnTest: readonly string[] = [
-  'actor/log-retention.ts',
-  'actor/slice-runner.ts',
-  'actor/snapshot-retries.ts',
   'actor/workspace-actor.ts',
   'api/admin-routes.ts',
   'api/auth.ts',
