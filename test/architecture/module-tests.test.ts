@@ -16,7 +16,6 @@ import { isTypesOnly, moduleTests } from '../../scripts/module-tests.ts'
 const withoutOwnTest: readonly string[] = [
   'actor/workspace-actor.ts',
   'api/admin-routes.ts',
-  'api/auth.ts',
   'api/idempotency.ts',
   'api/route-table.ts',
   'api/route.ts',
@@ -43,7 +42,6 @@ const withoutOwnTest: readonly string[] = [
   'api/statement-worker.ts',
   'api/surfaces.ts',
   'client/index.ts',
-  'client/response.ts',
   'client/types.ts',
   'cluster/pg-tail.ts',
   'cluster/shard-replica.ts',
@@ -103,7 +101,6 @@ const withoutOwnTest: readonly string[] = [
   'statements/read.ts',
   'statements/text.ts',
   'statements/types.ts',
-  'stream/hub.ts',
   'stream/message-schemas.ts',
   'stream/messages.ts',
   'stream/subscriptions.ts',
