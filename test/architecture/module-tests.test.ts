@@ -69,7 +69,6 @@ const withoutOwnTest: readonly string[] = [
   'ledger/proposal-pairs.ts',
   'ledger/proposal-work.ts',
   'ledger/queries.ts',
-  'ledger/reconciliation-status.ts',
   'ledger/state.ts',
   'ledger/system-pages.ts',
   'ledger/webhooks-state.ts',
