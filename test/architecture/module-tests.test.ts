@@ -70,7 +70,6 @@ const withoutOwnTest: readonly string[] = [
   'ledger/proposal-work.ts',
   'ledger/queries.ts',
   'ledger/state.ts',
-  'ledger/system-pages.ts',
   'ledger/webhooks-state.ts',
   'ledger/window-effects.ts',
   'ledger/window-entries.ts',
