@@ -66,7 +66,6 @@ const withoutOwnTest: readonly string[] = [
   'ledger/proposal-chosen.ts',
   'ledger/proposal-groups.ts',
   'ledger/proposal-items.ts',
-  'ledger/proposal-pairs.ts',
   'ledger/proposal-work.ts',
   'ledger/queries.ts',
   'ledger/state.ts',
