@@ -67,7 +67,7 @@ export const childLifetimeS = 900
  */
 export function spawnChild(args: readonly string[], env: NodeJS.ProcessEnv, ready: RegExp, label: string, outputPath: string, spawning: Spawning = {}): Promise<Child> {
   const output = fs.openSync(outputPath, 'w')
-  const child = spawn('timeout', ['--kill-after=10', String(childLifetimeS), ...(spawning.wrapper ?? []), process.execPath, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', output, output] })
+  const child = spawn('timeout', ['--kill-after=10', String(spawning.lifetimeS ?? childLifetimeS), ...(spawning.wrapper ?? []), process.execPath, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', output, output] })
   fs.closeSync(output)
   spawning.onSpawned?.(child)
   // If the bench dies first, its children go with it (and `timeout` bounds them even on SIGKILL).
@@ -108,6 +108,8 @@ export interface Spawning {
   /** Words put between `timeout` and node, e.g. `['strace', '-f', ..., '--']`. */
   readonly wrapper?: readonly string[]
   readonly onSpawned?: (child: ChildProcess) => void
+  /** The child's lifetime under `timeout` when not childLifetimeS (a long seeding run). */
+  readonly lifetimeS?: number
 }
 
 export function startCeiling(benchDir: string, outputPath: string): Promise<Child> {

@@ -96,7 +96,8 @@ function readFsyncs(prefix: string, dataDir: string): Map<string, Interval[]> {
   for (const file of fs.readdirSync(path.dirname(prefix)).filter((name) => name.startsWith(`${path.basename(prefix)}.`))) {
     for (const text of fs.readFileSync(path.join(path.dirname(prefix), file), 'utf8').split('\n')) {
       const match = line.exec(text)
-      if (match === null || !match[2].startsWith(dataDir)) continue
+      // Inside the data dir only (not the server's output file beside it, whose name starts the same).
+      if (match === null || !match[2].startsWith(`${dataDir}/`)) continue
       const log = logOf(path.relative(dataDir, match[2]))
       const startS = Number(match[1])
       byLog.set(log, [...(byLog.get(log) ?? []), { startS, endS: startS + Number(match[3]) }])
@@ -111,7 +112,7 @@ function logOf(relative: string): string {
   if (shard !== null) return `shard ${shard[1]}`
   if (relative.startsWith('registry/')) return 'registry'
   // SHARDS=1: the one log; anything else (the layout file, the data dir itself) by its path.
-  return relative.startsWith('log/') ? 'log' : relative === '' ? '(the data dir)' : relative
+  return relative.startsWith('log/') ? 'log' : relative
 }
 
 interface LogFsyncs {

@@ -8,7 +8,7 @@
  * under four times "alone". The data dirs are cached (BENCH_CACHE_DIR) and copied for each start.
  */
 // Run: node --import=tsx bench/startup-shards.ts   (compiles src/ into a temp dir first; BENCH_DIST=<dir> reuses one)
-//   BENCH_ENTRIES_PER_SHARD (1,000,000), BENCH_BATCH_ENTRIES (2,000 entries per POST /v2/entries/batch)
+//   BENCH_ENTRIES_PER_SHARD (1,000,000), BENCH_BATCH_ENTRIES (4,000 entries per POST /v2/entries/batch)
 //   BENCH_ROUNDS (2: each data dir started this many times, alternating; the fastest start kept)
 //   BENCH_CACHE_DIR (<tmp>/trueup-startup-shards-cache): the seeded data dirs, kept between runs (delete it to reseed)
 // Writes bench/results/startup-shards.json. Servers listen on 127.0.0.1 under `timeout`.
@@ -22,12 +22,13 @@ import { adminToken, buildDist, loadNow, makeWorkspaces, runContext, startShards
 import { shardThreadIds, threadCpuMs, type ThreadCpu } from './threads.ts'
 
 const entriesPerShard = Number(process.env.BENCH_ENTRIES_PER_SHARD ?? 1_000_000)
-const batchEntries = Number(process.env.BENCH_BATCH_ENTRIES ?? 2_000)
+const batchEntries = Number(process.env.BENCH_BATCH_ENTRIES ?? 4_000)
 const rounds = Number(process.env.BENCH_ROUNDS ?? 2)
 const cacheDir = process.env.BENCH_CACHE_DIR ?? path.join(os.tmpdir(), 'trueup-startup-shards-cache')
 const shards = 4
 const accountsCount = 100
 const sampleMs = 20
+const seedLifetimeS = 3_600
 
 /** Workspace ids, one on each of the 4 shards (shard order). */
 function idPerShard(): string[] {
@@ -62,7 +63,8 @@ async function seeded(dist: string, label: string, workspaces: number, commit: s
   fs.rmSync(dataDir, { recursive: true, force: true })
   fs.mkdirSync(cacheDir, { recursive: true })
   const startedMs = Date.now()
-  const child = await startShards(dist, shards, dataDir, path.join(cacheDir, `${label}-seed.out`))
+  // The seeding server may outlive the usual child lifetime: bounded by an hour instead.
+  const child = await startShards(dist, shards, dataDir, path.join(cacheDir, `${label}-seed.out`), { lifetimeS: seedLifetimeS })
   try {
     const names = ['assets:bank', ...Array.from({ length: accountsCount }, (_, i) => `acct:${String(i).padStart(3, '0')}`)]
     const secrets = await makeWorkspaces(child.port, idPerShard().slice(0, workspaces), names)
