@@ -19,6 +19,7 @@ import { randomBytes } from 'node:crypto'
 import { call, measure, nodePidUnder, startCeiling, startScriptNodeFlags, startTrueup, type Child, type LoadRequest, type LoadResult, type LoadSettings } from './http.ts'
 import { seededRandom } from './scenarios.ts'
 import { seedHttp } from './seed.ts'
+import { threadCpuMs, threadUse, type ThreadUse } from './threads.ts'
 
 const benchDir = import.meta.dirname
 const repoDir = path.dirname(benchDir)
@@ -80,34 +81,6 @@ const allRows: readonly Row[] = [
 ]
 const rowKeys = process.env.BENCH_ROWS === undefined || process.env.BENCH_ROWS === '' ? null : process.env.BENCH_ROWS.split(',')
 const rows = rowKeys === null ? allRows : allRows.filter((row) => rowKeys.includes(row.key))
-
-/** Per thread of a process (/proc/<pid>/task): its name and CPU ms so far. */
-function threadCpuMs(pid: number): Map<string, { name: string; cpuMs: number }> {
-  const threads = new Map<string, { name: string; cpuMs: number }>()
-  try {
-    for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
-      const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8')
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-      threads.set(tid, { name: fs.readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim(), cpuMs: ((Number(fields[11]) + Number(fields[12])) * 1000) / 100 })
-    }
-  } catch {
-    // The process ended meanwhile: what was read.
-  }
-  return threads
-}
-
-interface ThreadUse { readonly name: string; readonly cpuUsPerAnswer: number; readonly busy: number }
-
-/** Threads that used at least 1 % of the run: CPU per answer and busy fraction. */
-function threadUse(before: Map<string, { name: string; cpuMs: number }>, after: Map<string, { name: string; cpuMs: number }>, answers: number, wallMs: number): ThreadUse[] {
-  const used: ThreadUse[] = []
-  for (const [tid, end] of after) {
-    const cpuMs = end.cpuMs - (before.get(tid)?.cpuMs ?? 0)
-    if (cpuMs < wallMs * 0.01 || answers === 0) continue
-    used.push({ name: `${end.name}#${tid}`, cpuUsPerAnswer: Math.round((cpuMs * 1000 / answers) * 10) / 10, busy: Math.round((cpuMs / wallMs) * 100) / 100 })
-  }
-  return used.sort((a, b) => b.cpuUsPerAnswer - a.cpuUsPerAnswer)
-}
 
 interface Cell { readonly reqPerS: number; readonly cpuUsPerAnswer: number | null; readonly non2xx: number; readonly errors: number; readonly threads?: readonly ThreadUse[] }
 

@@ -18,14 +18,24 @@ export interface Child {
 
 const clockTicksPerS = 100
 
-/** The node process under `timeout` (its only child), or null once it is gone. */
+/**
+ * The node process under `timeout` (its only child; under a wrapper such as strace, the first node process down
+ * the chain of first children), or null once it is gone.
+ */
 export function nodePidUnder(timeoutPid: number | undefined): number | null {
   if (timeoutPid === undefined) return null
+  let pid = timeoutPid
   try {
-    return Number(fs.readFileSync(`/proc/${timeoutPid}/task/${timeoutPid}/children`, 'utf8').trim().split(' ')[0])
+    for (let depth = 0; depth < 3; depth++) {
+      const child = Number(fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(' ')[0])
+      if (!Number.isInteger(child) || child <= 0) return null
+      if (fs.readFileSync(`/proc/${child}/comm`, 'utf8').trim() === 'node' || depth === 2) return child
+      pid = child
+    }
   } catch {
-    return null
+    // Gone meanwhile.
   }
+  return null
 }
 
 /**
@@ -55,10 +65,11 @@ export const childLifetimeS = 900
  * (the port in group 1). A file rather than a pipe: the service logs a line per request, and a pipe
  * that the busy bench process drains late would block or slow the server under test.
  */
-export function spawnChild(args: readonly string[], env: NodeJS.ProcessEnv, ready: RegExp, label: string, outputPath: string): Promise<Child> {
+export function spawnChild(args: readonly string[], env: NodeJS.ProcessEnv, ready: RegExp, label: string, outputPath: string, spawning: Spawning = {}): Promise<Child> {
   const output = fs.openSync(outputPath, 'w')
-  const child = spawn('timeout', ['--kill-after=10', String(childLifetimeS), process.execPath, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', output, output] })
+  const child = spawn('timeout', ['--kill-after=10', String(spawning.lifetimeS ?? childLifetimeS), ...(spawning.wrapper ?? []), process.execPath, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', output, output] })
   fs.closeSync(output)
+  spawning.onSpawned?.(child)
   // If the bench dies first, its children go with it (and `timeout` bounds them even on SIGKILL).
   const killOnExit = () => child.kill('SIGKILL')
   process.once('exit', killOnExit)
@@ -92,6 +103,15 @@ export function spawnChild(args: readonly string[], env: NodeJS.ProcessEnv, read
   })
 }
 
+/** Optional ways to start a child: a command it runs under (say strace), a callback as soon as it is spawned (before ready). */
+export interface Spawning {
+  /** Words put between `timeout` and node, e.g. `['strace', '-f', ..., '--']`. */
+  readonly wrapper?: readonly string[]
+  readonly onSpawned?: (child: ChildProcess) => void
+  /** The child's lifetime under `timeout` when not childLifetimeS (a long seeding run). */
+  readonly lifetimeS?: number
+}
+
 export function startCeiling(benchDir: string, outputPath: string): Promise<Child> {
   return spawnChild(['--import=tsx', path.join(benchDir, 'ceiling-server.ts')], {}, /listening (\d+)/, 'ceiling', outputPath)
 }
@@ -105,6 +125,9 @@ export interface ServerStart {
   readonly logLevel: string
   /** The file that takes its stdout and stderr. */
   readonly outputPath: string
+  /** More environment for this server only (say SHARDS), over the bench's own. */
+  readonly env?: NodeJS.ProcessEnv
+  readonly spawning?: Spawning
 }
 
 /**
@@ -131,7 +154,8 @@ export function startTrueup(distDir: string, start: ServerStart): Promise<Child>
     // One shard unless the bench asks for more (SHARDS in its environment): the tables compare like with like,
     // whatever the machine's cores (the service's own default).
     SHARDS: process.env.SHARDS ?? '1',
-  }, /listening on http:\/\/127\.0\.0\.1:(\d+)/, 'trueup', start.outputPath)
+    ...start.env,
+  }, /listening on http:\/\/127\.0\.0\.1:(\d+)/, 'trueup', start.outputPath, start.spawning)
 }
 
 export interface LoadSettings {

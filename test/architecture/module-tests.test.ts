@@ -1,0 +1,125 @@
+/**
+ * Tests mirror modules: src/x/y.ts has its own behaviour checked in test/x/y.test.ts (scripts/module-tests.ts
+ * lists which do). A module that is types-only (nothing of it is left once its types are stripped) needs none.
+ * Every other module without a test of its own is written below, by name: the gap is visible and cannot grow.
+ * A new module with behaviour comes with its test file; when a listed module gets one, its entry goes (a test
+ * here fails while it stays, so the list is never longer than the gap).
+ */
+import t from 'tap'
+import { isTypesOnly, moduleTests } from '../../scripts/module-tests.ts'
+
+/**
+ * Today's modules with behaviour and no test of their own. Most are reached through other tests (the HTTP and
+ * WebSocket tests, the ledger's) or are mostly declarations with a few constants (state.ts, commands.ts);
+ * `node --import=tsx scripts/module-tests.ts --list` shows how many test files import each directly.
+ */
+const withoutOwnTest: readonly string[] = [
+  'actor/workspace-actor.ts',
+  'api/admin-routes.ts',
+  'api/idempotency.ts',
+  'api/route-table.ts',
+  'api/route.ts',
+  'api/routes/accounts.ts',
+  'api/routes/approvals.ts',
+  'api/routes/entries.ts',
+  'api/routes/entry-batch.ts',
+  'api/routes/entry-fields.ts',
+  'api/routes/exceptions.ts',
+  'api/routes/exports.ts',
+  'api/routes/matching-rules.ts',
+  'api/routes/matching.ts',
+  'api/routes/reconciliations.ts',
+  'api/routes/statements.ts',
+  'api/routes/webhooks.ts',
+  'api/routes/workspace.ts',
+  'api/schemas/ledger.ts',
+  'api/schemas/responses.ts',
+  'api/schemas/text.ts',
+  'api/schemas/validate.ts',
+  'api/statement-csv.ts',
+  'api/statement-file.ts',
+  'api/statement-worker-pool.ts',
+  'api/statement-worker.ts',
+  'api/surfaces.ts',
+  'client/index.ts',
+  'client/types.ts',
+  'cluster/node-directory.ts',
+  'cluster/pg-tail.ts',
+  'cluster/shard-replica.ts',
+  'data-dir.ts',
+  'edge/forward.ts',
+  'edge/http.ts',
+  'edge/openapi-stream.ts',
+  'edge/server.ts',
+  'edge/stream.ts',
+  'edge/v2-pipeline.ts',
+  'exports/seal-signature.ts',
+  'index.ts',
+  'ledger/accounts.ts',
+  'ledger/approval-actions.ts',
+  'ledger/approvals-state.ts',
+  'ledger/auto-match-plan.ts',
+  'ledger/balances.ts',
+  'ledger/commands.ts',
+  'ledger/matching-rules-state.ts',
+  'ledger/matching-rules.ts',
+  'ledger/outcome.ts',
+  'ledger/pack-pages.ts',
+  'ledger/proposal-chosen.ts',
+  'ledger/proposal-groups.ts',
+  'ledger/proposal-items.ts',
+  'ledger/proposal-work.ts',
+  'ledger/queries.ts',
+  'ledger/state.ts',
+  'ledger/webhooks-state.ts',
+  'ledger/window-effects.ts',
+  'ledger/window-entries.ts',
+  'ledger/windows-state.ts',
+  'ledger/workspace.ts',
+  'log/doctor.ts',
+  'log/record-store.ts',
+  'log/store-file.ts',
+  'main.ts',
+  'service.ts',
+  'shard/live-watch.ts',
+  'shard/local-node.ts',
+  'shard/local-shard.ts',
+  'shard/operation.ts',
+  'shard/port-batch.ts',
+  'shard/probe.ts',
+  'shard/shard-set.ts',
+  'shard/shard-worker.ts',
+  'shard/worker-shard.ts',
+  'statements/balance.ts',
+  'statements/limits.ts',
+  'statements/read.ts',
+  'statements/text.ts',
+  'statements/types.ts',
+  'stream/message-schemas.ts',
+  'stream/messages.ts',
+  'stream/subscriptions.ts',
+  'version.ts',
+]
+
+t.test('types-only: what compiles to no JavaScript, and nothing that runs', async (t) => {
+  t.equal(isTypesOnly("import type { A } from './a.js'\nexport interface B { readonly a: A }\nexport type C = B | null\n"), true)
+  t.equal(isTypesOnly('/** @module Only a comment. */\n'), true)
+  t.equal(isTypesOnly('export interface B { n: number }\nexport const zero = 0\n'), false, 'a constant is behaviour of a kind')
+  t.equal(isTypesOnly('export enum Kind { A, B }\n'), false, 'an enum compiles to an object')
+  t.equal(isTypesOnly("export { shardOf } from './placement.js'\n"), false, 'a re-export of a value')
+  t.equal(isTypesOnly('export function f(): void {}\n'), false)
+})
+
+t.test('every module with behaviour has a test of its own, or is listed as a gap', async (t) => {
+  const rows = moduleTests()
+  t.ok(rows.length > 150, `${rows.length} modules read`)
+  const known = new Set(rows.map((row) => row.module))
+  const listed = new Set(withoutOwnTest)
+  t.equal(listed.size, withoutOwnTest.length, 'no module is listed twice')
+  const unlisted = rows.filter((row) => !row.ownTest && !row.typesOnly && !listed.has(row.module)).map((row) => row.module)
+  t.same(unlisted, [], `write test/<module>.test.ts for these (a new module with behaviour needs its own test)`)
+  const stale = withoutOwnTest.filter((module) => !known.has(module) || rows.find((row) => row.module === module)!.ownTest)
+  t.same(stale, [], 'take these out of the list: they have a test of their own now, or no longer exist')
+  const typesOnlyListed = rows.filter((row) => row.typesOnly && listed.has(row.module)).map((row) => row.module)
+  t.same(typesOnlyListed, [], 'types-only modules need no entry')
+})
