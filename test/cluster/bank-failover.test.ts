@@ -7,28 +7,15 @@
  */
 
 import path from 'node:path'
-import pg from 'pg'
 import t from 'tap'
-import { startLocalPostgres, type LocalPostgres } from '../../scripts/local-postgres.ts'
 import { CommandLog } from '../../src/log/command-log.ts'
-import { placementOf, request, startCluster, startLoad, waitFor } from '../support/cluster-nodes.ts'
+import { placementOf, request, startCluster, startLoad, testDatabase, waitFor } from '../support/cluster-nodes.ts'
 import { call, startTestService } from '../support/service.ts'
 
 // Starting node processes under tsx takes a while on a busy machine; each step is bounded (waitFor, attempts).
 t.setTimeout(600_000)
 
-let server: LocalPostgres
-let db: pg.Client
-
-t.before(async () => {
-  server = await startLocalPostgres()
-  db = new pg.Client({ connectionString: server.url })
-  await db.connect()
-})
-t.teardown(async () => {
-  await db.end().catch(() => undefined)
-  await server.stop()
-})
+const database = testDatabase(t)
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 const accounts = ['assets:acct-0', 'assets:acct-1', 'assets:acct-2', 'assets:acct-3', 'assets:acct-4']
@@ -53,7 +40,7 @@ async function balancesOf(baseUrl: string, key: string): Promise<Record<string, 
 
 /** The data dir's local log, record for record, against the database's shard 0; null when equal, else the first difference. */
 async function logDifference(dataDir: string): Promise<string | null> {
-  const rows = (await db.query<{ seq: string; record: Buffer }>('SELECT seq, record FROM log WHERE shard = 0 ORDER BY seq')).rows
+  const rows = (await database.db.query<{ seq: string; record: Buffer }>('SELECT seq, record FROM log WHERE shard = 0 ORDER BY seq')).rows
   const log = new CommandLog({ path: path.join(dataDir, 'log'), groupCommitRecordsMax: 64, pendingRecordsMax: 64 })
   try {
     if (log.lastSeq !== rows.length) return `the local log ends at ${log.lastSeq}, the database's at ${rows.length}`
@@ -69,7 +56,7 @@ async function logDifference(dataDir: string): Promise<string | null> {
 }
 
 t.test('transfers across a SIGKILL failover: balances conserved and exact, every node\'s log the database\'s', async (t) => {
-  const { nodes, key } = await startCluster(t, db, server.url, ['bank-1', 'bank-2', 'bank-3'], [...accounts, 'equity:opening'])
+  const { nodes, key } = await startCluster(t, database.db, database.url, ['bank-1', 'bank-2', 'bank-3'], [...accounts, 'equity:opening'])
   const [owner, ...standbys] = nodes
   for (const account of accounts) {
     const reply = await request(owner.process.baseUrl, key, 'POST', '/v2/entries', { lines: [{ account, amount: openingBalance }, { account: 'equity:opening', amount: -openingBalance }], description: `open ${account}` })
@@ -98,7 +85,7 @@ t.test('transfers across a SIGKILL failover: balances conserved and exact, every
     expected[from] -= amount
     expected[to] += amount
   }
-  const placement = await placementOf(db)
+  const placement = await placementOf(database.db)
   t.ok(placement !== null && placement.epoch === 2 && standbys.some((node) => node.id === placement.owner), `a standby owns the shard: ${JSON.stringify(placement)}`)
   const newOwner = standbys.find((node) => node.id === placement?.owner) ?? standbys[0]
   const balances = await balancesOf(newOwner.process.baseUrl, key)

@@ -6,37 +6,24 @@
  * its waiting clients get 503, and no 201 is ever given for a write the database does not hold.
  */
 
-import pg from 'pg'
 import t from 'tap'
-import { startLocalPostgres, type LocalPostgres } from '../../scripts/local-postgres.ts'
 import {
-  countDescribed, databaseLog, entriesOf, placementOf, request, startCluster as startCluster_, startLoad, waitFor,
+  countDescribed, databaseLog, entriesOf, placementOf, request, startCluster as startCluster_, startLoad, testDatabase, waitFor,
 } from '../support/cluster-nodes.ts'
 
 // Starting node processes under tsx takes a while on a busy machine; each fault itself is bounded (waitFor, attempts).
 t.setTimeout(600_000)
 
-let server: LocalPostgres
-let db: pg.Client
-
-t.before(async () => {
-  server = await startLocalPostgres()
-  db = new pg.Client({ connectionString: server.url })
-  await db.connect()
-})
-t.teardown(async () => {
-  await db.end().catch(() => undefined)
-  await server.stop()
-})
+const database = testDatabase(t)
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-const startCluster = (ids: readonly string[]) => startCluster_(t, db, server.url, ids, ['assets:bank', 'income:sales'])
+const startCluster = (ids: readonly string[]) => startCluster_(t, database.db, database.url, ids, ['assets:bank', 'income:sales'])
 
 t.test('SIGKILL of the owner under load: a standby takes over, writes succeed again within 10 s, nothing lost or doubled', async (t) => {
   const { nodes, key } = await startCluster(['node-1', 'node-2', 'node-3'])
   const [owner, ...standbys] = nodes
-  t.same(await placementOf(db), { owner: 'node-1', epoch: 1 })
+  t.same(await placementOf(database.db), { owner: 'node-1', epoch: 1 })
   // Every node answers: the standbys forward to the owner.
   const viaStandby = await request(standbys[0].process.baseUrl, key, 'POST', '/v2/entries', { lines: [{ account: 'assets:bank', amount: 1 }, { account: 'income:sales', amount: -1 }], description: 'first' }, { 'idempotency-key': 'key-first' })
   t.equal(viaStandby.status, 201, `a write through a standby is forwarded to the owner: ${JSON.stringify(viaStandby.body)}`)
@@ -58,11 +45,11 @@ t.test('SIGKILL of the owner under load: a standby takes over, writes succeed ag
   t.same(load.unanswered, [], 'every write was answered 201 in the end (retried with its key)')
   t.ok((load.statuses.get(503) ?? 0) + (load.statuses.get(0) ?? 0) > 0, `some attempts failed during the takeover: ${JSON.stringify([...load.statuses])}`)
 
-  const placement = await placementOf(db)
+  const placement = await placementOf(database.db)
   t.ok(placement !== null && ['node-2', 'node-3'].includes(placement.owner) && placement.epoch === 2, `a standby took the shard at epoch 2: ${JSON.stringify(placement)}`)
   const newOwner = standbys.find((node) => node.id === placement?.owner)!
   const entries = await entriesOf(newOwner.process.baseUrl, key)
-  const records = await databaseLog(db)
+  const records = await databaseLog(database.db)
   const acknowledged = [{ description: 'first', entryId: viaStandby.body.id }, ...load.acknowledged]
   const lost = acknowledged.filter((write) => entries.get(write.entryId) !== write.description)
   t.same(lost, [], `every one of ${acknowledged.length} acknowledged writes is in the new owner's reads`)
@@ -88,7 +75,7 @@ t.test('SIGSTOP of the owner past its lease, then SIGCONT: fenced, it steps down
   await sleep(1_000)
   owner.process.child.kill('SIGSTOP')
   const stoppedAtMs = Date.now()
-  const taken = await waitFor(async () => (await placementOf(db))?.owner === 'node-b', 15_000)
+  const taken = await waitFor(async () => (await placementOf(database.db))?.owner === 'node-b', 15_000)
   t.ok(taken, `the standby took the shard over (${Date.now() - stoppedAtMs} ms after the stop)`)
   const duringPause = await request(standby.process.baseUrl, key, 'POST', '/v2/entries', { lines: [{ account: 'assets:bank', amount: 1 }, { account: 'income:sales', amount: -1 }], description: 'new-owner' })
   t.equal(duringPause.status, 201, 'the new owner serves')
@@ -97,7 +84,7 @@ t.test('SIGSTOP of the owner past its lease, then SIGCONT: fenced, it steps down
   t.ok((load.statuses.get(503) ?? 0) > 0, `the paused owner's waiting clients got 503: ${JSON.stringify([...load.statuses])}`)
   t.ok(await waitFor(async () => owner.process.stderr.join('').includes('stepping down'), 5_000), 'it stepped down')
 
-  const records = await databaseLog(db)
+  const records = await databaseLog(database.db)
   const acknowledged = load.acknowledged
   t.ok(acknowledged.length > 0, `${acknowledged.length} writes answered 201 before the pause`)
   const missing = acknowledged.filter((write) => countDescribed(records, write.description) !== 1)
@@ -114,5 +101,5 @@ t.test('SIGSTOP of the owner past its lease, then SIGCONT: fenced, it steps down
     through = await request(owner.process.baseUrl, key, 'POST', '/v2/entries', { lines: [{ account: 'assets:bank', amount: 1 }, { account: 'income:sales', amount: -1 }], description: 'through-old-owner' }, { 'idempotency-key': 'key-through' })
   }
   t.equal(through.status, 201, `a write through the old owner reaches the new one: ${JSON.stringify(through.body)}`)
-  t.equal(countDescribed(await databaseLog(db), 'through-old-owner'), 1, 'and is in the database')
+  t.equal(countDescribed(await databaseLog(database.db), 'through-old-owner'), 1, 'and is in the database')
 })

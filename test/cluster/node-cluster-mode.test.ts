@@ -9,32 +9,21 @@ import os from 'node:os'
 import path from 'node:path'
 import pg from 'pg'
 import t, { type Test } from 'tap'
-import { startLocalPostgres, type LocalPostgres } from '../../scripts/local-postgres.ts'
 import { loadConfig } from '../../src/config.ts'
 import { decodeRecord } from '../../src/log/codec.ts'
+import { testDatabase } from '../support/cluster-nodes.ts'
 import { call, startTestService, type TestService } from '../support/service.ts'
 
-let server: LocalPostgres
-let db: pg.Client
-
-t.before(async () => {
-  server = await startLocalPostgres()
-  db = new pg.Client({ connectionString: server.url })
-  await db.connect()
-})
-t.teardown(async () => {
-  await db.end().catch(() => undefined)
-  await server.stop()
-})
+const database = testDatabase(t)
 
 async function logRows(shard: number): Promise<{ seq: number; epoch: number; record: Buffer }[]> {
-  const result = await db.query<{ seq: string; epoch: string; record: Buffer }>('SELECT seq, epoch, record FROM log WHERE shard = $1 ORDER BY seq', [shard])
+  const result = await database.db.query<{ seq: string; epoch: string; record: Buffer }>('SELECT seq, epoch, record FROM log WHERE shard = $1 ORDER BY seq', [shard])
   return result.rows.map((row) => ({ seq: Number(row.seq), epoch: Number(row.epoch), record: row.record }))
 }
 
 async function startNode(t: Test, node: string, shards: string, warnings: string[]): Promise<TestService> {
   const service = await startTestService({
-    env: { SHARDS: shards, CLUSTER_DATABASE_URL: server.url, NODE_ID: node, NODE_URL: `http://127.0.0.1:1/${node}` },
+    env: { SHARDS: shards, CLUSTER_DATABASE_URL: database.url, NODE_ID: node, NODE_URL: `http://127.0.0.1:1/${node}` },
     warn: (line) => warnings.push(line),
   })
   t.teardown(() => service.destroy())
@@ -42,12 +31,12 @@ async function startNode(t: Test, node: string, shards: string, warnings: string
 }
 
 t.test('a write is answered only once its record is in the log table, under this node\'s epoch', async (t) => {
-  await db.query('DELETE FROM log').catch(() => undefined)
-  await db.query('DELETE FROM placement').catch(() => undefined)
+  await database.db.query('DELETE FROM log').catch(() => undefined)
+  await database.db.query('DELETE FROM placement').catch(() => undefined)
   const warnings: string[] = []
   const node = await startNode(t, 'node-a', '1', warnings)
   t.ok(warnings.some((line) => /cluster: .*synchronous_standby_names is empty/.test(line)), 'warned that an answered write lives on one machine')
-  const placement = await db.query<{ owner: string; epoch: string }>('SELECT owner, epoch FROM placement WHERE shard = 0')
+  const placement = await database.db.query<{ owner: string; epoch: string }>('SELECT owner, epoch FROM placement WHERE shard = 0')
   t.same(placement.rows.map((row) => [row.owner, Number(row.epoch)]), [['node-a', 1]], 'the shard claimed at start')
   const before = await logRows(0)
   t.ok(before.length >= 2, 'the first start (workspace, key) is in the database too')
@@ -64,7 +53,7 @@ t.test('a write is answered only once its record is in the log table, under this
 
   // The database held up (its placement row locked by another transaction, as a takeover in flight would): the
   // answer waits, though the local log is long durable, and goes out only once the database committed.
-  const blocker = new pg.Client({ connectionString: server.url })
+  const blocker = new pg.Client({ connectionString: database.url })
   await blocker.connect()
   t.teardown(() => blocker.end().catch(() => undefined))
   await blocker.query('BEGIN')
@@ -81,15 +70,15 @@ t.test('a write is answered only once its record is in the log table, under this
 })
 
 t.test('a fenced node (another owner took its shard) answers 503 with Retry-After and writes nothing', async (t) => {
-  await db.query('DELETE FROM log')
-  await db.query('DELETE FROM placement')
+  await database.db.query('DELETE FROM log')
+  await database.db.query('DELETE FROM placement')
   const node = await startNode(t, 'node-b', '2', [])
   t.equal((await call(node.baseUrl, 'POST', '/v2/accounts', { key: node.apiKey, body: { name: 'assets:before' } })).status, 201)
-  const rows = await db.query<{ shard: number }>('SELECT shard FROM placement ORDER BY shard')
+  const rows = await database.db.query<{ shard: number }>('SELECT shard FROM placement ORDER BY shard')
   t.same(rows.rows.map((row) => row.shard), [0, 1, 2], 'both shards and the registry (shard 2) claimed')
   // Another owner takes every shard, as a takeover does: the epoch goes up by one.
-  await db.query(`UPDATE placement SET owner = 'node-other', epoch = epoch + 1`)
-  const counted = async () => Number((await db.query<{ n: string }>('SELECT count(*) AS n FROM log')).rows[0].n)
+  await database.db.query(`UPDATE placement SET owner = 'node-other', epoch = epoch + 1`)
+  const counted = async () => Number((await database.db.query<{ n: string }>('SELECT count(*) AS n FROM log')).rows[0].n)
   const before = await counted()
   for (const name of ['assets:fenced-1', 'assets:fenced-2']) {
     const reply = await call(node.baseUrl, 'POST', '/v2/accounts', { key: node.apiKey, body: { name } })
@@ -103,17 +92,17 @@ t.test('a fenced node (another owner took its shard) answers 503 with Retry-Afte
 })
 
 t.test('a node restarted within its lease takes its shard over once the lease lapsed (the epoch goes up) and serves again', async (t) => {
-  await db.query('DELETE FROM log')
-  await db.query('DELETE FROM placement')
+  await database.db.query('DELETE FROM log')
+  await database.db.query('DELETE FROM placement')
   const first = await startNode(t, 'node-c', '1', [])
   t.equal((await call(first.baseUrl, 'POST', '/v2/accounts', { key: first.apiKey, body: { name: 'assets:first-life' } })).status, 201)
   await first.stop()
   const startedMs = Date.now()
-  const env = { SHARDS: '1', CLUSTER_DATABASE_URL: server.url, NODE_ID: 'node-c', NODE_URL: 'http://127.0.0.1:1/node-c' }
+  const env = { SHARDS: '1', CLUSTER_DATABASE_URL: database.url, NODE_ID: 'node-c', NODE_URL: 'http://127.0.0.1:1/node-c' }
   const again = await startTestService({ dataDir: first.dataDir, apiKey: first.apiKey, env, warn: () => undefined })
   t.teardown(() => again.destroy())
   t.ok(Date.now() - startedMs < 10_000, 'within a bounded wait')
-  const placement = await db.query<{ owner: string; epoch: string }>('SELECT owner, epoch FROM placement WHERE shard = 0')
+  const placement = await database.db.query<{ owner: string; epoch: string }>('SELECT owner, epoch FROM placement WHERE shard = 0')
   t.same(placement.rows.map((row) => [row.owner, Number(row.epoch)]), [['node-c', 2]], 'taken over: epoch 2 fences the earlier life')
   const reply = await call(again.baseUrl, 'POST', '/v2/accounts', { key: again.apiKey, body: { name: 'assets:second-life' } })
   t.equal(reply.status, 201, reply.text)
@@ -123,7 +112,7 @@ t.test('a node restarted within its lease takes its shard over once the lease la
 })
 
 t.test('CLUSTER_DATABASE_URL, NODE_ID and NODE_URL go together', async (t) => {
-  t.throws(() => loadConfig({ DATA_DIR: '/nonexistent', CLUSTER_DATABASE_URL: server.url, NODE_ID: 'x' }), /CLUSTER_DATABASE_URL, NODE_ID and NODE_URL .*missing: NODE_URL/)
+  t.throws(() => loadConfig({ DATA_DIR: '/nonexistent', CLUSTER_DATABASE_URL: database.url, NODE_ID: 'x' }), /CLUSTER_DATABASE_URL, NODE_ID and NODE_URL .*missing: NODE_URL/)
   t.equal(loadConfig({ DATA_DIR: '/nonexistent' }).cluster, null, 'none of them: a single node, as before')
 })
 

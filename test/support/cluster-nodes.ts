@@ -8,8 +8,38 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import pg from 'pg'
+import type { Test } from 'tap'
+import { startLocalPostgres, type LocalPostgres } from '../../scripts/local-postgres.ts'
 import { decodeRecord } from '../../src/log/codec.ts'
 import { freePort, killHard, startProcess, type RunningProcess } from './process.ts'
+
+/** A test file's throwaway PostgreSQL and a client on it: started before its tests, stopped after them. */
+export interface TestDatabase {
+  readonly url: string
+  readonly db: pg.Client
+}
+
+export function testDatabase(t: Test): TestDatabase {
+  let server: LocalPostgres | null = null
+  let client: pg.Client | null = null
+  t.before(async () => {
+    server = await startLocalPostgres()
+    client = new pg.Client({ connectionString: server.url })
+    await client.connect()
+  })
+  t.teardown(async () => {
+    await client?.end().catch(() => undefined)
+    await server?.stop()
+  })
+  const started = <T>(value: T | null): T => {
+    if (value === null) throw new Error('the test database is used before t.before started it')
+    return value
+  }
+  return {
+    get url() { return started(server).url },
+    get db() { return started(client) },
+  }
+}
 
 export const adminToken = `adm_${'c'.repeat(43)}`
 
