@@ -166,7 +166,9 @@ async function startNode(state: ClusterState, index: number, portGiven?: number)
   const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', HOST: '127.0.0.1', PORT: String(port), DATA_DIR: dataDir,
     ADMIN_TOKEN: state.adminToken, SHARDS: '1', CLUSTER_DATABASE_URL: state.databaseUrl, NODE_ID: id, NODE_URL: `http://127.0.0.1:${port}`,
     ...(process.env.LOG_LEVEL === undefined ? {} : { LOG_LEVEL: process.env.LOG_LEVEL }) }
-  const child = spawn(process.execPath, ['--import=tsx', 'src/main.ts'], { cwd: repositoryRoot, env, stdio: ['ignore', log, log], detached: true })
+  // Node's own flags for the nodes, as given to `up` (a profile: TRUEUP_NODE_FLAGS='--cpu-prof --cpu-prof-dir=…').
+  const nodeFlags = (process.env.TRUEUP_NODE_FLAGS ?? '').split(' ').filter((flag) => flag !== '')
+  const child = spawn(process.execPath, [...nodeFlags, '--import=tsx', 'src/main.ts'], { cwd: repositoryRoot, env, stdio: ['ignore', log, log], detached: true })
   fs.closeSync(log)
   child.unref()
   const entry = { id, url: `http://127.0.0.1:${port}`, pid: child.pid!, dataDir }
