@@ -11,6 +11,7 @@
 //   BENCH_DURATION_S (10), BENCH_WARMUP_S (2)   each POST and batch row
 //   BENCH_BATCH_IN_FLIGHT (4)                   batches of 8,190 in flight at once
 //   BENCH_FAILOVER_RUNS (3; 20 for the issue's figure)
+//   BENCH_ROWS (post,batch,failover)            the rows run (post alone: the CPU per answer while profiling)
 // Writes bench/results/cluster.json. The single node runs under `timeout`; the cluster's processes are stopped by
 // `cluster down` at the end, and by a detached watchdog (`sleep <lifetime>; cluster down`) should the bench die.
 // Both sides run `node --import=tsx src/main.ts` with LOG_LEVEL=warn and no extra node flags (as `cluster up` does).
@@ -27,6 +28,7 @@ const durationS = Number(process.env.BENCH_DURATION_S ?? 10)
 const warmupS = Number(process.env.BENCH_WARMUP_S ?? 2)
 const batchInFlight = Number(process.env.BENCH_BATCH_IN_FLIGHT ?? 4)
 const failoverRuns = Number(process.env.BENCH_FAILOVER_RUNS ?? 3)
+const rows = new Set((process.env.BENCH_ROWS ?? 'post,batch,failover').split(','))
 const batchSize = 8_190
 const c64: LoadSettings = { connections: 64, pipelining: 1, durationS, warmupS }
 /** A failover run fails when no write succeeds within this long after the kill. */
@@ -283,14 +285,17 @@ function percentile(values: readonly number[], fraction: number): number | null 
 function printTable(out: Record<string, any>): void {
   const post = (cell: PostCell) => `${cell.reqPerS.toLocaleString('en')} | ${cell.p50Ms} | ${cell.p99Ms} | ${cell.cpuUsPerAnswer ?? '?'}${cell.proxyCpuUsPerAnswer === null ? '' : ` (+${cell.proxyCpuUsPerAnswer} HAProxy)`}${cell.non2xx + cell.errors > 0 ? ` (${cell.non2xx} non-2xx, ${cell.errors} errors)` : ''}`
   const batch = (cell: BatchCell) => `${cell.entriesPerS.toLocaleString('en')} entries/s | | | ${cell.cpuUsPerEntry ?? '?'} per entry`
-  for (const label of ['single', 'cluster']) process.stdout.write(`POST -c 64, ${label}: CPU µs per answer by part ${JSON.stringify(out.post[label].partsUsPerAnswer)}\n`)
+  if (rows.has('post')) for (const label of ['single', 'cluster']) process.stdout.write(`POST -c 64, ${label}: CPU µs per answer by part ${JSON.stringify(out.post[label].partsUsPerAnswer)}\n`)
   process.stdout.write([
     '| row | req/s | p50 ms | p99 ms | server CPU µs per answer |', '| --- | ---: | ---: | ---: | ---: |',
-    `| POST /v2/entries, durable, -c 64: single node | ${post(out.post.single)} |`,
-    `| POST /v2/entries, durable, -c 64: cluster through HAProxy | ${post(out.post.cluster)} |`,
-    `| POST /v2/entries/batch, ${batchSize.toLocaleString('en')} entries, ${batchInFlight} in flight: single node | ${batch(out.batch.single)} |`,
-    `| POST /v2/entries/batch, ${batchSize.toLocaleString('en')} entries, ${batchInFlight} in flight: cluster through HAProxy | ${batch(out.batch.cluster)} |`,
-    `| failover, SIGKILL of the owner to the first 201 through HAProxy (${out.failover.runs.length} runs) | median ${out.failover.medianMs} ms, max ${out.failover.maxMs} ms, ${out.failover.failed} over ${failoverBoundMs / 1000} s | | | |`,
+    ...(rows.has('post') ? [
+      `| POST /v2/entries, durable, -c 64: single node | ${post(out.post.single)} |`,
+      `| POST /v2/entries, durable, -c 64: cluster through HAProxy | ${post(out.post.cluster)} |`] : []),
+    ...(rows.has('batch') ? [
+      `| POST /v2/entries/batch, ${batchSize.toLocaleString('en')} entries, ${batchInFlight} in flight: single node | ${batch(out.batch.single)} |`,
+      `| POST /v2/entries/batch, ${batchSize.toLocaleString('en')} entries, ${batchInFlight} in flight: cluster through HAProxy | ${batch(out.batch.cluster)} |`] : []),
+    ...(rows.has('failover') ? [
+      `| failover, SIGKILL of the owner to the first 201 through HAProxy (${out.failover.runs.length} runs) | median ${out.failover.medianMs} ms, max ${out.failover.maxMs} ms, ${out.failover.failed} over ${failoverBoundMs / 1000} s | | | |`] : []),
     '',
   ].join('\n'))
 }
@@ -303,18 +308,20 @@ async function main(): Promise<void> {
     const single = await singleNode(tmp)
     try {
       const secret = await makeWorkspace(single.side)
-      out.post.single = await postRow(single.side, secret)
-      out.batch.single = await batchRow(single.side, secret)
+      if (rows.has('post')) out.post.single = await postRow(single.side, secret)
+      if (rows.has('batch')) out.batch.single = await batchRow(single.side, secret)
     } finally {
       await single.stop()
     }
     const cluster = await clusterUp(tmp)
     try {
       const secret = await makeWorkspace(cluster.side)
-      out.post.cluster = await postRow(cluster.side, secret)
-      out.post.cluster.owner = await ownerOf(cluster.state())
-      out.batch.cluster = await batchRow(cluster.side, secret)
-      const { runs } = await failovers(cluster, secret)
+      if (rows.has('post')) {
+        out.post.cluster = await postRow(cluster.side, secret)
+        out.post.cluster.owner = await ownerOf(cluster.state())
+      }
+      if (rows.has('batch')) out.batch.cluster = await batchRow(cluster.side, secret)
+      const { runs } = rows.has('failover') ? await failovers(cluster, secret) : { runs: [] }
       const times = runs.flatMap((run) => run.ms === null ? [] : [run.ms])
       out.failover = { runs, medianMs: percentile(times, 0.5), maxMs: times.length === 0 ? null : Math.max(...times), failed: runs.length - times.length }
     } finally {
@@ -325,7 +332,9 @@ async function main(): Promise<void> {
   }
   out.loadAverageEnd = os.loadavg()
   printTable(out)
-  fs.writeFileSync(path.join(benchDir, 'results', 'cluster.json'), `${JSON.stringify(out, null, 2)}\n`)
+  // A run of some rows only (BENCH_ROWS) leaves the full run's results as they are.
+  const all = ['post', 'batch', 'failover'].every((row) => rows.has(row))
+  fs.writeFileSync(path.join(benchDir, 'results', all ? 'cluster.json' : `cluster-${[...rows].join('-')}.json`), `${JSON.stringify(out, null, 2)}\n`)
 }
 
 await main()

@@ -106,6 +106,15 @@ t.test('up starts the database, the nodes and the proxy; status describes them; 
   // Several requests through HAProxy, spread over the nodes (round robin), all answered.
   const reads = await Promise.all(Array.from({ length: 6 }, () => fetch(`${url}/v2/accounts/assets%3Abank`, { headers: { authorization: `Bearer ${apiKey}` } }).then((response) => response.status)))
   t.same(reads, Array(6).fill(200), 'reads through HAProxy, whichever node it picks')
+  // One shard: HAProxy sends requests straight to its owner once its check found it (half a second apart). A request
+  // marked as forwarded is never forwarded again: the owner answers it, a standby 503. Round robin would give 503s.
+  const marked = () => Promise.all(Array.from({ length: 6 }, () => fetch(`${url}/v2/accounts/assets%3Abank`, { headers: { authorization: `Bearer ${apiKey}`, 'trueup-forwarded': 'test' } }).then((response) => response.status)))
+  let direct = await marked()
+  for (let attempt = 0; attempt < 20 && direct.some((status) => status !== 200); attempt++) {
+    await new Promise((resolve) => setTimeout(resolve, 250))
+    direct = await marked()
+  }
+  t.same(direct, Array(6).fill(200), 'HAProxy sends every request to the owner')
 
   const pids = [...status.nodes.map((node) => node.pid), ...status.postgres.map((server) => server.pid), status.proxy.pid]
   const stopped = await cluster('down', 90_000)
