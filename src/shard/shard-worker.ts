@@ -1,21 +1,25 @@
 /**
  * @module One shard on a worker thread: its own LocalNode (log, replay, actors, group commit, snapshots,
  * retention, webhooks) under DATA_DIR/shards/<n>, executing the operations the main thread forwards over the
- * thread's port and posting back each Reply (after durable) and each live update, in the order they leave.
+ * thread's port and posting back each Reply (after durable) and each live update, in the order they leave; and a
+ * read-only copy of the registry's system state (registry-copy.ts) kept up to date from the main thread.
  */
 
 import { parentPort, workerData } from 'node:worker_threads'
 import type { Config } from '../config.js'
+import type { SystemState } from '../ledger/system.js'
 import { LocalNode } from './local-node.js'
 import type { Operation } from './operation.js'
 import { PortBatch } from './port-batch.js'
 import { runProbe } from './probe.js'
+import { RegistryCopy } from './registry-copy.js'
 import type { FromShard, ToShard } from './worker-messages.js'
 
 const port = parentPort!
-const { config, index } = workerData as { readonly config: Config; readonly index: number }
+const { config, index, system } = workerData as { readonly config: Config; readonly index: number; readonly system: SystemState }
 const toMain = new PortBatch<FromShard>(port)
 const post = (message: FromShard) => toMain.post(message)
+const registry = new RegistryCopy(system, (line) => post({ kind: 'warn', line }))
 
 let node: LocalNode
 try {
@@ -45,6 +49,12 @@ const postStats = () => {
 function heard(message: ToShard): void {
   switch (message.kind) {
     case 'operation': return void node.shard.send(message.operation as Operation).then((reply) => post({ kind: 'reply', id: message.id, reply }))
+    // Applied before `applied` leaves: the registry releases the command's answer only once every thread has it.
+    case 'registry': {
+      registry.apply(message.command)
+      return post({ kind: 'applied', id: message.id })
+    }
+    case 'copy': return post({ kind: 'copy', id: message.id, system: registry.system })
     case 'start': return node.start()
     case 'stats': return postStats()
     case 'probe': return void runProbe(node.runtime, message.probe).then(

@@ -1,6 +1,7 @@
 /** @module What the main thread and a shard's worker thread say to each other (structured clones of plain data), posted in batches (port-batch.ts: an array of them per postMessage). */
 
 import type { ReplayReport } from '../actor/runtime.js'
+import type { SystemCommand, SystemState } from '../ledger/system.js'
 import type { AttemptResult } from '../webhooks/deliverer.js'
 import type { Operation, Reply } from './operation.js'
 import type { Probe } from './probe.js'
@@ -14,6 +15,10 @@ export type ToShard =
   | { readonly kind: 'stats' }
   /** A test seam (probe.ts): run against the shard's runtime, answered by `probed`. */
   | { readonly kind: 'probe'; readonly id: number; readonly probe: Probe }
+  /** A system command the registry accepted (durable), for the thread's registry copy (registry-copy.ts), answered by `applied`. */
+  | { readonly kind: 'registry'; readonly id: number; readonly command: SystemCommand }
+  /** A test seam: post the thread's registry copy as it is now, answered by `copy`. */
+  | { readonly kind: 'copy'; readonly id: number }
 
 export interface PostedStats {
   readonly pendingRecords: number
@@ -35,4 +40,6 @@ export type FromShard =
   /** A webhook delivery attempt of the shard's deliverer, or a delivery given up on (metrics). */
   | { readonly kind: 'webhook'; readonly result: AttemptResult | 'gave-up' }
   | { readonly kind: 'probed'; readonly id: number; readonly value?: unknown; readonly error?: string }
+  | { readonly kind: 'applied'; readonly id: number }
+  | { readonly kind: 'copy'; readonly id: number; readonly system: SystemState }
   | { readonly kind: 'closed'; readonly snapshotsWrittenCount: number; readonly durableSeq: number }

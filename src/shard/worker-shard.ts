@@ -6,6 +6,7 @@
 import { Worker } from 'node:worker_threads'
 import type { ReplayReport } from '../actor/runtime.js'
 import type { Config } from '../config.js'
+import type { SystemCommand, SystemState } from '../ledger/system.js'
 import type { LocalNodeHooks } from './local-node.js'
 import type { Operation, Reply, ShardStats, UpdateListener } from './operation.js'
 import { PortBatch } from './port-batch.js'
@@ -14,8 +15,9 @@ import type { FromShard, ToShard } from './worker-messages.js'
 
 export type WorkerShardHooks = Pick<LocalNodeHooks, 'onLogFailure' | 'onCommit' | 'onWebhookAttempt' | 'onWebhookGiveUp'> & { readonly warn: (line: string) => void }
 
-function startWorker(index: number, config: Config): Worker {
-  const workerData = { config, index }
+function startWorker(index: number, config: Config, system: SystemState): Worker {
+  // The registry's state as it is now: the thread's copy starts from it (registry-copy.ts).
+  const workerData = { config, index, system }
   if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./shard-worker.js', import.meta.url), { workerData })
   // Under tsx (tests): the worker registers it before loading the TypeScript source.
   const source = new URL('./shard-worker.ts', import.meta.url).href
@@ -33,6 +35,9 @@ export class WorkerShard {
   readonly #pending = new Map<number, (reply: Reply) => void>()
   readonly #updates: UpdateListener[] = []
   readonly #probes = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>()
+  /** Registry commands posted and not yet applied by the thread, and copies asked for (by id). */
+  readonly #applying = new Map<number, () => void>()
+  readonly #copies = new Map<number, (system: SystemState) => void>()
   #nextId = 1
   #statsWaiting: ((stats: ShardStats) => void)[] = []
   #closed: ((closed: { snapshotsWrittenCount: number; durableSeq: number }) => void) | null = null
@@ -55,8 +60,8 @@ export class WorkerShard {
   #messagesHeard = 0
 
   /** Starts the worker on its data dir and resolves once it has replayed its log: its workspaces and its replay. */
-  static start(index: number, config: Config, hooks: WorkerShardHooks): Promise<{ shard: WorkerShard; workspaces: readonly string[]; replay: ReplayReport }> {
-    const worker = startWorker(index, config)
+  static start(index: number, config: Config, system: SystemState, hooks: WorkerShardHooks): Promise<{ shard: WorkerShard; workspaces: readonly string[]; replay: ReplayReport }> {
+    const worker = startWorker(index, config, system)
     return new Promise((resolve, reject) => {
       // Warnings of the replay may come before `ready`, in the same batch or earlier ones.
       const first = (batch: readonly FromShard[]) => {
@@ -89,6 +94,24 @@ export class WorkerShard {
     return new Promise((resolve, reject) => {
       this.#probes.set(id, { resolve, reject })
       this.#post({ kind: 'probe', id, probe })
+    })
+  }
+
+  /** A system command the registry accepted, applied to the thread's registry copy: resolves once it is. */
+  applyRegistry(command: SystemCommand): Promise<void> {
+    const id = this.#nextId++
+    return new Promise((resolve) => {
+      this.#applying.set(id, resolve)
+      this.#post({ kind: 'registry', id, command })
+    })
+  }
+
+  /** A test seam: the thread's registry copy as it is now (a structured clone of it). */
+  registryCopy(): Promise<SystemState> {
+    const id = this.#nextId++
+    return new Promise((resolve) => {
+      this.#copies.set(id, resolve)
+      this.#post({ kind: 'copy', id })
     })
   }
 
@@ -170,6 +193,16 @@ export class WorkerShard {
         this.#statsWaiting = []
         for (const resolve of waiting) resolve(stats)
         return
+      }
+      case 'applied': {
+        const resolve = this.#applying.get(message.id)
+        this.#applying.delete(message.id)
+        return resolve?.()
+      }
+      case 'copy': {
+        const resolve = this.#copies.get(message.id)
+        this.#copies.delete(message.id)
+        return resolve?.(message.system)
       }
       case 'failed': return hooks.onLogFailure(new Error(`shard ${this.index}: ${message.message}`))
       case 'warn': return hooks.warn(message.line)
