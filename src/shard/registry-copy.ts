@@ -12,6 +12,8 @@ import { executeSystem, type SystemCommand, type SystemState } from '../ledger/s
 export class RegistryCopy {
   readonly #state: SystemState
   readonly #warn: (line: string) => void
+  /** Told of each command applied (an edge closes the sockets of a revoked key). */
+  readonly #observers: ((command: SystemCommand) => void)[] = []
 
   constructor(state: SystemState, warn: (line: string) => void) {
     this.#state = state
@@ -23,10 +25,15 @@ export class RegistryCopy {
     return this.#state
   }
 
+  onApplied(observer: (command: SystemCommand) => void): void {
+    this.#observers.push(observer)
+  }
+
   /** A command the registry accepted; accepted here too, since it applies to the same state in the same order. */
   apply(command: SystemCommand): void {
     const outcome = executeSystem(this.#state, command)
     // A refusal here means the copy no longer matches the registry: said, never silent.
-    if (!outcome.ok) this.#warn(`trueup: the registry copy of this shard refused ${command.type} (${outcome.message}); it differs from the registry`)
+    if (!outcome.ok) return this.#warn(`trueup: the registry copy of this shard refused ${command.type} (${outcome.message}); it differs from the registry`)
+    for (const observer of this.#observers) observer(command)
   }
 }

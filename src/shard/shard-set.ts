@@ -41,6 +41,8 @@ export class ShardSet implements Shard {
     const workerHooks = { ...hooks, warn: hooks.warn ?? ((line: string) => { process.stderr.write(`${line}\n`) }) }
     const started = await Promise.all(Array.from({ length: config.shards }, (_, index) => WorkerShard.start(index, { ...config, dataDir: shardDir(config.dataDir, index) }, registry.runtime.system, workerHooks)))
     const set = new ShardSet(registry, started.map(({ shard }) => shard), [registry.replay, ...started.map(({ replay }) => replay)])
+    // An edge on a shard's thread sends another shard's operations and the system's through this set.
+    for (const shard of set.shards) shard.forwardTo((operation) => set.send(operation))
     const held = started.map(({ workspaces }) => new Set(workspaces))
     for (const record of registry.runtime.system.workspaces.values()) {
       const owner = shardOf(record.id, config.shards)

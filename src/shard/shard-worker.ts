@@ -9,10 +9,11 @@ import { parentPort, workerData } from 'node:worker_threads'
 import type { Config } from '../config.js'
 import type { SystemState } from '../ledger/system.js'
 import { LocalNode } from './local-node.js'
-import type { Operation } from './operation.js'
+import type { Operation, Reply } from './operation.js'
 import { PortBatch } from './port-batch.js'
 import { runProbe } from './probe.js'
 import { RegistryCopy } from './registry-copy.js'
+import { ThreadShard } from './thread-shard.js'
 import type { FromShard, ToShard } from './worker-messages.js'
 
 const port = parentPort!
@@ -40,6 +41,19 @@ try {
   throw error
 }
 node.shard.onUpdate((topic, text) => post({ kind: 'update', topic, text }))
+/** Operations this thread's edge forwarded to the main thread, waiting for their replies (by id). */
+const forwarding = new Map<number, (reply: Reply) => void>()
+let nextForward = 1
+const edge = new ThreadShard(index, config.shards, node.shard, registry, (operation) => new Promise((resolve) => {
+  const id = nextForward++
+  forwarding.set(id, resolve)
+  post({ kind: 'forward', id, operation })
+}))
+const forwarded = (id: number, reply: Reply) => {
+  const resolve = forwarding.get(id)
+  forwarding.delete(id)
+  resolve?.(reply)
+}
 const postStats = () => {
   const stats = node.shard.statsNow()
   post({ kind: 'stats', stats: { ...stats, queueDepths: [...stats.queueDepths] } })
@@ -54,6 +68,8 @@ function heard(message: ToShard): void {
       registry.apply(message.command)
       return post({ kind: 'applied', id: message.id })
     }
+    case 'forwarded': return forwarded(message.id, message.reply)
+    case 'edge': return void edge.send(message.operation as Operation).then((reply) => post({ kind: 'edged', id: message.id, reply, hops: edge.hops }))
     case 'copy': return post({ kind: 'copy', id: message.id, system: registry.system })
     case 'start': return node.start()
     case 'stats': return postStats()

@@ -17,6 +17,10 @@ export type ToShard =
   | { readonly kind: 'probe'; readonly id: number; readonly probe: Probe }
   /** A system command the registry accepted (durable), for the thread's registry copy (registry-copy.ts), answered by `applied`. */
   | { readonly kind: 'registry'; readonly id: number; readonly command: SystemCommand }
+  /** The reply to an operation the thread's edge forwarded (`forward`). */
+  | { readonly kind: 'forwarded'; readonly id: number; readonly reply: Reply }
+  /** A test seam: send an operation as the thread's edge would (thread-shard.ts), answered by `edged` with its hops. */
+  | { readonly kind: 'edge'; readonly id: number; readonly operation: Operation }
   /** A test seam: post the thread's registry copy as it is now, answered by `copy`. */
   | { readonly kind: 'copy'; readonly id: number }
 
@@ -41,5 +45,8 @@ export type FromShard =
   | { readonly kind: 'webhook'; readonly result: AttemptResult | 'gave-up' }
   | { readonly kind: 'probed'; readonly id: number; readonly value?: unknown; readonly error?: string }
   | { readonly kind: 'applied'; readonly id: number }
+  /** An operation of the thread's edge for another shard or the registry: the main thread sends it on, answered by `forwarded`. */
+  | { readonly kind: 'forward'; readonly id: number; readonly operation: Operation }
+  | { readonly kind: 'edged'; readonly id: number; readonly reply: Reply; readonly hops: { readonly local: number; readonly forwarded: number } }
   | { readonly kind: 'copy'; readonly id: number; readonly system: SystemState }
   | { readonly kind: 'closed'; readonly snapshotsWrittenCount: number; readonly durableSeq: number }

@@ -11,6 +11,7 @@ import type { LocalNodeHooks } from './local-node.js'
 import type { Operation, Reply, ShardStats, UpdateListener } from './operation.js'
 import { PortBatch } from './port-batch.js'
 import type { Probe } from './probe.js'
+import type { EdgeHops } from './thread-shard.js'
 import type { FromShard, ToShard } from './worker-messages.js'
 
 export type WorkerShardHooks = Pick<LocalNodeHooks, 'onLogFailure' | 'onCommit' | 'onWebhookAttempt' | 'onWebhookGiveUp'> & { readonly warn: (line: string) => void }
@@ -38,6 +39,9 @@ export class WorkerShard {
   /** Registry commands posted and not yet applied by the thread, and copies asked for (by id). */
   readonly #applying = new Map<number, () => void>()
   readonly #copies = new Map<number, (system: SystemState) => void>()
+  readonly #edged = new Map<number, (edged: { reply: Reply; hops: EdgeHops }) => void>()
+  /** Where an operation the thread's edge forwards goes (the ShardSet: its owner, or the registry). */
+  #forward: ((operation: Operation) => Promise<Reply>) | null = null
   #nextId = 1
   #statsWaiting: ((stats: ShardStats) => void)[] = []
   #closed: ((closed: { snapshotsWrittenCount: number; durableSeq: number }) => void) | null = null
@@ -103,6 +107,20 @@ export class WorkerShard {
     return new Promise((resolve) => {
       this.#applying.set(id, resolve)
       this.#post({ kind: 'registry', id, command })
+    })
+  }
+
+  /** The thread's edge's operations for other shards and the registry are sent on there. */
+  forwardTo(forward: (operation: Operation) => Promise<Reply>): void {
+    this.#forward = forward
+  }
+
+  /** A test seam: an operation sent as the thread's edge sends it (thread-shard.ts), its reply and the edge's hops so far. */
+  edgeSend(operation: Operation): Promise<{ reply: Reply; hops: EdgeHops }> {
+    const id = this.#nextId++
+    return new Promise((resolve) => {
+      this.#edged.set(id, resolve)
+      this.#post({ kind: 'edge', id, operation })
     })
   }
 
@@ -198,6 +216,12 @@ export class WorkerShard {
         const resolve = this.#applying.get(message.id)
         this.#applying.delete(message.id)
         return resolve?.()
+      }
+      case 'forward': return void this.#forward?.(message.operation).then((reply) => this.#post({ kind: 'forwarded', id: message.id, reply }))
+      case 'edged': {
+        const resolve = this.#edged.get(message.id)
+        this.#edged.delete(message.id)
+        return resolve?.({ reply: message.reply, hops: message.hops })
       }
       case 'copy': {
         const resolve = this.#copies.get(message.id)
