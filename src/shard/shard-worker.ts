@@ -15,6 +15,7 @@ import { runProbe } from './probe.js'
 import { RegistryCopy } from './registry-copy.js'
 import { ThreadShard } from './thread-shard.js'
 import type { FromShard, ToShard } from './worker-messages.js'
+import type { ThreadEdge } from '../edge/thread-edge.js'
 
 const port = parentPort!
 const { config, index, system } = workerData as { readonly config: Config; readonly index: number; readonly system: SystemState }
@@ -54,6 +55,14 @@ const forwarded = (id: number, reply: Reply) => {
   forwarding.delete(id)
   resolve?.(reply)
 }
+/** The thread's own HTTP edge (EDGE_THREADS=1), loaded only then: without it the thread never loads uWebSockets.js. */
+let threadEdge: ThreadEdge | null = null
+const edgeStart = async (adminToken: string) => {
+  const { startThreadEdge } = await import('../edge/thread-edge.js')
+  threadEdge = startThreadEdge(config, adminToken, edge)
+  return threadEdge.descriptor
+}
+const answer = (id: number, value: Promise<unknown>) => void value.then((settled) => post({ kind: 'answered', id, value: settled }))
 const postStats = () => {
   const stats = node.shard.statsNow()
   post({ kind: 'stats', stats: { ...stats, queueDepths: [...stats.queueDepths] } })
@@ -70,6 +79,9 @@ function heard(message: ToShard): void {
     }
     case 'forwarded': return forwarded(message.id, message.reply)
     case 'edge': return void edge.send(message.operation as Operation).then((reply) => post({ kind: 'edged', id: message.id, reply, hops: edge.hops }))
+    case 'edgeStart': return answer(message.id, edgeStart(message.adminToken))
+    case 'edgeClose': return answer(message.id, threadEdge === null ? Promise.resolve(null) : threadEdge.close(message.graceMs))
+    case 'edgeHops': return answer(message.id, Promise.resolve(edge.hops))
     case 'copy': return post({ kind: 'copy', id: message.id, system: registry.system })
     case 'start': return node.start()
     case 'stats': return postStats()

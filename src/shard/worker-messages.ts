@@ -23,6 +23,12 @@ export type ToShard =
   | { readonly kind: 'edge'; readonly id: number; readonly operation: Operation }
   /** A test seam: post the thread's registry copy as it is now, answered by `copy`. */
   | { readonly kind: 'copy'; readonly id: number }
+  /** EDGE_THREADS=1: build the thread's edge (edge/thread-edge.ts), answered with its app's descriptor. */
+  | { readonly kind: 'edgeStart'; readonly id: number; readonly adminToken: string }
+  /** Drain the thread's edge (the main thread has stopped accepting), answered with its DrainReport. */
+  | { readonly kind: 'edgeClose'; readonly id: number; readonly graceMs: number }
+  /** A test seam: the thread's edge's hops so far (thread-shard.ts), answered with them. */
+  | { readonly kind: 'edgeHops'; readonly id: number }
 
 export interface PostedStats {
   readonly pendingRecords: number
@@ -49,4 +55,6 @@ export type FromShard =
   | { readonly kind: 'forward'; readonly id: number; readonly operation: Operation }
   | { readonly kind: 'edged'; readonly id: number; readonly reply: Reply; readonly hops: { readonly local: number; readonly forwarded: number } }
   | { readonly kind: 'copy'; readonly id: number; readonly system: SystemState }
+  /** The answer to edgeStart, edgeClose or edgeHops. */
+  | { readonly kind: 'answered'; readonly id: number; readonly value: unknown }
   | { readonly kind: 'closed'; readonly snapshotsWrittenCount: number; readonly durableSeq: number }

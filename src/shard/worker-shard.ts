@@ -12,6 +12,8 @@ import type { Operation, Reply, ShardStats, UpdateListener } from './operation.j
 import { PortBatch } from './port-batch.js'
 import type { Probe } from './probe.js'
 import type { EdgeHops } from './thread-shard.js'
+import type { AppDescriptor } from '../edge/child-apps.js'
+import type { DrainReport } from '../edge/drain.js'
 import type { FromShard, ToShard } from './worker-messages.js'
 
 export type WorkerShardHooks = Pick<LocalNodeHooks, 'onLogFailure' | 'onCommit' | 'onWebhookAttempt' | 'onWebhookGiveUp'> & { readonly warn: (line: string) => void }
@@ -43,6 +45,8 @@ export class WorkerShard {
   /** Where an operation the thread's edge forwards goes (the ShardSet: its owner, or the registry). */
   #forward: ((operation: Operation) => Promise<Reply>) | null = null
   #nextId = 1
+  /** edgeStart, edgeClose and edgeHops asked, waiting for their `answered` (by id). */
+  readonly #asked = new Map<number, (value: unknown) => void>()
   #statsWaiting: ((stats: ShardStats) => void)[] = []
   #closed: ((closed: { snapshotsWrittenCount: number; durableSeq: number }) => void) | null = null
 
@@ -130,6 +134,29 @@ export class WorkerShard {
     return new Promise((resolve) => {
       this.#copies.set(id, resolve)
       this.#post({ kind: 'copy', id })
+    })
+  }
+
+  /** EDGE_THREADS=1: the thread builds its edge (edge/thread-edge.ts); its app's descriptor, for the listening app. */
+  startEdge(adminToken: string): Promise<AppDescriptor> {
+    return this.#ask((id) => ({ kind: 'edgeStart', id, adminToken })) as Promise<AppDescriptor>
+  }
+
+  /** The thread's edge drained and its app closed (null: it had none). Its app is removed from the listening one first. */
+  closeEdge(graceMs: number): Promise<DrainReport | null> {
+    return this.#ask((id) => ({ kind: 'edgeClose', id, graceMs })) as Promise<DrainReport | null>
+  }
+
+  /** A test seam: the thread's edge's operations so far, executed there or forwarded here (thread-shard.ts). */
+  edgeHops(): Promise<EdgeHops> {
+    return this.#ask((id) => ({ kind: 'edgeHops', id })) as Promise<EdgeHops>
+  }
+
+  #ask(message: (id: number) => ToShard): Promise<unknown> {
+    const id = this.#nextId++
+    return new Promise((resolve) => {
+      this.#asked.set(id, resolve)
+      this.#post(message(id))
     })
   }
 
@@ -222,6 +249,11 @@ export class WorkerShard {
         const resolve = this.#edged.get(message.id)
         this.#edged.delete(message.id)
         return resolve?.({ reply: message.reply, hops: message.hops })
+      }
+      case 'answered': {
+        const resolve = this.#asked.get(message.id)
+        this.#asked.delete(message.id)
+        return resolve?.(message.value)
       }
       case 'copy': {
         const resolve = this.#copies.get(message.id)
