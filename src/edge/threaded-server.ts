@@ -17,6 +17,16 @@ export interface EdgeThread {
   startEdge(adminToken: string): Promise<AppDescriptor>
   closeEdge(graceMs: number): Promise<DrainReport | null>
   edgeHops(): Promise<EdgeHops>
+  onUpdate(listener: (topic: string, text: string) => void): void
+  relayUpdate(topic: string, text: string): void
+}
+
+/** Each shard's live updates relayed to every other thread, so a session on any thread hears every workspace's. */
+function relayUpdates(threads: readonly EdgeThread[]): void {
+  for (const from of threads) {
+    const others = threads.filter((thread) => thread !== from)
+    from.onUpdate((topic, text) => { for (const thread of others) thread.relayUpdate(topic, text) })
+  }
 }
 
 function added(reports: readonly (DrainReport | null)[]): DrainReport {
@@ -28,6 +38,7 @@ function added(reports: readonly (DrainReport | null)[]): DrainReport {
 }
 
 export async function startThreadedServer(threads: readonly EdgeThread[], options: { readonly host: string; readonly port: number; readonly adminToken: string; readonly beforeListen: () => void }): Promise<RunningServer> {
+  relayUpdates(threads)
   const descriptors = await Promise.all(threads.map((thread) => thread.startEdge(options.adminToken)))
   const listening = App()
   for (const descriptor of descriptors) addChildApp(listening, descriptor)

@@ -81,6 +81,7 @@ function heard(message: ToShard): void {
     case 'edge': return void edge.send(message.operation as Operation).then((reply) => post({ kind: 'edged', id: message.id, reply, hops: edge.hops }))
     case 'edgeStart': return answer(message.id, edgeStart(message.adminToken))
     case 'edgeClose': return answer(message.id, threadEdge === null ? Promise.resolve(null) : threadEdge.close(message.graceMs))
+    case 'update': return edge.relayedUpdate(message.topic, message.text)
     case 'edgeHops': return answer(message.id, Promise.resolve(edge.hops))
     case 'copy': return post({ kind: 'copy', id: message.id, system: registry.system })
     case 'start': return node.start()

@@ -23,6 +23,8 @@ export class ThreadShard implements Shard {
   readonly #local: LocalShard
   readonly #registry: RegistryCopy
   readonly #forward: (operation: Operation) => Promise<Reply>
+  /** Listeners of the other shards' updates, relayed by the main thread (EDGE_THREADS=1). */
+  readonly #relayed: UpdateListener[] = []
   #localCount = 0
   #forwardedCount = 0
 
@@ -60,9 +62,15 @@ export class ThreadShard implements Shard {
     return this.#forward(operation)
   }
 
-  /** This shard's workspaces' updates (another shard's reach its own thread's edge). */
+  /** This shard's workspaces' updates, and the other shards' as the main thread relays them (relayedUpdate). */
   onUpdate(listener: UpdateListener): void {
     this.#local.onUpdate(listener)
+    this.#relayed.push(listener)
+  }
+
+  /** Another shard's update, relayed by the main thread. */
+  relayedUpdate(topic: string, text: string): void {
+    for (const listener of this.#relayed) listener(topic, text)
   }
 
   onSystemCommand(listener: (command: SystemCommand) => void): void {

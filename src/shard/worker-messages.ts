@@ -27,6 +27,8 @@ export type ToShard =
   | { readonly kind: 'edgeStart'; readonly id: number; readonly adminToken: string }
   /** Drain the thread's edge (the main thread has stopped accepting), answered with its DrainReport. */
   | { readonly kind: 'edgeClose'; readonly id: number; readonly graceMs: number }
+  /** EDGE_THREADS=1: a live update of another shard's workspace, for the sessions of this thread's edge. */
+  | { readonly kind: 'update'; readonly topic: string; readonly text: string }
   /** A test seam: the thread's edge's hops so far (thread-shard.ts), answered with them. */
   | { readonly kind: 'edgeHops'; readonly id: number }
 

@@ -152,6 +152,11 @@ export class WorkerShard {
     return this.#ask((id) => ({ kind: 'edgeHops', id })) as Promise<EdgeHops>
   }
 
+  /** EDGE_THREADS=1: another shard's update, for the sessions of this thread's edge. */
+  relayUpdate(topic: string, text: string): void {
+    this.#post({ kind: 'update', topic, text })
+  }
+
   #ask(message: (id: number) => ToShard): Promise<unknown> {
     const id = this.#nextId++
     return new Promise((resolve) => {
