@@ -38,6 +38,11 @@ export interface Config {
    */
   readonly shards: number
   /**
+   * With more than one shard: HTTP and WebSocket connections served on the shards' threads (each its own app,
+   * handed connections by the listening one) instead of the main thread. Opt-in while it is incomplete (docs/API.md, Shards).
+   */
+  readonly edgeThreads: boolean
+  /**
    * The log keeps at least its last this many records; an older one is deleted once no recovery reads it
    * (the snapshots cover it) and neither retention setting keeps it. null: no count, when logRetentionBytes
    * is set; else two snapshot intervals (2 × snapshotCommandsInterval), resolved so.
@@ -102,6 +107,7 @@ export const configDefaults = Object.freeze({
   pendingRecordsMax: 65536,
   snapshotCommandsInterval: 100_000,
   shards: 1,
+  edgeThreads: false,
   logRetentionCommands: null,
   logRetentionBytes: null,
   logRetentionBatchRecordsMax: 2_048,
@@ -135,6 +141,14 @@ function integerFrom(env: NodeJS.ProcessEnv, name: string): number | undefined {
 function textFrom(env: NodeJS.ProcessEnv, name: string): string | undefined {
   const text = env[name]
   return text === undefined || text === '' ? undefined : text
+}
+
+/** 1 or 0; unset: undefined (the default). */
+function flagFrom(env: NodeJS.ProcessEnv, name: string): boolean | undefined {
+  const text = textFrom(env, name)
+  if (text === undefined) return undefined
+  assert.ok(text === '1' || text === '0', `${name} must be 1 or 0`)
+  return text === '1'
 }
 
 function logLevelFrom(env: NodeJS.ProcessEnv): LogLevel | undefined {
@@ -174,6 +188,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     snapshotCommandsInterval: integerFrom(env, 'SNAPSHOT_COMMANDS_INTERVAL'),
     // The embedded Ledger and resolveConfig keep one shard; the service's environment defaults to the cores.
     shards: integerFrom(env, 'SHARDS') ?? shardsDefault(path.resolve(textFrom(env, 'DATA_DIR') ?? configDefaults.dataDir), shardsMax),
+    edgeThreads: flagFrom(env, 'EDGE_THREADS'),
     logRetentionCommands: integerFrom(env, 'LOG_RETENTION_COMMANDS'),
     logRetentionBytes: integerFrom(env, 'LOG_RETENTION_BYTES'),
     logRetentionBatchRecordsMax: integerFrom(env, 'LOG_RETENTION_BATCH_RECORDS_MAX'),

@@ -18,12 +18,14 @@ import { limitsDefault, scopes, type SystemCommand } from './ledger/system.js'
 import type { CommitFaults } from './log/command-log.js'
 import { checkDataDirContents, lockDataDir, type DataDirLock } from './data-dir.js'
 import { holdPort, type PortHold } from './edge/port-hold.js'
-import { createLogger } from './logger.js'
+import { createLogger, type Logger } from './logger.js'
 import type { WebhookDeliverer } from './webhooks/deliverer.js'
 import { LocalNode, type LocalNodeHooks } from './shard/local-node.js'
 import type { Shard } from './shard/operation.js'
 import type { Probe } from './shard/probe.js'
 import { ShardSet } from './shard/shard-set.js'
+import type { EdgeHops } from './shard/thread-shard.js'
+import { startThreadedServer } from './edge/threaded-server.js'
 import { convertSingleLog } from './shard/convert.js'
 import { checkReplication, type ReplicationReport } from './cluster/replication-check.js'
 import { claimLayout } from './shard/layout.js'
@@ -40,8 +42,10 @@ export interface Service {
   readonly webhooks: WebhookDeliverer
   /** Deletes log records no recovery reads (src/actor/log-retention.ts), run with the periodic snapshot check. */
   readonly retention: LogRetention
-  /** The WebSocket endpoint: its sessions and live-update hub. */
-  readonly stream: StreamEndpoint
+  /** The WebSocket endpoint: its sessions and live-update hub (null with EDGE_THREADS=1: each thread has its own). */
+  readonly stream: StreamEndpoint | null
+  /** A test seam: each shard thread's edge's operations, executed there or forwarded ([] without EDGE_THREADS=1). */
+  edgeHops(): Promise<readonly EdgeHops[]>
   /**
    * A test seam (src/shard/probe.ts), the same for any SHARDS: with a workspace, run against the runtime that
    * holds it; without, against every runtime, the one holding the system state (workspaces, keys) first.
@@ -198,6 +202,28 @@ export async function startService(config: Config, hooks: ServiceHooks): Promise
   }
 }
 
+interface Serving {
+  readonly node: ServiceNode
+  readonly adminToken: string
+  readonly metrics: Metrics
+  readonly logger: Logger
+  readonly clock: () => number
+  /** The port held since the claim, released just before the bind (in the same turn of the event loop). */
+  readonly releasePort: () => void
+}
+
+/** HTTP on the main thread, or (EDGE_THREADS=1 with several shards) on every shard's thread. */
+async function serve(config: Config, { node, adminToken, metrics, logger, clock, releasePort }: Serving): Promise<RunningServer> {
+  if (config.edgeThreads && node instanceof ShardSet) return startThreadedServer(node.shards, { host: config.host, port: config.port, adminToken, beforeListen: releasePort })
+  // Released and bound in one turn of the event loop: nothing else of this process runs in between.
+  releasePort()
+  return startServer({
+    shard: node.shard, forwarding: forwardingOf(config, node), host: config.host, port: config.port, adminToken, bodyBytesMax: config.bodyBytesMax, importBodyBytesMax: config.importBodyBytesMax, clock,
+    metrics, logger, logSlowRequestMs: config.logSlowRequestMs, metricsToken: config.metricsToken, requestIdLengthMax: config.requestIdLengthMax,
+    streamAuthTimeoutMs: config.streamAuthTimeoutMs, streamKeyBufferBytesMax: config.streamKeyBufferBytesMax, streamProcessBufferBytesMax: config.streamProcessBufferBytesMax,
+  })
+}
+
 /** The log replayed, then the server listening, and only then a new admin token and the first start written. */
 async function startClaimed(config: Config, hooks: ServiceHooks, claimed: Claim): Promise<Service> {
   const admin = adminTokenOf(config)
@@ -222,13 +248,7 @@ async function startClaimed(config: Config, hooks: ServiceHooks, claimed: Claim)
   metrics.trackShard(node.shard)
   let server: RunningServer
   try {
-    // Released and bound in one turn of the event loop: nothing else of this process runs in between.
-    claimed.port?.release()
-    server = await startServer({
-      shard: node.shard, forwarding: forwardingOf(config, node), host: config.host, port: config.port, adminToken: admin.token, bodyBytesMax: config.bodyBytesMax, importBodyBytesMax: config.importBodyBytesMax, clock: hooks.clock,
-      metrics, logger, logSlowRequestMs: config.logSlowRequestMs, metricsToken: config.metricsToken, requestIdLengthMax: config.requestIdLengthMax,
-      streamAuthTimeoutMs: config.streamAuthTimeoutMs, streamKeyBufferBytesMax: config.streamKeyBufferBytesMax, streamProcessBufferBytesMax: config.streamProcessBufferBytesMax,
-    })
+    server = await serve(config, { node, adminToken: admin.token, metrics, logger, clock: hooks.clock, releasePort: () => claimed.port?.release() })
   } catch (error) {
     await node.close()
     await closeLogger()
@@ -274,6 +294,7 @@ function running(parts: Running): Service {
     webhooks: (node instanceof ShardSet ? node.registry : node as LocalNode).webhooks,
     retention: (node instanceof ShardSet ? node.registry : node as LocalNode).retention,
     stream: server.stream,
+    edgeHops: () => server.edgeHops(),
     probe: (probe, workspace) => node.probe(probe, workspace),
     stop: async () => {
       await node.stopHousekeeping()

@@ -26,33 +26,27 @@ const perMinuteMax = 1_000_000_000
  * exactly 60/7 s, never a rounding error early or late. Every method takes the time; none reads a clock.
  */
 export class TokenBucket {
-  #perMinute: number
-  #units: number
-  #lastMs: number
+  readonly #cell: BucketCell
+  /** A bucket shared by threads (shared-rate-buckets.ts): each method runs under its workspace's lock. */
+  readonly #lock: BucketLock | null
 
-  constructor(perMinute: number, nowMs: number) {
-    assertRate(perMinute)
-    assert.ok(Number.isSafeInteger(nowMs), `nowMs must be an integer, got ${nowMs}`)
-    this.#perMinute = perMinute
-    this.#units = this.#capacityUnits()
-    this.#lastMs = nowMs
+  constructor(perMinute: number, nowMs: number, shared?: { readonly cell: BucketCell; readonly lock: BucketLock }) {
+    this.#cell = shared?.cell ?? { perMinute: 0, units: 0, lastMs: 0 }
+    this.#lock = shared?.lock ?? null
+    if (shared === undefined) fill(this.#cell, perMinute, nowMs)
   }
 
   get limitPerMinute(): number {
-    return this.#perMinute
+    return this.#cell.perMinute
   }
 
-  /** Whole or half tokens: per_minute/2, but at least 1 (see #capacityUnits). */
+  /** Whole or half tokens: per_minute/2, but at least 1 (see capacityUnits). */
   get capacity(): number {
     return this.#capacityUnits() / unitsPerToken
   }
 
-  /**
-   * per_minute/2 tokens, except that a 1/min limit holds 1 token, not 0.5: with half a token it could never
-   * serve a request at all, and Retry-After would have no answer.
-   */
   #capacityUnits(): number {
-    return Math.max(unitsPerToken, this.#perMinute * capacityRefillMs)
+    return capacityUnits(this.#cell.perMinute)
   }
 
   #refill(nowMs: number): void {
@@ -61,11 +55,11 @@ export class TokenBucket {
     // reading on. Keeping the old, later reading instead would freeze the refill until the clock caught up:
     // a step back of an hour would lock the workspace out for an hour.
     // In debt (a batch took more than the bucket held), filling up may take longer than elapsedMsMax: count that long.
-    const fillMs = Math.ceil((this.#capacityUnits() - this.#units) / this.#perMinute)
-    const elapsedMs = Math.min(Math.max(0, nowMs - this.#lastMs), Math.max(elapsedMsMax, fillMs))
-    this.#units = Math.min(this.#capacityUnits(), this.#units + elapsedMs * this.#perMinute)
-    this.#lastMs = nowMs
-    assert.ok(Number.isSafeInteger(this.#units) && this.#units >= -tokensPerTakeMax * unitsPerToken)
+    const fillMs = Math.ceil((this.#capacityUnits() - this.#cell.units) / this.#cell.perMinute)
+    const elapsedMs = Math.min(Math.max(0, nowMs - this.#cell.lastMs), Math.max(elapsedMsMax, fillMs))
+    this.#cell.units = Math.min(this.#capacityUnits(), this.#cell.units + elapsedMs * this.#cell.perMinute)
+    this.#cell.lastMs = nowMs
+    assert.ok(Number.isSafeInteger(this.#cell.units) && this.#cell.units >= -tokensPerTakeMax * unitsPerToken)
   }
 
   /**
@@ -77,12 +71,17 @@ export class TokenBucket {
    * than the burst capacity can still run and the average rate holds.
    */
   tryTake(nowMs: number, tokens = 1, mayOwe = false): boolean {
-    assert.ok(Number.isSafeInteger(tokens) && tokens >= 1 && tokens <= tokensPerTakeMax, `tokens must be an integer 1..${tokensPerTakeMax}, got ${tokens}`)
-    assert.ok(!mayOwe || tokens <= tokensOwedMax, `a request may owe at most ${tokensOwedMax} tokens, got ${tokens}`)
-    this.#refill(nowMs)
-    if (this.#units < this.#neededUnits(tokens, mayOwe)) return false
-    this.#units -= tokens * unitsPerToken
-    return true
+    this.#lock?.acquire()
+    try {
+      assert.ok(Number.isSafeInteger(tokens) && tokens >= 1 && tokens <= tokensPerTakeMax, `tokens must be an integer 1..${tokensPerTakeMax}, got ${tokens}`)
+      assert.ok(!mayOwe || tokens <= tokensOwedMax, `a request may owe at most ${tokensOwedMax} tokens, got ${tokens}`)
+      this.#refill(nowMs)
+      if (this.#cell.units < this.#neededUnits(tokens, mayOwe)) return false
+      this.#cell.units -= tokens * unitsPerToken
+      return true
+    } finally {
+      this.#lock?.release()
+    }
   }
 
   /** What must be there for a take of `tokens` to pass: one token (owing), all of them, or a full bucket when they are more. */
@@ -93,15 +92,25 @@ export class TokenBucket {
 
   /** Returns tokens a request took but turned out not to owe (a replay found only when it was applied). */
   giveBack(nowMs: number, tokens: number): void {
-    assert.ok(Number.isSafeInteger(tokens) && tokens >= 0 && tokens <= tokensPerTakeMax, `tokens must be an integer 0..${tokensPerTakeMax}, got ${tokens}`)
-    this.#refill(nowMs)
-    this.#units = Math.min(this.#capacityUnits(), this.#units + tokens * unitsPerToken)
+    this.#lock?.acquire()
+    try {
+      assert.ok(Number.isSafeInteger(tokens) && tokens >= 0 && tokens <= tokensPerTakeMax, `tokens must be an integer 0..${tokensPerTakeMax}, got ${tokens}`)
+      this.#refill(nowMs)
+      this.#cell.units = Math.min(this.#capacityUnits(), this.#cell.units + tokens * unitsPerToken)
+    } finally {
+      this.#lock?.release()
+    }
   }
 
   /** Whole tokens left (X-RateLimit-Remaining); 0 while in debt. */
   remaining(nowMs: number): number {
-    this.#refill(nowMs)
-    return Math.max(0, Math.floor(this.#units / unitsPerToken))
+    this.#lock?.acquire()
+    try {
+      this.#refill(nowMs)
+      return Math.max(0, Math.floor(this.#cell.units / unitsPerToken))
+    } finally {
+      this.#lock?.release()
+    }
   }
 
   /**
@@ -111,11 +120,16 @@ export class TokenBucket {
    * Number.MAX_SAFE_INTEGER: a request whose count is not known yet).
    */
   retryAfterSeconds(nowMs: number, tokens = 1): number {
-    assert.ok(Number.isSafeInteger(tokens) && tokens >= 1, `tokens must be a positive integer, got ${tokens}`)
-    this.#refill(nowMs)
-    const missingUnits = Math.max(0, this.#neededUnits(tokens, false) - this.#units)
-    const waitMs = Math.ceil(missingUnits / this.#perMinute)
-    return Math.max(1, Math.ceil(waitMs / secondMs))
+    this.#lock?.acquire()
+    try {
+      assert.ok(Number.isSafeInteger(tokens) && tokens >= 1, `tokens must be a positive integer, got ${tokens}`)
+      this.#refill(nowMs)
+      const missingUnits = Math.max(0, this.#neededUnits(tokens, false) - this.#cell.units)
+      const waitMs = Math.ceil(missingUnits / this.#cell.perMinute)
+      return Math.max(1, Math.ceil(waitMs / secondMs))
+    } finally {
+      this.#lock?.release()
+    }
   }
 
   /**
@@ -126,12 +140,47 @@ export class TokenBucket {
    * stepped back) switches the rate at that reading instead, so no span of time is counted twice.
    */
   setRate(perMinute: number, changedAtMs: number): void {
-    assertRate(perMinute)
-    assert.ok(Number.isSafeInteger(changedAtMs), `changedAtMs must be an integer, got ${changedAtMs}`)
-    if (changedAtMs >= this.#lastMs) this.#refill(changedAtMs)
-    this.#perMinute = perMinute
-    this.#units = Math.min(this.#units, this.#capacityUnits())
+    this.#lock?.acquire()
+    try {
+      assertRate(perMinute)
+      assert.ok(Number.isSafeInteger(changedAtMs), `changedAtMs must be an integer, got ${changedAtMs}`)
+      if (changedAtMs >= this.#cell.lastMs) this.#refill(changedAtMs)
+      this.#cell.perMinute = perMinute
+      this.#cell.units = Math.min(this.#cell.units, this.#capacityUnits())
+    } finally {
+      this.#lock?.release()
+    }
   }
+}
+
+/** Where a bucket keeps its numbers (all safe integers): its own object, or a slot of memory threads share. */
+export interface BucketCell {
+  perMinute: number
+  units: number
+  lastMs: number
+}
+
+/** Held around each read-and-update of a shared cell, so a take on one thread and one on another never both pass on one token. */
+export interface BucketLock {
+  acquire(): void
+  release(): void
+}
+
+/**
+ * per_minute/2 tokens, except that a 1/min limit holds 1 token, not 0.5: with half a token it could never
+ * serve a request at all, and Retry-After would have no answer.
+ */
+function capacityUnits(perMinute: number): number {
+  return Math.max(unitsPerToken, perMinute * capacityRefillMs)
+}
+
+/** A new bucket's numbers: full, as of now. */
+export function fill(cell: BucketCell, perMinute: number, nowMs: number): void {
+  assertRate(perMinute)
+  assert.ok(Number.isSafeInteger(nowMs), `nowMs must be an integer, got ${nowMs}`)
+  cell.perMinute = perMinute
+  cell.units = capacityUnits(perMinute)
+  cell.lastMs = nowMs
 }
 
 function assertRate(perMinute: number): void {

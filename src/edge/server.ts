@@ -17,6 +17,7 @@ import { buildOpenApi } from './openapi.js'
 import { RateBuckets } from './rate-buckets.js'
 import { requestIdOf } from './request-id.js'
 import type { Shard } from '../shard/operation.js'
+import type { EdgeHops } from '../shard/thread-shard.js'
 import { attachStream, type StreamEndpoint } from './stream.js'
 import type { PlainRoute } from '../api/route.js'
 import { health } from '../api/schemas/responses.js'
@@ -52,7 +53,10 @@ export interface ServerOptions {
 
 export interface RunningServer {
   readonly port: number
-  readonly stream: StreamEndpoint
+  /** The main thread's WebSocket endpoint; null when the shards' threads serve the connections (threaded-server.ts). */
+  readonly stream: StreamEndpoint | null
+  /** A test seam: each shard thread's edge's operations, executed there or forwarded ([] when the main thread serves). */
+  edgeHops(): Promise<readonly EdgeHops[]>
   /** Stops accepting, answers what is in flight and 503 to what comes on open connections, then closes them (at most graceMs). */
   close(graceMs: number): Promise<DrainReport>
 }
@@ -109,7 +113,7 @@ async function whyNotListening(host: string, port: number): Promise<StartRefused
 }
 
 /** Health, the OpenAPI document and metrics: answered here, outside the /v2 lifecycle (no API key, no rate budget). */
-function plainAnswerer(options: ServerOptions): (route: PlainRoute, exchange: Exchange, method: string, authorization: string | undefined) => void {
+function plainAnswerer(options: EdgeOptions): (route: PlainRoute, exchange: Exchange, method: string, authorization: string | undefined) => void {
   // Built once: the route tables do not change while the server runs.
   const healthBody = JSON.stringify({ status: 'ok', version })
   const openApiBody = JSON.stringify(buildOpenApi({ v2: v2Routes, admin: adminRoutes, plain: plainRoutes }, { bodyBytesMax: options.bodyBytesMax, importBodyBytesMax: options.importBodyBytesMax }))
@@ -136,7 +140,7 @@ function plainAnswerer(options: ServerOptions): (route: PlainRoute, exchange: Ex
  * and it tells an operator nothing the metrics do not. Errors (4xx, 5xx, 499 for a client gone) and
  * slow requests stay at info, where they are seen by default.
  */
-function requestObserver(options: ServerOptions): (exchange: Exchange) => void {
+function requestObserver(options: EdgeOptions): (exchange: Exchange) => void {
   options.metrics.addRoutes([...plainRoutes, ...v2Routes, ...adminRoutes])
   const { logger, logSlowRequestMs } = options
   const infoEnabled = logger.isLevelEnabled('info')
@@ -155,7 +159,19 @@ function requestObserver(options: ServerOptions): (exchange: Exchange) => void {
   }
 }
 
-export function startServer(options: ServerOptions): Promise<RunningServer> {
+/** What a thread serves on its own app: the same route tables, lifecycle, stream and drain on any thread. */
+export type EdgeOptions = Omit<ServerOptions, 'host' | 'port'>
+
+/** An edge's app, not listening: the listening app may be this thread's (startServer) or another's (child-apps.ts). */
+export interface Edge {
+  readonly app: TemplatedApp
+  readonly stream: StreamEndpoint
+  readonly drain: Drain
+  /** The drain, `stopListening` first (nothing, for a child app: the listening thread stops accepting). */
+  close(graceMs: number, stopListening: () => void): Promise<DrainReport>
+}
+
+export function buildEdge(options: EdgeOptions): Edge {
   const buckets = new RateBuckets()
   const onRateLimited = (workspace: string, bucket: 'reads' | 'writes') => options.metrics.observeRateLimited(workspace, bucket)
   const { v2, admin } = httpLifecycles({
@@ -211,17 +227,30 @@ export function startServer(options: ServerOptions): Promise<RunningServer> {
     shard: options.shard, buckets, clock: options.clock, bodyBytesMax: options.bodyBytesMax, importBodyBytesMax: options.importBodyBytesMax,
     authTimeoutMs: options.streamAuthTimeoutMs, keyBufferBytesMax: options.streamKeyBufferBytesMax, processBufferBytesMax: options.streamProcessBufferBytesMax, onRateLimited, closing: () => drain.closing,
   })
+  const close = (graceMs: number, stopListening: () => void) => drain.close(graceMs, stopListening, () => {
+    stream.closeAll()
+    app.close()
+  })
+  return { app, stream, drain, close }
+}
+
+/** Listens on host:port exclusively; resolves with the listen socket, or rejects with why it could not. */
+export function listenOn(app: TemplatedApp, host: string, port: number): Promise<us_listen_socket> {
   return new Promise((resolve, reject) => {
-    listenExclusive(app, options.host, options.port, (socket: us_listen_socket | false) => {
-      if (socket === false) return void whyNotListening(options.host, options.port).then(reject, reject)
-      resolve({
-        port: us_socket_local_port(socket),
-        stream,
-        close: (graceMs) => drain.close(graceMs, () => us_listen_socket_close(socket), () => {
-          stream.closeAll()
-          app.close()
-        }),
-      })
+    listenExclusive(app, host, port, (socket: us_listen_socket | false) => {
+      if (socket === false) return void whyNotListening(host, port).then(reject, reject)
+      resolve(socket)
     })
   })
+}
+
+export async function startServer(options: ServerOptions): Promise<RunningServer> {
+  const edge = buildEdge(options)
+  const socket = await listenOn(edge.app, options.host, options.port)
+  return {
+    port: us_socket_local_port(socket),
+    stream: edge.stream,
+    edgeHops: async () => [],
+    close: (graceMs) => edge.close(graceMs, () => us_listen_socket_close(socket)),
+  }
 }

@@ -40,8 +40,10 @@ export class ShardSet implements Shard {
   static async open(config: Config, hooks: LocalNodeHooks): Promise<ShardSet> {
     const registry = await LocalNode.open({ ...config, dataDir: registryDir(config.dataDir) }, { ...hooks, registry: true, clusterShard: config.shards })
     const workerHooks = { ...hooks, warn: hooks.warn ?? ((line: string) => { process.stderr.write(`${line}\n`) }) }
-    const started = await Promise.all(Array.from({ length: config.shards }, (_, index) => WorkerShard.start(index, { ...config, dataDir: shardDir(config.dataDir, index) }, workerHooks)))
+    const started = await Promise.all(Array.from({ length: config.shards }, (_, index) => WorkerShard.start(index, { ...config, dataDir: shardDir(config.dataDir, index) }, registry.runtime.system, workerHooks)))
     const set = new ShardSet(registry, started.map(({ shard }) => shard), [registry.replay, ...started.map(({ replay }) => replay)])
+    // An edge on a shard's thread sends another shard's operations and the system's through this set.
+    for (const shard of set.shards) shard.forwardTo((operation) => set.send(operation))
     const held = started.map(({ workspaces }) => new Set(workspaces))
     for (const record of registry.runtime.system.workspaces.values()) {
       const owner = shardOf(record.id, config.shards)
@@ -68,11 +70,18 @@ export class ShardSet implements Shard {
     }
   }
 
-  /** The registry decides; a new workspace then goes to its shard, and the answer waits for both logs. */
+  /**
+   * The registry decides; an accepted command, once durable, is applied to every thread's registry copy (in the
+   * registry's order: its answers resolve in log order), and the answer waits until each has it, so a revoked key
+   * is refused on every thread once the revoke is answered. A new workspace then goes to its shard, and the answer
+   * waits for both logs.
+   */
   async #system(operation: Extract<Operation, { op: 'system.command' }>): Promise<Reply> {
     const reply = await this.registry.shard.send(operation)
     const command = operation.command
-    if (command.type !== 'workspace.create' || reply.status >= 300) return reply
+    if (reply.status >= 300) return reply
+    await Promise.all(this.shards.map((shard) => shard.applyRegistry(command)))
+    if (command.type !== 'workspace.create') return reply
     await this.shards[shardOf(command.id, this.shards.length)].send({ op: 'system.command', command })
     return reply
   }

@@ -1,21 +1,27 @@
 /**
  * @module One shard on a worker thread: its own LocalNode (log, replay, actors, group commit, snapshots,
  * retention, webhooks) under DATA_DIR/shards/<n>, executing the operations the main thread forwards over the
- * thread's port and posting back each Reply (after durable) and each live update, in the order they leave.
+ * thread's port and posting back each Reply (after durable) and each live update, in the order they leave; and a
+ * read-only copy of the registry's system state (registry-copy.ts) kept up to date from the main thread.
  */
 
 import { parentPort, workerData } from 'node:worker_threads'
 import type { Config } from '../config.js'
+import type { SystemState } from '../ledger/system.js'
 import { LocalNode } from './local-node.js'
-import type { Operation } from './operation.js'
+import type { Operation, Reply } from './operation.js'
 import { PortBatch } from './port-batch.js'
 import { runProbe } from './probe.js'
+import { RegistryCopy } from './registry-copy.js'
+import { ThreadShard } from './thread-shard.js'
 import type { FromShard, ToShard } from './worker-messages.js'
+import type { ThreadEdge } from '../edge/thread-edge.js'
 
 const port = parentPort!
-const { config, index } = workerData as { readonly config: Config; readonly index: number }
+const { config, index, system } = workerData as { readonly config: Config; readonly index: number; readonly system: SystemState }
 const toMain = new PortBatch<FromShard>(port)
 const post = (message: FromShard) => toMain.post(message)
+const registry = new RegistryCopy(system, (line) => post({ kind: 'warn', line }))
 
 let node: LocalNode
 try {
@@ -36,6 +42,27 @@ try {
   throw error
 }
 node.shard.onUpdate((topic, text) => post({ kind: 'update', topic, text }))
+/** Operations this thread's edge forwarded to the main thread, waiting for their replies (by id). */
+const forwarding = new Map<number, (reply: Reply) => void>()
+let nextForward = 1
+const edge = new ThreadShard(index, config.shards, node.shard, registry, (operation) => new Promise((resolve) => {
+  const id = nextForward++
+  forwarding.set(id, resolve)
+  post({ kind: 'forward', id, operation })
+}))
+const forwarded = (id: number, reply: Reply) => {
+  const resolve = forwarding.get(id)
+  forwarding.delete(id)
+  resolve?.(reply)
+}
+/** The thread's own HTTP edge (EDGE_THREADS=1), loaded only then: without it the thread never loads uWebSockets.js. */
+let threadEdge: ThreadEdge | null = null
+const edgeStart = async (adminToken: string) => {
+  const { startThreadEdge } = await import('../edge/thread-edge.js')
+  threadEdge = startThreadEdge(config, adminToken, edge)
+  return threadEdge.descriptor
+}
+const answer = (id: number, value: Promise<unknown>) => void value.then((settled) => post({ kind: 'answered', id, value: settled }))
 const postStats = () => {
   const stats = node.shard.statsNow()
   post({ kind: 'stats', stats: { ...stats, queueDepths: [...stats.queueDepths] } })
@@ -45,6 +72,18 @@ const postStats = () => {
 function heard(message: ToShard): void {
   switch (message.kind) {
     case 'operation': return void node.shard.send(message.operation as Operation).then((reply) => post({ kind: 'reply', id: message.id, reply }))
+    // Applied before `applied` leaves: the registry releases the command's answer only once every thread has it.
+    case 'registry': {
+      registry.apply(message.command)
+      return post({ kind: 'applied', id: message.id })
+    }
+    case 'forwarded': return forwarded(message.id, message.reply)
+    case 'edge': return void edge.send(message.operation as Operation).then((reply) => post({ kind: 'edged', id: message.id, reply, hops: edge.hops }))
+    case 'edgeStart': return answer(message.id, edgeStart(message.adminToken))
+    case 'edgeClose': return answer(message.id, threadEdge === null ? Promise.resolve(null) : threadEdge.close(message.graceMs))
+    case 'update': return edge.relayedUpdate(message.topic, message.text)
+    case 'edgeHops': return answer(message.id, Promise.resolve(edge.hops))
+    case 'copy': return post({ kind: 'copy', id: message.id, system: registry.system })
     case 'start': return node.start()
     case 'stats': return postStats()
     case 'probe': return void runProbe(node.runtime, message.probe).then(

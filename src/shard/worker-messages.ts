@@ -1,6 +1,7 @@
 /** @module What the main thread and a shard's worker thread say to each other (structured clones of plain data), posted in batches (port-batch.ts: an array of them per postMessage). */
 
 import type { ReplayReport } from '../actor/runtime.js'
+import type { SystemCommand, SystemState } from '../ledger/system.js'
 import type { AttemptResult } from '../webhooks/deliverer.js'
 import type { Operation, Reply } from './operation.js'
 import type { Probe } from './probe.js'
@@ -14,6 +15,22 @@ export type ToShard =
   | { readonly kind: 'stats' }
   /** A test seam (probe.ts): run against the shard's runtime, answered by `probed`. */
   | { readonly kind: 'probe'; readonly id: number; readonly probe: Probe }
+  /** A system command the registry accepted (durable), for the thread's registry copy (registry-copy.ts), answered by `applied`. */
+  | { readonly kind: 'registry'; readonly id: number; readonly command: SystemCommand }
+  /** The reply to an operation the thread's edge forwarded (`forward`). */
+  | { readonly kind: 'forwarded'; readonly id: number; readonly reply: Reply }
+  /** A test seam: send an operation as the thread's edge would (thread-shard.ts), answered by `edged` with its hops. */
+  | { readonly kind: 'edge'; readonly id: number; readonly operation: Operation }
+  /** A test seam: post the thread's registry copy as it is now, answered by `copy`. */
+  | { readonly kind: 'copy'; readonly id: number }
+  /** EDGE_THREADS=1: build the thread's edge (edge/thread-edge.ts), answered with its app's descriptor. */
+  | { readonly kind: 'edgeStart'; readonly id: number; readonly adminToken: string }
+  /** Drain the thread's edge (the main thread has stopped accepting), answered with its DrainReport. */
+  | { readonly kind: 'edgeClose'; readonly id: number; readonly graceMs: number }
+  /** EDGE_THREADS=1: a live update of another shard's workspace, for the sessions of this thread's edge. */
+  | { readonly kind: 'update'; readonly topic: string; readonly text: string }
+  /** A test seam: the thread's edge's hops so far (thread-shard.ts), answered with them. */
+  | { readonly kind: 'edgeHops'; readonly id: number }
 
 export interface PostedStats {
   readonly pendingRecords: number
@@ -35,4 +52,11 @@ export type FromShard =
   /** A webhook delivery attempt of the shard's deliverer, or a delivery given up on (metrics). */
   | { readonly kind: 'webhook'; readonly result: AttemptResult | 'gave-up' }
   | { readonly kind: 'probed'; readonly id: number; readonly value?: unknown; readonly error?: string }
+  | { readonly kind: 'applied'; readonly id: number }
+  /** An operation of the thread's edge for another shard or the registry: the main thread sends it on, answered by `forwarded`. */
+  | { readonly kind: 'forward'; readonly id: number; readonly operation: Operation }
+  | { readonly kind: 'edged'; readonly id: number; readonly reply: Reply; readonly hops: { readonly local: number; readonly forwarded: number } }
+  | { readonly kind: 'copy'; readonly id: number; readonly system: SystemState }
+  /** The answer to edgeStart, edgeClose or edgeHops. */
+  | { readonly kind: 'answered'; readonly id: number; readonly value: unknown }
   | { readonly kind: 'closed'; readonly snapshotsWrittenCount: number; readonly durableSeq: number }

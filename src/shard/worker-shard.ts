@@ -6,16 +6,21 @@
 import { Worker } from 'node:worker_threads'
 import type { ReplayReport } from '../actor/runtime.js'
 import type { Config } from '../config.js'
+import type { SystemCommand, SystemState } from '../ledger/system.js'
 import type { LocalNodeHooks } from './local-node.js'
 import type { Operation, Reply, ShardStats, UpdateListener } from './operation.js'
 import { PortBatch } from './port-batch.js'
 import type { Probe } from './probe.js'
+import type { EdgeHops } from './thread-shard.js'
+import type { AppDescriptor } from '../edge/child-apps.js'
+import type { DrainReport } from '../edge/drain.js'
 import type { FromShard, ToShard } from './worker-messages.js'
 
 export type WorkerShardHooks = Pick<LocalNodeHooks, 'onLogFailure' | 'onCommit' | 'onWebhookAttempt' | 'onWebhookGiveUp'> & { readonly warn: (line: string) => void }
 
-function startWorker(index: number, config: Config): Worker {
-  const workerData = { config, index }
+function startWorker(index: number, config: Config, system: SystemState): Worker {
+  // The registry's state as it is now: the thread's copy starts from it (registry-copy.ts).
+  const workerData = { config, index, system }
   if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./shard-worker.js', import.meta.url), { workerData })
   // Under tsx (tests): the worker registers it before loading the TypeScript source.
   const source = new URL('./shard-worker.ts', import.meta.url).href
@@ -33,7 +38,15 @@ export class WorkerShard {
   readonly #pending = new Map<number, (reply: Reply) => void>()
   readonly #updates: UpdateListener[] = []
   readonly #probes = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>()
+  /** Registry commands posted and not yet applied by the thread, and copies asked for (by id). */
+  readonly #applying = new Map<number, () => void>()
+  readonly #copies = new Map<number, (system: SystemState) => void>()
+  readonly #edged = new Map<number, (edged: { reply: Reply; hops: EdgeHops }) => void>()
+  /** Where an operation the thread's edge forwards goes (the ShardSet: its owner, or the registry). */
+  #forward: ((operation: Operation) => Promise<Reply>) | null = null
   #nextId = 1
+  /** edgeStart, edgeClose and edgeHops asked, waiting for their `answered` (by id). */
+  readonly #asked = new Map<number, (value: unknown) => void>()
   #statsWaiting: ((stats: ShardStats) => void)[] = []
   #closed: ((closed: { snapshotsWrittenCount: number; durableSeq: number }) => void) | null = null
 
@@ -55,8 +68,8 @@ export class WorkerShard {
   #messagesHeard = 0
 
   /** Starts the worker on its data dir and resolves once it has replayed its log: its workspaces and its replay. */
-  static start(index: number, config: Config, hooks: WorkerShardHooks): Promise<{ shard: WorkerShard; workspaces: readonly string[]; replay: ReplayReport }> {
-    const worker = startWorker(index, config)
+  static start(index: number, config: Config, system: SystemState, hooks: WorkerShardHooks): Promise<{ shard: WorkerShard; workspaces: readonly string[]; replay: ReplayReport }> {
+    const worker = startWorker(index, config, system)
     return new Promise((resolve, reject) => {
       // Warnings of the replay may come before `ready`, in the same batch or earlier ones.
       const first = (batch: readonly FromShard[]) => {
@@ -89,6 +102,66 @@ export class WorkerShard {
     return new Promise((resolve, reject) => {
       this.#probes.set(id, { resolve, reject })
       this.#post({ kind: 'probe', id, probe })
+    })
+  }
+
+  /** A system command the registry accepted, applied to the thread's registry copy: resolves once it is. */
+  applyRegistry(command: SystemCommand): Promise<void> {
+    const id = this.#nextId++
+    return new Promise((resolve) => {
+      this.#applying.set(id, resolve)
+      this.#post({ kind: 'registry', id, command })
+    })
+  }
+
+  /** The thread's edge's operations for other shards and the registry are sent on there. */
+  forwardTo(forward: (operation: Operation) => Promise<Reply>): void {
+    this.#forward = forward
+  }
+
+  /** A test seam: an operation sent as the thread's edge sends it (thread-shard.ts), its reply and the edge's hops so far. */
+  edgeSend(operation: Operation): Promise<{ reply: Reply; hops: EdgeHops }> {
+    const id = this.#nextId++
+    return new Promise((resolve) => {
+      this.#edged.set(id, resolve)
+      this.#post({ kind: 'edge', id, operation })
+    })
+  }
+
+  /** A test seam: the thread's registry copy as it is now (a structured clone of it). */
+  registryCopy(): Promise<SystemState> {
+    const id = this.#nextId++
+    return new Promise((resolve) => {
+      this.#copies.set(id, resolve)
+      this.#post({ kind: 'copy', id })
+    })
+  }
+
+  /** EDGE_THREADS=1: the thread builds its edge (edge/thread-edge.ts); its app's descriptor, for the listening app. */
+  startEdge(adminToken: string): Promise<AppDescriptor> {
+    return this.#ask((id) => ({ kind: 'edgeStart', id, adminToken })) as Promise<AppDescriptor>
+  }
+
+  /** The thread's edge drained and its app closed (null: it had none). Its app is removed from the listening one first. */
+  closeEdge(graceMs: number): Promise<DrainReport | null> {
+    return this.#ask((id) => ({ kind: 'edgeClose', id, graceMs })) as Promise<DrainReport | null>
+  }
+
+  /** A test seam: the thread's edge's operations so far, executed there or forwarded here (thread-shard.ts). */
+  edgeHops(): Promise<EdgeHops> {
+    return this.#ask((id) => ({ kind: 'edgeHops', id })) as Promise<EdgeHops>
+  }
+
+  /** EDGE_THREADS=1: another shard's update, for the sessions of this thread's edge. */
+  relayUpdate(topic: string, text: string): void {
+    this.#post({ kind: 'update', topic, text })
+  }
+
+  #ask(message: (id: number) => ToShard): Promise<unknown> {
+    const id = this.#nextId++
+    return new Promise((resolve) => {
+      this.#asked.set(id, resolve)
+      this.#post(message(id))
     })
   }
 
@@ -170,6 +243,27 @@ export class WorkerShard {
         this.#statsWaiting = []
         for (const resolve of waiting) resolve(stats)
         return
+      }
+      case 'applied': {
+        const resolve = this.#applying.get(message.id)
+        this.#applying.delete(message.id)
+        return resolve?.()
+      }
+      case 'forward': return void this.#forward?.(message.operation).then((reply) => this.#post({ kind: 'forwarded', id: message.id, reply }))
+      case 'edged': {
+        const resolve = this.#edged.get(message.id)
+        this.#edged.delete(message.id)
+        return resolve?.({ reply: message.reply, hops: message.hops })
+      }
+      case 'answered': {
+        const resolve = this.#asked.get(message.id)
+        this.#asked.delete(message.id)
+        return resolve?.(message.value)
+      }
+      case 'copy': {
+        const resolve = this.#copies.get(message.id)
+        this.#copies.delete(message.id)
+        return resolve?.(message.system)
       }
       case 'failed': return hooks.onLogFailure(new Error(`shard ${this.index}: ${message.message}`))
       case 'warn': return hooks.warn(message.line)

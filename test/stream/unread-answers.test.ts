@@ -26,7 +26,7 @@ const seeded = await call(baseUrl, 'POST', '/v2/entries/batch', { key, body: { e
 if (seeded.status !== 201) throw new Error(`seeding: ${seeded.status} ${seeded.text}`)
 const other = await adminCreateKey(service, 'default', scopesAll)
 
-const sessions = () => [...service.service.stream.sessions]
+const sessions = () => [...service.service.stream!.sessions]
 const buffered = (keyId?: string) => sessions().filter((session) => keyId === undefined || session.caller?.key?.id === keyId)
   .reduce((sum, session) => sum + session.socket.getBufferedAmount(), 0)
 
@@ -61,7 +61,7 @@ t.test('one key\'s unread answers stay under its bound; the slowest sockets are 
   await settled()
   t.ok(buffered(keyId) <= keyBytesMax, `the key's sockets hold ${buffered(keyId)} bytes unread (bound ${keyBytesMax})`)
   const open = sessions().filter((session) => session.caller?.key?.id === keyId).length
-  t.ok(open < 6 && service.service.stream.buffers.closedCount === 6 - open, `${6 - open} of the non-reading sockets closed by the server`)
+  t.ok(open < 6 && service.service.stream!.buffers.closedCount === 6 - open, `${6 - open} of the non-reading sockets closed by the server`)
   reader.send({ type: 'request', id: 'still', method: 'GET', path: '/v2/accounts' })
   t.match(await reader.next((message) => message.id === 'still'), { status: 200 }, 'the socket that reads serves on')
   for (const raw of raws) raw.socket.destroy()
@@ -72,6 +72,6 @@ t.test('all sockets\' unread answers stay under the process bound', async (t) =>
   const raws = [...await Promise.all(Array.from({ length: 3 }, () => unreadSocket(key, 24))), ...await Promise.all(Array.from({ length: 3 }, () => unreadSocket(other.secret, 24)))]
   await settled()
   t.ok(buffered() <= processBytesMax, `all sockets hold ${buffered()} bytes unread (bound ${processBytesMax})`)
-  t.ok(service.service.stream.buffers.totalBytes <= processBytesMax, 'as counted')
+  t.ok(service.service.stream!.buffers.totalBytes <= processBytesMax, 'as counted')
   for (const raw of raws) raw.socket.destroy()
 })

@@ -97,7 +97,7 @@ t.test('a reader that stops reading: the server coalesces and its buffer stays b
   for (const name of names) await createAccount(baseUrl, key, name)
   await createAccount(baseUrl, key, 'equity:source')
   const socket = await subscribed({ accounts: names })
-  const session = [...service.service.stream.sessions].find((each) => each.topics.size === accountsCount)!
+  const session = [...service.service.stream!.sessions].find((each) => each.topics.size === accountsCount)!
   t.ok(session, 'the server\'s session')
   await socket.next((message) => message.type === 'balance' && message.data.name === names.at(-1))
   socket.socket.pause()

@@ -1,0 +1,71 @@
+/**
+ * @module HTTP on every shard's thread (EDGE_THREADS=1, SHARDS > 1): each shard's thread builds its edge
+ * (thread-edge.ts) and gives its app's descriptor; the main thread's listening app adds them all (child-apps.ts)
+ * and hands each connection it accepts to one of them in turn, serving none itself. At shutdown the listening
+ * socket closes, every thread drains its own connections, and each app is removed before its thread ends (a
+ * removed app is never handed a connection; one whose thread has ended would crash the process).
+ */
+
+import { App, us_listen_socket_close, us_socket_local_port } from 'uWebSockets.js'
+import type { EdgeHops } from '../shard/thread-shard.js'
+import { addChildApp, removeChildApp, type AppDescriptor } from './child-apps.js'
+import type { DrainReport } from './drain.js'
+import { listenOn, type RunningServer } from './server.js'
+
+/** A shard's thread as the listening thread sees it (worker-shard.ts). */
+export interface EdgeThread {
+  startEdge(adminToken: string): Promise<AppDescriptor>
+  closeEdge(graceMs: number): Promise<DrainReport | null>
+  edgeHops(): Promise<EdgeHops>
+  onUpdate(listener: (topic: string, text: string) => void): void
+  relayUpdate(topic: string, text: string): void
+}
+
+/** Each shard's live updates relayed to every other thread, so a session on any thread hears every workspace's. */
+function relayUpdates(threads: readonly EdgeThread[]): void {
+  for (const from of threads) {
+    const others = threads.filter((thread) => thread !== from)
+    from.onUpdate((topic, text) => { for (const thread of others) thread.relayUpdate(topic, text) })
+  }
+}
+
+function added(reports: readonly (DrainReport | null)[]): DrainReport {
+  const sum = (count: (report: DrainReport) => number) => reports.reduce((total, report) => total + (report === null ? 0 : count(report)), 0)
+  return {
+    inFlightCount: sum((report) => report.inFlightCount), refusedCount: sum((report) => report.refusedCount),
+    abandonedCount: sum((report) => report.abandonedCount), connectionsClosedCount: sum((report) => report.connectionsClosedCount),
+  }
+}
+
+export async function startThreadedServer(threads: readonly EdgeThread[], options: { readonly host: string; readonly port: number; readonly adminToken: string; readonly beforeListen: () => void }): Promise<RunningServer> {
+  relayUpdates(threads)
+  const descriptors = await Promise.all(threads.map((thread) => thread.startEdge(options.adminToken)))
+  const listening = App()
+  for (const descriptor of descriptors) addChildApp(listening, descriptor)
+  const removeAll = () => {
+    for (const descriptor of descriptors) removeChildApp(listening, descriptor)
+    listening.close()
+  }
+  let socket
+  try {
+    // Called in the same turn as the bind (the port held until then is released: nothing else runs in between).
+    options.beforeListen()
+    socket = await listenOn(listening, options.host, options.port)
+  } catch (error) {
+    removeAll()
+    await Promise.all(threads.map((thread) => thread.closeEdge(0)))
+    throw error
+  }
+  const listenSocket = socket
+  return {
+    port: us_socket_local_port(listenSocket),
+    stream: null,
+    edgeHops: () => Promise.all(threads.map((thread) => thread.edgeHops())),
+    close: async (graceMs) => {
+      us_listen_socket_close(listenSocket)
+      const reports = await Promise.all(threads.map((thread) => thread.closeEdge(graceMs)))
+      removeAll()
+      return added(reports)
+    },
+  }
+}
