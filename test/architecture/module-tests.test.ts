@@ -52,6 +52,8 @@ const withoutOwnTest: readonly string[] = [
   'edge/openapi-stream.ts',
   'edge/server.ts',
   'edge/stream.ts',
+  'edge/thread-edge.ts',
+  'edge/threaded-server.ts',
   'edge/v2-pipeline.ts',
   'exports/seal-signature.ts',
   'index.ts',
