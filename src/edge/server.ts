@@ -11,7 +11,7 @@ import { bearerMatches } from '../api/auth.js'
 import { v2Routes } from '../api/route-table.js'
 import { consoleAnswerer, isConsolePath, loadConsoleAssets } from './console.js'
 import { Drain, type DrainReport } from './drain.js'
-import { openExchange, readHeaders, send, watchAborted, type Exchange } from './http.js'
+import { openExchange, readBody, readHeaders, send, watchAborted, type Exchange } from './http.js'
 import { abortedStatus, type Metrics } from './metrics.js'
 import { buildOpenApi } from './openapi.js'
 import { RateBuckets } from './rate-buckets.js'
@@ -196,8 +196,11 @@ export function buildEdge(options: EdgeOptions): Edge {
     // HEAD is routed as GET (same route, scope, budget, status and headers); send() leaves the body out.
     const routedMethod = exchange.method === 'HEAD' ? 'GET' : exchange.method
     const plain = plainByPath.get(path)
-    if (plain !== undefined) return answerPlain(plain, exchange, routedMethod, headers.get('authorization'))
-    if (isConsolePath(path)) return answerConsole(exchange, routedMethod, path)
+    // These answer without the lifecycle, whose body stage reads a body first: a body sent anyway (and slowly) is read and
+    // dropped before the answer, else a large answer (the OpenAPI document, a console asset) still being written when
+    // its bytes came would be cut off, the connection closed unanswered (the fuzzer's raw-socket slow GET found it).
+    if (plain !== undefined) return readBody(exchange, 0, () => answerPlain(plain, exchange, routedMethod, headers.get('authorization')))
+    if (isConsolePath(path)) return readBody(exchange, 0, () => answerConsole(exchange, routedMethod, path))
     // Cluster mode: a shard another node owns is answered there; none serving it (a takeover): 503.
     if (options.forwarding !== undefined && answeredElsewhere(options.forwarding, exchange, { path, query, headers }, forwardBodyBytesMax)) return
     const request = { method: routedMethod, path, query, headers }
