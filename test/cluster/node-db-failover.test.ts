@@ -10,6 +10,7 @@
 import pg from 'pg'
 import t from 'tap'
 import { startLocalPostgres, type LocalPostgres } from '../../scripts/local-postgres.ts'
+import { setReadOnly } from '../support/cluster-nodes.ts'
 import { call, startTestService } from '../support/service.ts'
 
 let primary: LocalPostgres
@@ -28,23 +29,6 @@ async function onServer<T>(server: LocalPostgres, work: (client: pg.Client) => P
   } finally {
     await client.end()
   }
-}
-
-/** Read only or back for every session from its next transaction; waits until a fresh session sees it (bounded). */
-async function setReadOnly(server: LocalPostgres, readOnly: boolean): Promise<void> {
-  await onServer(server, async (client) => {
-    await client.query(`ALTER SYSTEM SET default_transaction_read_only = ${readOnly ? 'on' : 'off'}`)
-    await client.query('SELECT pg_reload_conf()')
-  })
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const probe = new pg.Client({ connectionString: server.url })
-    await probe.connect()
-    const seen = (await probe.query<{ ro: string }>(`SELECT current_setting('transaction_read_only') AS ro`)).rows[0].ro
-    await probe.end()
-    if (seen === (readOnly ? 'on' : 'off')) return
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-  throw new Error('the setting did not take effect')
 }
 
 /** What synchronous replication gives the promoted standby: the same tables and rows. */

@@ -4,38 +4,16 @@
  * read only or stops (two plain local servers stand in for a primary and a standby), bounded when none fits.
  */
 
-import pg from 'pg'
 import t from 'tap'
 import { freePort, startLocalPostgres, type LocalPostgres } from '../../scripts/local-postgres.ts'
 import { connectTarget, isFailoverError, NoPrimaryError, parseDatabaseUrl, PrimaryPool } from '../../src/cluster/pg-connect.ts'
+import { setReadOnly } from '../support/cluster-nodes.ts'
 
 let first: LocalPostgres
 let second: LocalPostgres
 
 t.before(async () => { [first, second] = await Promise.all([startLocalPostgres(), startLocalPostgres()]) })
 t.teardown(async () => { await Promise.all([first.stop(), second.stop()]) })
-
-/** Turns a server read only or back (as a standby would refuse writes), for every session from its next transaction. */
-async function setReadOnly(server: LocalPostgres, readOnly: boolean): Promise<void> {
-  const client = new pg.Client({ connectionString: server.url })
-  await client.connect()
-  try {
-    await client.query(`ALTER SYSTEM SET default_transaction_read_only = ${readOnly ? 'on' : 'off'}`)
-    await client.query('SELECT pg_reload_conf()')
-  } finally {
-    await client.end()
-  }
-  // The reload reaches the other sessions asynchronously: wait until a fresh session sees it (bounded).
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const probe = new pg.Client({ connectionString: server.url })
-    await probe.connect()
-    const seen = (await probe.query<{ ro: string }>(`SELECT current_setting('transaction_read_only') AS ro`)).rows[0].ro
-    await probe.end()
-    if (seen === (readOnly ? 'on' : 'off')) return
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-  throw new Error('the setting did not take effect')
-}
 
 const urlOf = (ports: readonly number[], attrs = 'read-write') => `postgres://postgres@${ports.map((port) => `127.0.0.1:${port}`).join(',')}/postgres?target_session_attrs=${attrs}&sslmode=prefer`
 

@@ -41,6 +41,28 @@ export function testDatabase(t: Test): TestDatabase {
   }
 }
 
+/** Turns a server read only or back (as a standby would refuse writes), for every session from its next transaction. */
+export async function setReadOnly(server: LocalPostgres, readOnly: boolean): Promise<void> {
+  const client = new pg.Client({ connectionString: server.url })
+  await client.connect()
+  try {
+    await client.query(`ALTER SYSTEM SET default_transaction_read_only = ${readOnly ? 'on' : 'off'}`)
+    await client.query('SELECT pg_reload_conf()')
+  } finally {
+    await client.end()
+  }
+  // The reload reaches the other sessions asynchronously: wait until a fresh session sees it (bounded).
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const probe = new pg.Client({ connectionString: server.url })
+    await probe.connect()
+    const seen = (await probe.query<{ ro: string }>(`SELECT current_setting('transaction_read_only') AS ro`)).rows[0].ro
+    await probe.end()
+    if (seen === (readOnly ? 'on' : 'off')) return
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  throw new Error('the setting did not take effect')
+}
+
 export const adminToken = `adm_${'c'.repeat(43)}`
 
 export interface ClusterNode {
