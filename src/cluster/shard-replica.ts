@@ -22,6 +22,55 @@ export const renewIntervalMs = 1_000
 const replicaPoolSize = 2
 /** Records read from the database per page while catching up. */
 const catchUpPageRecordsMax = 1_000
+/**
+ * A takeover's UPDATE waits this long for the placement row, then gives up (SQLSTATE 55P03): an owner's transaction
+ * holds the row for milliseconds, so one holding it this long after its lease lapsed belongs to a stopped or hung
+ * process (docs/CLUSTER.md, "Takeover").
+ */
+export const takeoverLockWaitMs = 1_000
+/** A step of a takeover attempt (a query, closing the tail, a page written) that has not finished after this long is abandoned. */
+export const takeoverStepMsMax = 10_000
+
+/** SQLSTATE lock_not_available: the takeover's lock_timeout ran out. */
+const lockNotAvailable = '55P03'
+
+/** A takeover attempt in progress: the step it is at and since when; abandoned once a step outlasts takeoverStepMsMax. */
+interface Attempt {
+  step: string
+  stepStartedMs: number
+  abandoned: boolean
+}
+
+/** The session that held the placement row past the lease, ended so that a takeover can go on. */
+interface EndedHolder {
+  readonly pid: number
+  readonly application: string
+  readonly state: string
+  readonly openMs: number
+}
+
+/**
+ * Ends the session whose transaction holds the shard's placement row (its xmax, a transaction still running) when
+ * the lease of the epoch seen has lapsed, that transaction has been open longer than the takeover's lock wait, and
+ * the server is waiting for its client (idle in transaction, or reading the client's next message): a stopped
+ * owner's append or read-back, left half-sent. A session the server is working on (a commit waiting for a
+ * synchronous standby, say) is never ended. Ending it rolls its transaction back, so nothing it did is committed (an
+ * append's outcome is then settled by its node as after a lost connection, and fenced).
+ */
+async function endStuckHolder(log: PgLog, shard: number, epoch: number): Promise<EndedHolder[]> {
+  const result = await log.pool.query<{ pid: number; application: string; state: string; open_ms: string }>(
+    `SELECT l.pid, coalesce(a.application_name, '') AS application, coalesce(a.state, '') AS state,
+       (extract(epoch FROM clock_timestamp() - a.xact_start) * 1000)::bigint AS open_ms, pg_terminate_backend(l.pid) AS ended
+     FROM placement p
+     JOIN pg_locks l ON l.locktype = 'transactionid' AND l.transactionid = p.xmax AND l.mode = 'ExclusiveLock' AND l.granted
+     JOIN pg_stat_activity a ON a.pid = l.pid
+     WHERE p.shard = $1 AND p.epoch = $2 AND p.lease_until < clock_timestamp() AND l.pid <> pg_backend_pid()
+       AND a.xact_start < clock_timestamp() - $3 * interval '1 millisecond'
+       AND (a.state LIKE 'idle in transaction%' OR a.wait_event = 'ClientRead')
+       AND EXISTS (SELECT 1 FROM pg_locks r WHERE r.pid = l.pid AND r.relation = 'placement'::regclass AND r.granted)`,
+    [shard, epoch, takeoverLockWaitMs])
+  return result.rows.map((row) => ({ pid: row.pid, application: row.application, state: row.state, openMs: Number(row.open_ms) }))
+}
 
 /** The shard is not (or no longer) this node's: nothing of the request was written; another node answers it. */
 export class ShardNotOwned extends Error {
@@ -97,8 +146,11 @@ export class ShardReplica {
   #timer: NodeJS.Timeout | null = null
   /** Memory is built (start): a standby may now apply records to it and take the shard over. */
   #started = false
-  #watching = false
+  /** The takeover attempt (look at the placement, take it, apply the log) in progress, or null. */
+  #attempt: Attempt | null = null
   #renewing = false
+  /** The epoch whose takeover was last said to wait for the placement row. */
+  #lockWaitSaidEpoch: number | null = null
   #closed = false
 
   private constructor(private readonly log: PgLog, private readonly options: ShardReplicaOptions) {}
@@ -161,11 +213,17 @@ export class ShardReplica {
     return Number(result.rows[0].last)
   }
 
-  /** Writes the database's records after the local log's end into it, page by page, up to the database's end. */
-  async #catchUp(): Promise<void> {
+  /**
+   * Writes the database's records after the local log's end into it, page by page, up to the database's end. Within
+   * a takeover attempt each page is a step of it; an abandoned attempt stops.
+   */
+  async #catchUp(attempt: Attempt | null = null): Promise<void> {
     for (;;) {
-      const records = await this.log.read(this.shard, this.options.local.lastSeq(), catchUpPageRecordsMax)
-      if (records.length === 0) return
+      const afterSeq = this.options.local.lastSeq()
+      if (attempt !== null) this.#step(attempt, `reading the database's log after seq ${afterSeq}`)
+      const records = await this.log.read(this.shard, afterSeq, catchUpPageRecordsMax)
+      if (records.length === 0 || attempt?.abandoned === true) return
+      if (attempt !== null) this.#step(attempt, `writing records ${records[0].seq}..${records[records.length - 1].seq} into the local log`)
       await this.#write(records)
     }
   }
@@ -207,38 +265,95 @@ export class ShardReplica {
     else this.#tail = tail
   }
 
-  /** A standby's look at the placement (where to forward, and whether the owner's lease lapsed: then take over). */
+  /**
+   * A standby's look at the placement (where to forward, and whether the owner's lease lapsed: then take over). One
+   * attempt at a time; one whose step outlasts takeoverStepMsMax is abandoned (#abandonIfStuck) and the next tick
+   * starts another, so a call that never returns cannot end every later takeover.
+   */
   async #watch(): Promise<void> {
-    if (this.#watching) return
-    this.#watching = true
+    if (this.#attempt !== null) return this.#abandonIfStuck(this.#attempt)
+    const attempt: Attempt = { step: 'reading the placement', stepStartedMs: Date.now(), abandoned: false }
+    this.#attempt = attempt
+    let seenEpoch: number | null = null
     try {
-      this.#seen = await seePlacement(this.log, this.shard)
-      if (this.#following && this.#seen !== null && this.#seen.lapsed) await this.#takeOver(this.#seen.epoch)
+      const seen = await seePlacement(this.log, this.shard)
+      if (attempt.abandoned) return
+      this.#seen = seen
+      if (!this.#following || seen === null || !seen.lapsed) return
+      seenEpoch = seen.epoch
+      await this.#takeOver(attempt, seen.epoch)
     } catch (error) {
-      this.#warnOnce('watching the placement', error)
+      if (attempt.abandoned) return
+      if (seenEpoch !== null && (error as { code?: unknown }).code === lockNotAvailable) await this.#endHolder(seenEpoch)
+      else this.#warnOnce('watching the placement', error)
     } finally {
-      this.#watching = false
+      if (this.#attempt === attempt) this.#attempt = null
     }
+  }
+
+  #step(attempt: Attempt, step: string): void {
+    attempt.step = step
+    attempt.stepStartedMs = Date.now()
+  }
+
+  /**
+   * Abandons an attempt whose step has waited past takeoverStepMsMax, saying which step and how long. Before the
+   * placement was taken nothing is lost: the next tick tries again (and an abandoned attempt's late result is
+   * dropped). After it, the local log's state is unknown (a page write that never ended): the node steps down, its
+   * lease left to lapse, so that another node takes the shard.
+   */
+  #abandonIfStuck(attempt: Attempt): void {
+    const waitedMs = Date.now() - attempt.stepStartedMs
+    if (waitedMs < takeoverStepMsMax) return
+    attempt.abandoned = true
+    this.#attempt = null
+    this.options.warn(`trueup: cluster: a takeover attempt of shard ${this.shard} waited ${waitedMs} ms on ${attempt.step}; abandoned, tried again at the next second`)
+    if (this.#owned !== null && !this.#serving) this.#stepDown(`its takeover did not finish (${attempt.step} waited ${waitedMs} ms)`)
+  }
+
+  /** The takeover's UPDATE waited its lock_timeout for the placement row: the session holding it past the lapsed lease is ended. */
+  async #endHolder(seenEpoch: number): Promise<void> {
+    const ended = await endStuckHolder(this.log, this.shard, seenEpoch).catch((error: unknown) => {
+      this.#warnOnce('ending the session that holds the placement row of', error)
+      return []
+    })
+    // Said once per epoch when nothing could be ended (the next seconds' waits are the same), each time a session is.
+    if (ended.length === 0 && this.#lockWaitSaidEpoch === seenEpoch) return
+    this.#lockWaitSaidEpoch = seenEpoch
+    const held = ended.map((holder) => `pid ${holder.pid} (${holder.application || 'no application name'}, ${holder.state}, its transaction open ${holder.openMs} ms)`)
+    this.options.warn(`trueup: cluster: taking shard ${this.shard} over waited ${takeoverLockWaitMs} ms for its placement row, held past the lapsed lease of epoch ${seenEpoch}`
+      + (held.length > 0 ? ` by ${held.join(', ')}: ended it; tried again at the next second` : '; tried again at the next second'))
   }
 
   /**
    * The owner's lease lapsed: the epoch goes up (fencing the old owner: its appends from now on write nothing), then
    * every record up to the database's end is applied, and only then is the shard served. Of standbys racing, one wins.
+   * An attempt abandoned before its UPDATE returned drops what it took: that epoch's lease is never renewed and
+   * lapses, and a later attempt takes the shard again (the epoch fences the dropped one).
    */
-  async #takeOver(seenEpoch: number): Promise<void> {
-    const owned = await this.log.takeover(this.shard, seenEpoch)
+  async #takeOver(attempt: Attempt, seenEpoch: number): Promise<void> {
+    this.#step(attempt, `the UPDATE of the placement (epoch ${seenEpoch} seen)`)
+    const owned = await this.log.takeover(this.shard, seenEpoch, takeoverLockWaitMs)
     if (owned === null) return
-    this.#owned = owned
-    this.#following = false
-    await this.#tail?.close()
-    this.#tail = null
-    await this.#applying.catch(() => undefined)
-    try {
-      await this.#catchUp()
-    } catch (error) {
-      this.#stepDown(`the database's log could not be applied after the takeover: ${messageOf(error)}`)
+    if (attempt.abandoned || this.#owned !== null || this.#lost !== null || this.#closed) {
+      this.options.warn(`trueup: cluster: shard ${this.shard} taken at epoch ${owned.epoch} by an abandoned takeover attempt: left to lapse`)
       return
     }
+    this.#owned = owned
+    this.#following = false
+    // Closed at once (no more pages are handed over); its connection ends in the background, never waited for.
+    const tail = this.#tail
+    this.#tail = null
+    void tail?.close()
+    this.#step(attempt, 'the page of followed records being written')
+    await this.#applying.catch(() => undefined)
+    try {
+      await this.#catchUp(attempt)
+    } catch (error) {
+      if (!attempt.abandoned) this.#stepDown(`the database's log could not be applied after the takeover: ${messageOf(error)}`)
+      return
+    }
+    if (attempt.abandoned) return
     const localLastSeq = this.options.local.lastSeq()
     if (localLastSeq !== owned.nextSeq - 1) {
       this.#stepDown(`after the takeover the local log ends at seq ${localLastSeq}, the database's at ${owned.nextSeq - 1}`)
@@ -249,6 +364,7 @@ export class ShardReplica {
   }
 
   #serve(): void {
+    if (this.#lost !== null) return
     this.#serving = true
     this.options.onServing()
   }

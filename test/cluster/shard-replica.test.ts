@@ -1,0 +1,72 @@
+/**
+ * @module ShardReplica against a real PostgreSQL (scripts/local-postgres.ts), with an in-memory local log: a takeover
+ * attempt that would wait forever is bounded and tried again (docs/CLUSTER.md, "Standbys and takeover").
+ */
+
+import pg from 'pg'
+import t, { type Test } from 'tap'
+import { FencedError, PgLog } from '../../src/cluster/pg-log.ts'
+import { leaseMs, ShardReplica, takeoverLockWaitMs, type LocalFollow } from '../../src/cluster/shard-replica.ts'
+import { placementOf, resetDatabase, testDatabase, waitFor } from '../support/cluster-nodes.ts'
+
+t.setTimeout(120_000)
+
+const database = testDatabase(t)
+
+/** A local log in memory: the records a standby followed, at their seqs. */
+function memoryLog(): LocalFollow & { readonly records: Buffer[] } {
+  const records: Buffer[] = []
+  return {
+    records,
+    lastSeq: () => records.length,
+    recordAt: (seq) => records[seq - 1] ?? null,
+    write: async (firstSeq, written) => {
+      if (firstSeq !== records.length + 1) throw new Error(`written at ${firstSeq}, the log ends at ${records.length}`)
+      records.push(...written)
+    },
+  }
+}
+
+async function openReplica(t: Test, nodeId: string, local: LocalFollow, warnings: string[]): Promise<ShardReplica & { servingSeen: () => boolean }> {
+  let serving = false
+  const replica = await ShardReplica.open({
+    databaseUrl: database.url, nodeId, nodeUrl: `http://127.0.0.1:1/${nodeId}`, shard: 0, local,
+    warn: (line) => warnings.push(line), onLost: () => undefined, onServing: () => { serving = true },
+  })
+  t.teardown(() => replica.close())
+  return Object.assign(replica, { servingSeen: () => serving })
+}
+
+t.test('a takeover whose UPDATE waits on a placement row held by a stopped owner is bounded, the holder ended, the shard taken', async (t) => {
+  await resetDatabase(database.db)
+  // The owner: claims the shard, appends, then stops renewing (as a SIGSTOPped process would).
+  const ownerLog = await PgLog.open({ url: database.url, node: 'node-a', leaseMs, poolSize: 1 })
+  t.teardown(() => ownerLog.close())
+  const owned = (await ownerLog.claim(0))!
+  await owned.append([Buffer.from('one'), Buffer.from('two')])
+  const local = memoryLog()
+  const warnings: string[] = []
+  const standby = await openReplica(t, 'node-b', local, warnings)
+  await standby.start()
+  t.equal(standby.following, true, 'node-b is the standby')
+
+  // The owner's transaction left open on the placement row: its append sent without its end, then the process stopped.
+  const holder = new pg.Client({ connectionString: database.url, application_name: 'stopped owner' })
+  await holder.connect()
+  holder.on('error', () => undefined)
+  t.teardown(() => holder.end().catch(() => undefined))
+  await holder.query('BEGIN')
+  await holder.query('SELECT shard FROM placement WHERE shard = 0 FOR UPDATE')
+
+  const taken = await waitFor(async () => standby.serving, leaseMs + 12_000)
+  t.ok(taken, `the standby took the shard over and serves it: ${JSON.stringify(warnings)}`)
+  t.same(await placementOf(database.db), { owner: 'node-b', epoch: 2 }, 'at epoch 2')
+  t.equal(standby.servingSeen(), true, 'onServing was called')
+  t.same(local.records.map((record) => record.toString()), ['one', 'two'], 'with the database\'s log applied')
+  t.ok(warnings.some((line) => line.includes(`waited ${takeoverLockWaitMs} ms for its placement row`) && line.includes('stopped owner') && line.includes('ended it')),
+    `it said what it waited on, and which session it ended: ${JSON.stringify(warnings)}`)
+  await t.rejects(holder.query('SELECT 1'), 'the stuck session was ended (its transaction rolled back)')
+  await t.rejects(owned.append([Buffer.from('three')]), FencedError, 'the old owner is fenced')
+  t.equal((await database.db.query('SELECT seq FROM log WHERE shard = 0')).rowCount, 2, 'nothing of it written')
+})
+
