@@ -16,8 +16,17 @@ import { registerNode, seePlacement, type SeenPlacement } from './node-directory
 
 /** How long a claim or a renewal holds a shard, in the database's clock: another node may take it this long after the last renewal. */
 export const leaseMs = 3_000
-/** Renewals this often (three chances within one lease before it lapses); a standby looks at the placement as often. */
-export const renewIntervalMs = 1_000
+/**
+ * Renewals this often: a renewal is due at most this long after the last, so an owner whose process is paused (or
+ * starved of CPU) for less than leaseMs - renewIntervalMs - renewRoundTripMarginMs keeps its lease (docs/CLUSTER.md).
+ */
+export const renewIntervalMs = 500
+/** What of the lease is left for a late renewal's round trip to the database (and the timer's own lateness). */
+export const renewRoundTripMarginMs = 300
+/** The longest pause (event loop blocked, process stopped) an owner is sure to keep its lease through: 2.2 s. */
+export const ownerPauseMsMax = leaseMs - renewIntervalMs - renewRoundTripMarginMs
+/** A standby looks at the placement this often (where to forward, whether the owner's lease lapsed). */
+export const watchIntervalMs = 1_000
 /** Connections per replica (its appends, one after the other, its renewals, a standby's reads). */
 const replicaPoolSize = 2
 /** Records read from the database per page while catching up. */
@@ -119,13 +128,13 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
  * fences that earlier process should it still be running. Null when another node holds it.
  */
 async function acquire(log: PgLog, shard: number, nodeId: string): Promise<OwnedShard | null> {
-  const attemptsMax = Math.ceil(leaseMs / renewIntervalMs) + 3
+  const attemptsMax = Math.ceil(leaseMs / watchIntervalMs) + 3
   for (let attempt = 0; attempt < attemptsMax; attempt++) {
     const owned = await log.acquire(shard)
     if (owned !== null) return owned
     const seen = await log.placement(shard)
     if (seen !== null && seen.owner !== nodeId) return null
-    await sleep(renewIntervalMs)
+    await sleep(watchIntervalMs)
   }
   return null
 }
@@ -148,7 +157,10 @@ export class ShardReplica {
   #started = false
   /** The takeover attempt (look at the placement, take it, apply the log) in progress, or null. */
   #attempt: Attempt | null = null
-  #renewing = false
+  /** The renewal in flight (when it was sent), or null: counted only once the database answered it. */
+  #renewal: { readonly sentMs: number } | null = null
+  /** When a standby last looked at the placement. */
+  #watchedMs = 0
   /** The epoch whose takeover was last said to wait for the placement row. */
   #lockWaitSaidEpoch: number | null = null
   #closed = false
@@ -171,7 +183,8 @@ export class ShardReplica {
       await log.close()
       throw error
     }
-    // Renewals from now on (a replay may outlast a lease); a standby's watch does nothing until start().
+    // Renewals from now on (a replay may outlast a lease); a standby's watch does nothing until start(). A timer held
+    // up by a busy event loop fires as soon as the loop is free: a late renewal is sent at once.
     replica.#timer = setInterval(() => replica.#tick(), renewIntervalMs)
     replica.#timer.unref()
     return replica
@@ -243,7 +256,8 @@ export class ShardReplica {
   #tick(): void {
     if (this.#closed) return
     if (this.#owned !== null && this.#lost === null) return void this.#renew()
-    if (!this.#started) return
+    if (!this.#started || Date.now() - this.#watchedMs < watchIntervalMs - renewIntervalMs / 2) return
+    this.#watchedMs = Date.now()
     if (this.#following && this.#tail === null) void this.#startTail().catch((error: unknown) => this.#warnOnce('following', error))
     void this.#watch()
   }
@@ -413,10 +427,22 @@ export class ShardReplica {
     }
   }
 
+  /**
+   * One renewal at a time, each sent at once when due. One the database has not answered within a lease (a connection
+   * that never answers) no longer holds later ones back: another is sent. Only the database's answer counts: success
+   * extends the lease by its own clock; another owner found steps down.
+   */
   async #renew(): Promise<void> {
     const owned = this.#owned
-    if (owned === null || this.#lost !== null || this.#renewing) return
-    this.#renewing = true
+    if (owned === null || this.#lost !== null) return
+    const pending = this.#renewal
+    if (pending !== null) {
+      const waitedMs = Date.now() - pending.sentMs
+      if (waitedMs < leaseMs) return
+      this.options.warn(`trueup: cluster: a renewal of the lease of shard ${this.shard} sent ${waitedMs} ms ago has no answer; sending another`)
+    }
+    const renewal = { sentMs: Date.now() }
+    this.#renewal = renewal
     try {
       if (!(await owned.renew())) this.#stepDown(`another node took it over (lease of epoch ${owned.epoch} lost)`)
     } catch (error) {
@@ -424,7 +450,7 @@ export class ShardReplica {
       // another node takes the shard, the next append or renewal is fenced.
       this.options.warn(`trueup: cluster: renewing the lease of shard ${this.shard} failed: ${messageOf(error)}`)
     } finally {
-      this.#renewing = false
+      if (this.#renewal === renewal) this.#renewal = null
     }
   }
 

@@ -1,12 +1,13 @@
 /**
  * @module ShardReplica against a real PostgreSQL (scripts/local-postgres.ts), with an in-memory local log: a takeover
- * attempt that would wait forever is bounded and tried again (docs/CLUSTER.md, "Standbys and takeover").
+ * attempt that would wait forever is bounded and tried again, and the owner's lease renewals (docs/CLUSTER.md,
+ * "Standbys and takeover" and "The node's cluster mode").
  */
 
 import pg from 'pg'
 import t, { type Test } from 'tap'
 import { FencedError, PgLog } from '../../src/cluster/pg-log.ts'
-import { leaseMs, ShardReplica, takeoverLockWaitMs, type LocalFollow } from '../../src/cluster/shard-replica.ts'
+import { leaseMs, ownerPauseMsMax, renewIntervalMs, ShardReplica, takeoverLockWaitMs, type LocalFollow } from '../../src/cluster/shard-replica.ts'
 import { placementOf, resetDatabase, testDatabase, waitFor } from '../support/cluster-nodes.ts'
 
 t.setTimeout(120_000)
@@ -70,3 +71,45 @@ t.test('a takeover whose UPDATE waits on a placement row held by a stopped owner
   t.equal((await database.db.query('SELECT seq FROM log WHERE shard = 0')).rowCount, 2, 'nothing of it written')
 })
 
+/** Records, by a trigger, whether the lease had lapsed (by the database's clock) when each renewal came. */
+async function recordRenewals(): Promise<void> {
+  await database.db.query('CREATE TABLE IF NOT EXISTS lease_renewals (at timestamptz NOT NULL, lapsed boolean NOT NULL)')
+  await database.db.query(`CREATE OR REPLACE FUNCTION record_renewal() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN INSERT INTO lease_renewals VALUES (clock_timestamp(), OLD.lease_until < clock_timestamp()); RETURN NEW; END $$`)
+  await database.db.query('CREATE OR REPLACE TRIGGER record_renewal BEFORE UPDATE ON placement FOR EACH ROW EXECUTE FUNCTION record_renewal()')
+}
+
+async function renewals(): Promise<boolean[]> {
+  return (await database.db.query<{ lapsed: boolean }>('SELECT lapsed FROM lease_renewals ORDER BY at')).rows.map((row) => row.lapsed)
+}
+
+/** Blocks this process's event loop (the owner's timers, sockets and all) for pauseMs, just before its next renewal is due. */
+async function pauseBeforeRenewal(pauseMs: number): Promise<void> {
+  const seen = (await renewals()).length
+  const renewed = await waitFor(async () => (await renewals()).length > seen, 5_000)
+  if (!renewed) throw new Error('no renewal seen')
+  await database.db.query('DELETE FROM lease_renewals')
+  await new Promise((resolve) => setTimeout(resolve, Math.max(0, renewIntervalMs - 150)))
+  const endMs = Date.now() + pauseMs
+  while (Date.now() < endMs) { /* the owner's process paused */ }
+}
+
+t.test('an owner paused for less than the lease minus the margin keeps its lease; paused past the lease, it lapses', async (t) => {
+  await resetDatabase(database.db)
+  const warnings: string[] = []
+  const owner = await openReplica(t, 'node-a', memoryLog(), warnings)
+  await owner.start()
+  t.equal(owner.serving, true, 'node-a claimed the shard')
+  await recordRenewals()
+  t.teardown(() => database.db.query('DROP TRIGGER IF EXISTS record_renewal ON placement'))
+
+  await pauseBeforeRenewal(ownerPauseMsMax)
+  t.ok(await waitFor(async () => (await renewals()).length >= 2, 5_000), 'renewed after the pause')
+  t.same((await renewals()).slice(0, 2), [false, false], `a pause of ${ownerPauseMsMax} ms just before a renewal was due: the lease never lapsed`)
+  t.same(await placementOf(database.db), { owner: 'node-a', epoch: 1 })
+
+  await pauseBeforeRenewal(leaseMs + 500)
+  t.ok(await waitFor(async () => (await renewals()).length >= 1, 5_000), 'renewed after the pause')
+  t.equal((await renewals())[0], true, 'a pause past the lease: it lapsed (a standby may take the shard; the epoch fences this owner)')
+  t.same(warnings.filter((line) => /renew/.test(line)), [], 'no renewal failed')
+})
