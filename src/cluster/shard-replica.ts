@@ -97,6 +97,14 @@ export interface LocalFollow {
   recordAt(seq: number): Buffer | null
   /** Writes records firstSeq.. (firstSeq = lastSeq() + 1) into the local log, and into memory once it is built; resolves once durable. */
   write(firstSeq: number, records: readonly Buffer[]): Promise<void>
+  /** How many records a fenced life can leave unanswered at most: the one group commit whose append the database refused. */
+  readonly unansweredRecordsMax: number
+  /**
+   * At start, before replay: removes the local records past seq (never answered: not the database's) and what stands
+   * on them (snapshots and webhook outbox items past seq), in one transaction; resolves with how many records and
+   * which snapshots. Rejects, changing nothing, when replay could not rebuild the state without them.
+   */
+  dropAfter(seq: number): Promise<{ readonly records: number; readonly snapshots: readonly string[] }>
 }
 
 export interface ShardReplicaOptions {
@@ -170,8 +178,9 @@ export class ShardReplica {
   /**
    * Connects, records this node's URL, acquires the shard or becomes its standby, and brings the local log to the
    * database's end (records written there, not yet in memory: replay reads them). A local log that is not a prefix
-   * of the database's (records past its end, or different ones: the unanswered tail of a fenced life) is not
-   * served nor followed: the replica starts lost, with a warning saying why, and forwards.
+   * of the database's (records past its end, or different ones: the unanswered tail of a fenced life) first drops
+   * its records past the last one both share; one that cannot (it diverges further back) is not served nor
+   * followed: the replica starts lost, with a warning saying why, and forwards.
    */
   static async open(options: ShardReplicaOptions): Promise<ShardReplica> {
     const log = await PgLog.open({ url: options.databaseUrl, node: options.nodeId, leaseMs, poolSize: replicaPoolSize })
@@ -193,9 +202,10 @@ export class ShardReplica {
   async #begin(owned: OwnedShard | null): Promise<void> {
     const databaseLastSeq = owned === null ? await this.#databaseLastSeq() : owned.nextSeq - 1
     const diverged = await this.#divergence(databaseLastSeq)
-    if (diverged !== null) {
+    const refused = diverged === null ? null : await this.#dropUnanswered(databaseLastSeq, diverged)
+    if (refused !== null) {
       // Held, but not served: the lease is left to lapse so that a node whose log matches may take the shard.
-      this.#notServed(diverged)
+      this.#notServed(refused)
       return
     }
     await this.#catchUp()
@@ -217,6 +227,48 @@ export class ShardReplica {
     const [remote] = await this.log.read(this.shard, localLastSeq - 1, 1)
     if (local !== null && (remote === undefined || remote.seq !== localLastSeq || !remote.record.equals(local))) {
       return `local record ${localLastSeq} differs from the database's: it was never answered`
+    }
+    return null
+  }
+
+  /**
+   * A local log that is not a prefix of the database's: the records past the last seq where both agree were never
+   * answered (the tail of a fenced life: the database refused them, or took another node's records at those seqs),
+   * so they are dropped, and the node goes on as any node whose log is behind. Null once dropped; else why not.
+   */
+  async #dropUnanswered(databaseLastSeq: number, why: string): Promise<string | null> {
+    const local = this.options.local
+    const localLastSeq = local.lastSeq()
+    const matchedSeq = await this.#lastMatchingSeq(databaseLastSeq)
+    if (matchedSeq === null) {
+      return `${why}; no record among its last ${local.unansweredRecordsMax} + 1 matches the database's, so this is not the unanswered tail of a fenced life (replace its data dir to make it a standby)`
+    }
+    try {
+      const dropped = await local.dropAfter(matchedSeq)
+      const snapshots = dropped.snapshots.length > 0 ? `, and the snapshots past it (${dropped.snapshots.join(', ')})` : ''
+      this.options.warn(`trueup: cluster: shard ${this.shard}: ${why}; dropped local records ${matchedSeq + 1}..${localLastSeq} (${dropped.records}), never answered${snapshots}: the local log ends at seq ${matchedSeq}, where it matches the database's; catching up from the database`)
+      return null
+    } catch (error) {
+      return `${why}; its records past seq ${matchedSeq} could not be dropped: ${messageOf(error)}`
+    }
+  }
+
+  /**
+   * The last seq at which the local record equals the database's, looking back from where both logs end, over at
+   * most unansweredRecordsMax records of the local log's end (a fenced life leaves one group commit unanswered); null
+   * when none does (a log that diverges further back, or shares nothing with the database, is not such a tail). A
+   * record retention deleted was durable, so replicated: the seq just below the local log's first counts as matching.
+   */
+  async #lastMatchingSeq(databaseLastSeq: number): Promise<number | null> {
+    const local = this.options.local
+    const lowestSeq = Math.max(1, local.lastSeq() - local.unansweredRecordsMax)
+    const topSeq = Math.min(local.lastSeq(), databaseLastSeq)
+    if (topSeq < lowestSeq) return null
+    const rows = await this.log.read(this.shard, lowestSeq - 1, topSeq - lowestSeq + 1)
+    const remote = new Map(rows.map((row) => [row.seq, row.record]))
+    for (let seq = topSeq; seq >= lowestSeq; seq--) {
+      const mine = local.recordAt(seq)
+      if (mine === null || remote.get(seq)?.equals(mine) === true) return seq
     }
     return null
   }

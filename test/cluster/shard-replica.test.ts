@@ -25,6 +25,8 @@ function memoryLog(): LocalFollow & { readonly records: Buffer[] } {
       if (firstSeq !== records.length + 1) throw new Error(`written at ${firstSeq}, the log ends at ${records.length}`)
       records.push(...written)
     },
+    unansweredRecordsMax: 8,
+    dropAfter: async (seq) => ({ records: records.splice(seq).length, snapshots: [] }),
   }
 }
 
