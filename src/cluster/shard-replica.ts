@@ -307,6 +307,8 @@ export class ShardReplica {
 
   #tick(): void {
     if (this.#closed) return
+    // Before the renewal: an attempt stuck after its UPDATE holds the placement, and must not be renewed as if served.
+    if (this.#attempt !== null) this.#abandonIfStuck(this.#attempt)
     if (this.#owned !== null && this.#lost === null) return void this.#renew()
     if (!this.#started || Date.now() - this.#watchedMs < watchIntervalMs - renewIntervalMs / 2) return
     this.#watchedMs = Date.now()
@@ -333,11 +335,11 @@ export class ShardReplica {
 
   /**
    * A standby's look at the placement (where to forward, and whether the owner's lease lapsed: then take over). One
-   * attempt at a time; one whose step outlasts takeoverStepMsMax is abandoned (#abandonIfStuck) and the next tick
-   * starts another, so a call that never returns cannot end every later takeover.
+   * attempt at a time; one whose step outlasts takeoverStepMsMax is abandoned (#abandonIfStuck, at each tick) and the
+   * next look starts another, so a call that never returns cannot end every later takeover.
    */
   async #watch(): Promise<void> {
-    if (this.#attempt !== null) return this.#abandonIfStuck(this.#attempt)
+    if (this.#attempt !== null) return
     const attempt: Attempt = { step: 'reading the placement', stepStartedMs: Date.now(), abandoned: false }
     this.#attempt = attempt
     let seenEpoch: number | null = null
@@ -373,8 +375,9 @@ export class ShardReplica {
     if (waitedMs < takeoverStepMsMax) return
     attempt.abandoned = true
     this.#attempt = null
-    this.options.warn(`trueup: cluster: a takeover attempt of shard ${this.shard} waited ${waitedMs} ms on ${attempt.step}; abandoned, tried again at the next second`)
-    if (this.#owned !== null && !this.#serving) this.#stepDown(`its takeover did not finish (${attempt.step} waited ${waitedMs} ms)`)
+    const holds = this.#owned !== null && !this.#serving
+    this.options.warn(`trueup: cluster: a takeover attempt of shard ${this.shard} waited ${waitedMs} ms on ${attempt.step}; abandoned, ${holds ? 'stepping down' : 'tried again at the next second'}`)
+    if (holds) this.#stepDown(`its takeover did not finish (${attempt.step} waited ${waitedMs} ms)`)
   }
 
   /** The takeover's UPDATE waited its lock_timeout for the placement row: the session holding it past the lapsed lease is ended. */

@@ -7,7 +7,7 @@
 import pg from 'pg'
 import t, { type Test } from 'tap'
 import { FencedError, PgLog } from '../../src/cluster/pg-log.ts'
-import { leaseMs, ownerPauseMsMax, renewIntervalMs, ShardReplica, takeoverLockWaitMs, type LocalFollow } from '../../src/cluster/shard-replica.ts'
+import { leaseMs, ownerPauseMsMax, renewIntervalMs, ShardReplica, takeoverLockWaitMs, takeoverStepMsMax, type LocalFollow } from '../../src/cluster/shard-replica.ts'
 import { placementOf, resetDatabase, testDatabase, waitFor } from '../support/cluster-nodes.ts'
 
 t.setTimeout(120_000)
@@ -71,6 +71,45 @@ t.test('a takeover whose UPDATE waits on a placement row held by a stopped owner
   await t.rejects(holder.query('SELECT 1'), 'the stuck session was ended (its transaction rolled back)')
   await t.rejects(owned.append([Buffer.from('three')]), FencedError, 'the old owner is fenced')
   t.equal((await database.db.query('SELECT seq FROM log WHERE shard = 0')).rowCount, 2, 'nothing of it written')
+})
+
+t.test('a takeover whose step never finishes (a page write that hangs) is abandoned: the node steps down, its lease left to lapse', async (t) => {
+  await resetDatabase(database.db)
+  const ownerLog = await PgLog.open({ url: database.url, node: 'node-a', leaseMs, poolSize: 1 })
+  t.teardown(() => ownerLog.close())
+  const owned = (await ownerLog.claim(0))!
+  await owned.append([Buffer.from('one')])
+  const local = memoryLog()
+  let hang = false
+  let release = () => undefined as void
+  const writeOnce = local.write
+  // Once the standby is following, its next page write does not finish until the test's end (a disk that stopped answering).
+  const hanging: LocalFollow = {
+    ...local,
+    write: (firstSeq, written) => (hang ? new Promise<void>((resolve) => { release = resolve }).then(() => writeOnce(firstSeq, written)) : writeOnce(firstSeq, written)),
+  }
+  const warnings: string[] = []
+  let lost = ''
+  const standby = await ShardReplica.open({
+    databaseUrl: database.url, nodeId: 'node-b', nodeUrl: 'http://127.0.0.1:1/node-b', shard: 0, local: hanging,
+    warn: (line) => warnings.push(line), onLost: (error) => { lost = error.message }, onServing: () => undefined,
+  })
+  t.teardown(() => {
+    release()
+    return standby.close()
+  })
+  await standby.start()
+  hang = true
+  await owned.append([Buffer.from('two')])
+  // The owner stops renewing; the standby takes the placement, then waits on the page being written.
+  const steppedDown = await waitFor(async () => standby.lost !== null, leaseMs + takeoverStepMsMax + 8_000)
+  t.ok(steppedDown, `it stepped down: ${JSON.stringify(warnings)}`)
+  t.match(lost, /its takeover did not finish \(the page of followed records being written waited \d+ ms\)/, 'saying which step waited, and how long')
+  t.ok(warnings.some((line) => /a takeover attempt of shard 0 waited \d+ ms on the page of followed records being written; abandoned/.test(line)), 'and warned once')
+  t.equal(standby.serving, false, 'it does not serve')
+  t.same(await placementOf(database.db), { owner: 'node-b', epoch: 2 }, 'it had taken the placement')
+  const lapsed = await waitFor(async () => (await database.db.query<{ lapsed: boolean }>('SELECT lease_until < clock_timestamp() AS lapsed FROM placement WHERE shard = 0')).rows[0].lapsed, leaseMs + 2_000)
+  t.ok(lapsed, 'its lease is not renewed: another node may take the shard')
 })
 
 /** Records, by a trigger, whether the lease had lapsed (by the database's clock) when each renewal came. */
