@@ -236,11 +236,15 @@ export class PgLog {
    * Takes a shard whose lease has lapsed, if its epoch is still the one seen: the epoch goes up by one, which fences
    * the old owner. Null when the lease is still running or another node took it first. The next seq is read after
    * the UPDATE, in a statement of its own: the UPDATE waited for any append holding the row, so that append is in it.
+   * With lockWaitMs, the UPDATE waits at most that long for the placement row (a transaction of a
+   * stopped owner may hold it for as long as that process is stopped) and rejects with SQLSTATE 55P03, changing nothing.
    */
-  async takeover(shard: number, seenEpoch: number): Promise<OwnedShard | null> {
+  async takeover(shard: number, seenEpoch: number, lockWaitMs?: number): Promise<OwnedShard | null> {
+    // set_config(…, true) lasts for this statement's own transaction; it runs in the WHERE, before the row is locked.
     const updated = await this.pool.query<{ epoch: string }>(
       `UPDATE placement SET owner = $1, epoch = epoch + 1, lease_until = clock_timestamp() + $4 * interval '1 millisecond'
-       WHERE shard = $2 AND epoch = $3 AND lease_until < clock_timestamp() RETURNING epoch`, [this.node, shard, seenEpoch, this.leaseMs])
+       WHERE shard = $2 AND epoch = $3 AND lease_until < clock_timestamp() AND set_config('lock_timeout', coalesce($5, current_setting('lock_timeout')), true) IS NOT NULL
+       RETURNING epoch`, [this.node, shard, seenEpoch, this.leaseMs, lockWaitMs === undefined ? null : String(Math.max(1, Math.round(lockWaitMs)))])
     if (updated.rowCount !== 1) return null
     return new OwnedShard(this, shard, Number(updated.rows[0].epoch), await this.#nextSeqOf(shard))
   }

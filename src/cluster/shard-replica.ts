@@ -16,12 +16,70 @@ import { registerNode, seePlacement, type SeenPlacement } from './node-directory
 
 /** How long a claim or a renewal holds a shard, in the database's clock: another node may take it this long after the last renewal. */
 export const leaseMs = 3_000
-/** Renewals this often (three chances within one lease before it lapses); a standby looks at the placement as often. */
-export const renewIntervalMs = 1_000
+/**
+ * Renewals this often: a renewal is due at most this long after the last, so an owner whose process is paused (or
+ * starved of CPU) for less than leaseMs - renewIntervalMs - renewRoundTripMarginMs keeps its lease (docs/CLUSTER.md).
+ */
+export const renewIntervalMs = 500
+/** What of the lease is left for a late renewal's round trip to the database (and the timer's own lateness). */
+export const renewRoundTripMarginMs = 300
+/** The longest pause (event loop blocked, process stopped) an owner is sure to keep its lease through: 2.2 s. */
+export const ownerPauseMsMax = leaseMs - renewIntervalMs - renewRoundTripMarginMs
+/** A standby looks at the placement this often (where to forward, whether the owner's lease lapsed). */
+export const watchIntervalMs = 1_000
 /** Connections per replica (its appends, one after the other, its renewals, a standby's reads). */
 const replicaPoolSize = 2
 /** Records read from the database per page while catching up. */
 const catchUpPageRecordsMax = 1_000
+/**
+ * A takeover's UPDATE waits this long for the placement row, then gives up (SQLSTATE 55P03): an owner's transaction
+ * holds the row for milliseconds, so one holding it this long after its lease lapsed belongs to a stopped or hung
+ * process (docs/CLUSTER.md, "Takeover").
+ */
+export const takeoverLockWaitMs = 1_000
+/** A step of a takeover attempt (a query, closing the tail, a page written) that has not finished after this long is abandoned. */
+export const takeoverStepMsMax = 10_000
+
+/** SQLSTATE lock_not_available: the takeover's lock_timeout ran out. */
+const lockNotAvailable = '55P03'
+
+/** A takeover attempt in progress: the step it is at and since when; abandoned once a step outlasts takeoverStepMsMax. */
+interface Attempt {
+  step: string
+  stepStartedMs: number
+  abandoned: boolean
+}
+
+/** The session that held the placement row past the lease, ended so that a takeover can go on. */
+interface EndedHolder {
+  readonly pid: number
+  readonly application: string
+  readonly state: string
+  readonly openMs: number
+}
+
+/**
+ * Ends the session whose transaction holds the shard's placement row (its xmax, a transaction still running) when
+ * the lease of the epoch seen has lapsed, that transaction has been open longer than the takeover's lock wait, and
+ * the server is waiting for its client (idle in transaction, or reading the client's next message): a stopped
+ * owner's append or read-back, left half-sent. A session the server is working on (a commit waiting for a
+ * synchronous standby, say) is never ended. Ending it rolls its transaction back, so nothing it did is committed (an
+ * append's outcome is then settled by its node as after a lost connection, and fenced).
+ */
+async function endStuckHolder(log: PgLog, shard: number, epoch: number): Promise<EndedHolder[]> {
+  const result = await log.pool.query<{ pid: number; application: string; state: string; open_ms: string }>(
+    `SELECT l.pid, coalesce(a.application_name, '') AS application, coalesce(a.state, '') AS state,
+       (extract(epoch FROM clock_timestamp() - a.xact_start) * 1000)::bigint AS open_ms, pg_terminate_backend(l.pid) AS ended
+     FROM placement p
+     JOIN pg_locks l ON l.locktype = 'transactionid' AND l.transactionid = p.xmax AND l.mode = 'ExclusiveLock' AND l.granted
+     JOIN pg_stat_activity a ON a.pid = l.pid
+     WHERE p.shard = $1 AND p.epoch = $2 AND p.lease_until < clock_timestamp() AND l.pid <> pg_backend_pid()
+       AND a.xact_start < clock_timestamp() - $3 * interval '1 millisecond'
+       AND (a.state LIKE 'idle in transaction%' OR a.wait_event = 'ClientRead')
+       AND EXISTS (SELECT 1 FROM pg_locks r WHERE r.pid = l.pid AND r.relation = 'placement'::regclass AND r.granted)`,
+    [shard, epoch, takeoverLockWaitMs])
+  return result.rows.map((row) => ({ pid: row.pid, application: row.application, state: row.state, openMs: Number(row.open_ms) }))
+}
 
 /** The shard is not (or no longer) this node's: nothing of the request was written; another node answers it. */
 export class ShardNotOwned extends Error {
@@ -39,6 +97,14 @@ export interface LocalFollow {
   recordAt(seq: number): Buffer | null
   /** Writes records firstSeq.. (firstSeq = lastSeq() + 1) into the local log, and into memory once it is built; resolves once durable. */
   write(firstSeq: number, records: readonly Buffer[]): Promise<void>
+  /** How many records a fenced life can leave unanswered at most: the one group commit whose append the database refused. */
+  readonly unansweredRecordsMax: number
+  /**
+   * At start, before replay: removes the local records past seq (never answered: not the database's) and what stands
+   * on them (snapshots and webhook outbox items past seq), in one transaction; resolves with how many records and
+   * which snapshots. Rejects, changing nothing, when replay could not rebuild the state without them.
+   */
+  dropAfter(seq: number): Promise<{ readonly records: number; readonly snapshots: readonly string[] }>
 }
 
 export interface ShardReplicaOptions {
@@ -70,13 +136,13 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
  * fences that earlier process should it still be running. Null when another node holds it.
  */
 async function acquire(log: PgLog, shard: number, nodeId: string): Promise<OwnedShard | null> {
-  const attemptsMax = Math.ceil(leaseMs / renewIntervalMs) + 3
+  const attemptsMax = Math.ceil(leaseMs / watchIntervalMs) + 3
   for (let attempt = 0; attempt < attemptsMax; attempt++) {
     const owned = await log.acquire(shard)
     if (owned !== null) return owned
     const seen = await log.placement(shard)
     if (seen !== null && seen.owner !== nodeId) return null
-    await sleep(renewIntervalMs)
+    await sleep(watchIntervalMs)
   }
   return null
 }
@@ -97,8 +163,14 @@ export class ShardReplica {
   #timer: NodeJS.Timeout | null = null
   /** Memory is built (start): a standby may now apply records to it and take the shard over. */
   #started = false
-  #watching = false
-  #renewing = false
+  /** The takeover attempt (look at the placement, take it, apply the log) in progress, or null. */
+  #attempt: Attempt | null = null
+  /** The renewal in flight (when it was sent), or null: counted only once the database answered it. */
+  #renewal: { readonly sentMs: number } | null = null
+  /** When a standby last looked at the placement. */
+  #watchedMs = 0
+  /** The epoch whose takeover was last said to wait for the placement row. */
+  #lockWaitSaidEpoch: number | null = null
   #closed = false
 
   private constructor(private readonly log: PgLog, private readonly options: ShardReplicaOptions) {}
@@ -106,8 +178,9 @@ export class ShardReplica {
   /**
    * Connects, records this node's URL, acquires the shard or becomes its standby, and brings the local log to the
    * database's end (records written there, not yet in memory: replay reads them). A local log that is not a prefix
-   * of the database's (records past its end, or different ones: the unanswered tail of a fenced life) is not
-   * served nor followed: the replica starts lost, with a warning saying why, and forwards.
+   * of the database's (records past its end, or different ones: the unanswered tail of a fenced life) first drops
+   * its records past the last one both share; one that cannot (it diverges further back) is not served nor
+   * followed: the replica starts lost, with a warning saying why, and forwards.
    */
   static async open(options: ShardReplicaOptions): Promise<ShardReplica> {
     const log = await PgLog.open({ url: options.databaseUrl, node: options.nodeId, leaseMs, poolSize: replicaPoolSize })
@@ -119,7 +192,8 @@ export class ShardReplica {
       await log.close()
       throw error
     }
-    // Renewals from now on (a replay may outlast a lease); a standby's watch does nothing until start().
+    // Renewals from now on (a replay may outlast a lease); a standby's watch does nothing until start(). A timer held
+    // up by a busy event loop fires as soon as the loop is free: a late renewal is sent at once.
     replica.#timer = setInterval(() => replica.#tick(), renewIntervalMs)
     replica.#timer.unref()
     return replica
@@ -128,9 +202,10 @@ export class ShardReplica {
   async #begin(owned: OwnedShard | null): Promise<void> {
     const databaseLastSeq = owned === null ? await this.#databaseLastSeq() : owned.nextSeq - 1
     const diverged = await this.#divergence(databaseLastSeq)
-    if (diverged !== null) {
+    const refused = diverged === null ? null : await this.#dropUnanswered(databaseLastSeq, diverged)
+    if (refused !== null) {
       // Held, but not served: the lease is left to lapse so that a node whose log matches may take the shard.
-      this.#notServed(diverged)
+      this.#notServed(refused)
       return
     }
     await this.#catchUp()
@@ -156,16 +231,64 @@ export class ShardReplica {
     return null
   }
 
+  /**
+   * A local log that is not a prefix of the database's: the records past the last seq where both agree were never
+   * answered (the tail of a fenced life: the database refused them, or took another node's records at those seqs),
+   * so they are dropped, and the node goes on as any node whose log is behind. Null once dropped; else why not.
+   */
+  async #dropUnanswered(databaseLastSeq: number, why: string): Promise<string | null> {
+    const local = this.options.local
+    const localLastSeq = local.lastSeq()
+    const matchedSeq = await this.#lastMatchingSeq(databaseLastSeq)
+    if (matchedSeq === null) {
+      return `${why}; no record among its last ${local.unansweredRecordsMax} + 1 matches the database's, so this is not the unanswered tail of a fenced life (replace its data dir to make it a standby)`
+    }
+    try {
+      const dropped = await local.dropAfter(matchedSeq)
+      const snapshots = dropped.snapshots.length > 0 ? `, and the snapshots past it (${dropped.snapshots.join(', ')})` : ''
+      this.options.warn(`trueup: cluster: shard ${this.shard}: ${why}; dropped local records ${matchedSeq + 1}..${localLastSeq} (${dropped.records}), never answered${snapshots}: the local log ends at seq ${matchedSeq}, where it matches the database's; catching up from the database`)
+      return null
+    } catch (error) {
+      return `${why}; its records past seq ${matchedSeq} could not be dropped: ${messageOf(error)}`
+    }
+  }
+
+  /**
+   * The last seq at which the local record equals the database's, looking back from where both logs end, over at
+   * most unansweredRecordsMax records of the local log's end (a fenced life leaves one group commit unanswered); null
+   * when none does (a log that diverges further back, or shares nothing with the database, is not such a tail). A
+   * record retention deleted was durable, so replicated: the seq just below the local log's first counts as matching.
+   */
+  async #lastMatchingSeq(databaseLastSeq: number): Promise<number | null> {
+    const local = this.options.local
+    const lowestSeq = Math.max(1, local.lastSeq() - local.unansweredRecordsMax)
+    const topSeq = Math.min(local.lastSeq(), databaseLastSeq)
+    if (topSeq < lowestSeq) return null
+    const rows = await this.log.read(this.shard, lowestSeq - 1, topSeq - lowestSeq + 1)
+    const remote = new Map(rows.map((row) => [row.seq, row.record]))
+    for (let seq = topSeq; seq >= lowestSeq; seq--) {
+      const mine = local.recordAt(seq)
+      if (mine === null || remote.get(seq)?.equals(mine) === true) return seq
+    }
+    return null
+  }
+
   async #databaseLastSeq(): Promise<number> {
     const result = await this.log.pool.query<{ last: string }>('SELECT coalesce(max(seq), 0) AS last FROM log WHERE shard = $1', [this.shard])
     return Number(result.rows[0].last)
   }
 
-  /** Writes the database's records after the local log's end into it, page by page, up to the database's end. */
-  async #catchUp(): Promise<void> {
+  /**
+   * Writes the database's records after the local log's end into it, page by page, up to the database's end. Within
+   * a takeover attempt each page is a step of it; an abandoned attempt stops.
+   */
+  async #catchUp(attempt: Attempt | null = null): Promise<void> {
     for (;;) {
-      const records = await this.log.read(this.shard, this.options.local.lastSeq(), catchUpPageRecordsMax)
-      if (records.length === 0) return
+      const afterSeq = this.options.local.lastSeq()
+      if (attempt !== null) this.#step(attempt, `reading the database's log after seq ${afterSeq}`)
+      const records = await this.log.read(this.shard, afterSeq, catchUpPageRecordsMax)
+      if (records.length === 0 || attempt?.abandoned === true) return
+      if (attempt !== null) this.#step(attempt, `writing records ${records[0].seq}..${records[records.length - 1].seq} into the local log`)
       await this.#write(records)
     }
   }
@@ -184,8 +307,11 @@ export class ShardReplica {
 
   #tick(): void {
     if (this.#closed) return
+    // Before the renewal: an attempt stuck after its UPDATE holds the placement, and must not be renewed as if served.
+    if (this.#attempt !== null) this.#abandonIfStuck(this.#attempt)
     if (this.#owned !== null && this.#lost === null) return void this.#renew()
-    if (!this.#started) return
+    if (!this.#started || Date.now() - this.#watchedMs < watchIntervalMs - renewIntervalMs / 2) return
+    this.#watchedMs = Date.now()
     if (this.#following && this.#tail === null) void this.#startTail().catch((error: unknown) => this.#warnOnce('following', error))
     void this.#watch()
   }
@@ -207,38 +333,96 @@ export class ShardReplica {
     else this.#tail = tail
   }
 
-  /** A standby's look at the placement (where to forward, and whether the owner's lease lapsed: then take over). */
+  /**
+   * A standby's look at the placement (where to forward, and whether the owner's lease lapsed: then take over). One
+   * attempt at a time; one whose step outlasts takeoverStepMsMax is abandoned (#abandonIfStuck, at each tick) and the
+   * next look starts another, so a call that never returns cannot end every later takeover.
+   */
   async #watch(): Promise<void> {
-    if (this.#watching) return
-    this.#watching = true
+    if (this.#attempt !== null) return
+    const attempt: Attempt = { step: 'reading the placement', stepStartedMs: Date.now(), abandoned: false }
+    this.#attempt = attempt
+    let seenEpoch: number | null = null
     try {
-      this.#seen = await seePlacement(this.log, this.shard)
-      if (this.#following && this.#seen !== null && this.#seen.lapsed) await this.#takeOver(this.#seen.epoch)
+      const seen = await seePlacement(this.log, this.shard)
+      if (attempt.abandoned) return
+      this.#seen = seen
+      if (!this.#following || seen === null || !seen.lapsed) return
+      seenEpoch = seen.epoch
+      await this.#takeOver(attempt, seen.epoch)
     } catch (error) {
-      this.#warnOnce('watching the placement', error)
+      if (attempt.abandoned) return
+      if (seenEpoch !== null && (error as { code?: unknown }).code === lockNotAvailable) await this.#endHolder(seenEpoch)
+      else this.#warnOnce('watching the placement', error)
     } finally {
-      this.#watching = false
+      if (this.#attempt === attempt) this.#attempt = null
     }
+  }
+
+  #step(attempt: Attempt, step: string): void {
+    attempt.step = step
+    attempt.stepStartedMs = Date.now()
+  }
+
+  /**
+   * Abandons an attempt whose step has waited past takeoverStepMsMax, saying which step and how long. Before the
+   * placement was taken nothing is lost: the next tick tries again (and an abandoned attempt's late result is
+   * dropped). After it, the local log's state is unknown (a page write that never ended): the node steps down, its
+   * lease left to lapse, so that another node takes the shard.
+   */
+  #abandonIfStuck(attempt: Attempt): void {
+    const waitedMs = Date.now() - attempt.stepStartedMs
+    if (waitedMs < takeoverStepMsMax) return
+    attempt.abandoned = true
+    this.#attempt = null
+    const holds = this.#owned !== null && !this.#serving
+    this.options.warn(`trueup: cluster: a takeover attempt of shard ${this.shard} waited ${waitedMs} ms on ${attempt.step}; abandoned, ${holds ? 'stepping down' : 'tried again at the next second'}`)
+    if (holds) this.#stepDown(`its takeover did not finish (${attempt.step} waited ${waitedMs} ms)`)
+  }
+
+  /** The takeover's UPDATE waited its lock_timeout for the placement row: the session holding it past the lapsed lease is ended. */
+  async #endHolder(seenEpoch: number): Promise<void> {
+    const ended = await endStuckHolder(this.log, this.shard, seenEpoch).catch((error: unknown) => {
+      this.#warnOnce('ending the session that holds the placement row of', error)
+      return []
+    })
+    // Said once per epoch when nothing could be ended (the next seconds' waits are the same), each time a session is.
+    if (ended.length === 0 && this.#lockWaitSaidEpoch === seenEpoch) return
+    this.#lockWaitSaidEpoch = seenEpoch
+    const held = ended.map((holder) => `pid ${holder.pid} (${holder.application || 'no application name'}, ${holder.state}, its transaction open ${holder.openMs} ms)`)
+    this.options.warn(`trueup: cluster: taking shard ${this.shard} over waited ${takeoverLockWaitMs} ms for its placement row, held past the lapsed lease of epoch ${seenEpoch}`
+      + (held.length > 0 ? ` by ${held.join(', ')}: ended it; tried again at the next second` : '; tried again at the next second'))
   }
 
   /**
    * The owner's lease lapsed: the epoch goes up (fencing the old owner: its appends from now on write nothing), then
    * every record up to the database's end is applied, and only then is the shard served. Of standbys racing, one wins.
+   * An attempt abandoned before its UPDATE returned drops what it took: that epoch's lease is never renewed and
+   * lapses, and a later attempt takes the shard again (the epoch fences the dropped one).
    */
-  async #takeOver(seenEpoch: number): Promise<void> {
-    const owned = await this.log.takeover(this.shard, seenEpoch)
+  async #takeOver(attempt: Attempt, seenEpoch: number): Promise<void> {
+    this.#step(attempt, `the UPDATE of the placement (epoch ${seenEpoch} seen)`)
+    const owned = await this.log.takeover(this.shard, seenEpoch, takeoverLockWaitMs)
     if (owned === null) return
-    this.#owned = owned
-    this.#following = false
-    await this.#tail?.close()
-    this.#tail = null
-    await this.#applying.catch(() => undefined)
-    try {
-      await this.#catchUp()
-    } catch (error) {
-      this.#stepDown(`the database's log could not be applied after the takeover: ${messageOf(error)}`)
+    if (attempt.abandoned || this.#owned !== null || this.#lost !== null || this.#closed) {
+      this.options.warn(`trueup: cluster: shard ${this.shard} taken at epoch ${owned.epoch} by an abandoned takeover attempt: left to lapse`)
       return
     }
+    this.#owned = owned
+    this.#following = false
+    // Closed at once (no more pages are handed over); its connection ends in the background, never waited for.
+    const tail = this.#tail
+    this.#tail = null
+    void tail?.close()
+    this.#step(attempt, 'the page of followed records being written')
+    await this.#applying.catch(() => undefined)
+    try {
+      await this.#catchUp(attempt)
+    } catch (error) {
+      if (!attempt.abandoned) this.#stepDown(`the database's log could not be applied after the takeover: ${messageOf(error)}`)
+      return
+    }
+    if (attempt.abandoned) return
     const localLastSeq = this.options.local.lastSeq()
     if (localLastSeq !== owned.nextSeq - 1) {
       this.#stepDown(`after the takeover the local log ends at seq ${localLastSeq}, the database's at ${owned.nextSeq - 1}`)
@@ -249,6 +433,7 @@ export class ShardReplica {
   }
 
   #serve(): void {
+    if (this.#lost !== null) return
     this.#serving = true
     this.options.onServing()
   }
@@ -297,10 +482,22 @@ export class ShardReplica {
     }
   }
 
+  /**
+   * One renewal at a time, each sent at once when due. One the database has not answered within a lease (a connection
+   * that never answers) no longer holds later ones back: another is sent. Only the database's answer counts: success
+   * extends the lease by its own clock; another owner found steps down.
+   */
   async #renew(): Promise<void> {
     const owned = this.#owned
-    if (owned === null || this.#lost !== null || this.#renewing) return
-    this.#renewing = true
+    if (owned === null || this.#lost !== null) return
+    const pending = this.#renewal
+    if (pending !== null) {
+      const waitedMs = Date.now() - pending.sentMs
+      if (waitedMs < leaseMs) return
+      this.options.warn(`trueup: cluster: a renewal of the lease of shard ${this.shard} sent ${waitedMs} ms ago has no answer; sending another`)
+    }
+    const renewal = { sentMs: Date.now() }
+    this.#renewal = renewal
     try {
       if (!(await owned.renew())) this.#stepDown(`another node took it over (lease of epoch ${owned.epoch} lost)`)
     } catch (error) {
@@ -308,7 +505,7 @@ export class ShardReplica {
       // another node takes the shard, the next append or renewal is fenced.
       this.options.warn(`trueup: cluster: renewing the lease of shard ${this.shard} failed: ${messageOf(error)}`)
     } finally {
-      this.#renewing = false
+      if (this.#renewal === renewal) this.#renewal = null
     }
   }
 

@@ -324,6 +324,26 @@ export class CommandLog {
     this.#durableSeq = this.#nextSeq - 1
   }
 
+  /**
+   * Cluster mode, at start, before replay (src/cluster/shard-replica.ts): removes records seq+1..lastSeq, which were
+   * never answered (the tail of a fenced life, refused by the database), together with whatever `alsoRemove` removes
+   * (snapshots and webhook outbox items past seq), in one transaction, then flushes: the log ends at seq, both or
+   * neither on a crash. Returns how many records it removed.
+   */
+  async dropAfter(seq: number, alsoRemove: () => void): Promise<number> {
+    assert.ok(this.#standby !== null && this.#failure === null && this.#pending.length === 0 && !this.#inFlight, 'only a log standing by, before it appends, drops records')
+    const lastSeq = this.lastSeq
+    assert.ok(Number.isSafeInteger(seq) && seq >= this.firstSeq - 1 && seq <= lastSeq, `records past ${seq} cannot be dropped from a log holding ${this.firstSeq}..${lastSeq}`)
+    await this.#root.transaction(() => {
+      for (let dropped = seq + 1; dropped <= lastSeq; dropped++) this.#records.remove(dropped)
+      alsoRemove()
+    })
+    await this.#root.flushed
+    this.#nextSeq = seq + 1
+    this.#durableSeq = seq
+    return lastSeq - seq
+  }
+
   #notifySide(batch: readonly PendingRecord[]): void {
     if (this.onSideDurable === null) return
     const names = new Set<string>()

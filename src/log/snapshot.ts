@@ -464,3 +464,26 @@ export function snapshotSeqsOnDisk(root: RootDatabase): SnapshotSeqs {
   const system = loadSystemSnapshot(root)
   return { system: system !== undefined && system.ok ? { seq: system.seq, workspaceIds: system.state.workspaces.map(({ id }) => id) } : null, workspaces }
 }
+
+/**
+ * Within a write transaction: removes every snapshot of a state past seq (a workspace's head with its entry chunks,
+ * the system's), for a log cut back to seq (a cluster node dropping records it never answered: a snapshot past seq
+ * may hold them). Returns what it removed, named with its seq.
+ */
+export function removeSnapshotsAfter(root: RootDatabase, seq: number): string[] {
+  const db = snapshotsDb(root)
+  const seqs = snapshotSeqsOnDisk(root)
+  const removed: string[] = []
+  for (const [workspaceId, at] of seqs.workspaces) {
+    if (at <= seq) continue
+    const prefix = chunkKeyPrefix(workspaceId)
+    const chunks = [...db.getKeys({ start: prefix })].filter((key): key is string => typeof key === 'string' && key.startsWith(prefix))
+    for (const key of [workspaceId, ...chunks]) db.remove(key)
+    removed.push(`workspace ${workspaceId} at seq ${at}`)
+  }
+  if (seqs.system !== null && seqs.system.seq > seq) {
+    db.remove(systemKey)
+    removed.push(`the system at seq ${seqs.system.seq}`)
+  }
+  return removed
+}

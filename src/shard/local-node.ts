@@ -12,7 +12,9 @@ import type { Config } from '../config.js'
 import { limitsDefault, type SystemCommand } from '../ledger/system.js'
 import { ShardNotOwned, ShardReplica, type ReplicaRoute } from '../cluster/shard-replica.js'
 import { decodeRecord } from '../log/codec.js'
-import { CommandLog, type CommitFaults } from '../log/command-log.js'
+import { CommandLog, sideDatabases, type CommitFaults } from '../log/command-log.js'
+import { removeSnapshotsAfter, snapshotSeqsOnDisk } from '../log/snapshot.js'
+import { parseOutboxKey } from '../webhooks/outbox.js'
 import { newSealKeyFields } from '../exports/seal-signature.js'
 import { WebhookDeliverer, type AttemptResult } from '../webhooks/deliverer.js'
 import { LocalShard } from './local-shard.js'
@@ -47,6 +49,27 @@ export interface LocalNodeHooks {
 const warnToStderr = (line: string) => { process.stderr.write(`${line}\n`) }
 
 /**
+ * Cluster mode, at start, before replay: the local records past seq, never answered (src/cluster/shard-replica.ts),
+ * dropped with what stands on them: snapshots past seq (they may hold those records' effects), and the webhook
+ * outbox items and delivery rows of those records (their events never happened). Refused, nothing changed, when a
+ * snapshot to drop stands for records retention deleted: replay could not rebuild its state.
+ */
+async function dropUnanswered(log: CommandLog, seq: number): Promise<{ records: number; snapshots: string[] }> {
+  const onDisk = snapshotSeqsOnDisk(log.root)
+  const pastSeq = [...onDisk.workspaces.values(), onDisk.system?.seq ?? 0].some((at) => at > seq)
+  if (pastSeq && log.firstSeq > 1) throw new Error(`a snapshot past seq ${seq} stands for records retention deleted (the log begins at seq ${log.firstSeq})`)
+  let snapshots: string[] = []
+  const records = await log.dropAfter(seq, () => {
+    snapshots = removeSnapshotsAfter(log.root, seq)
+    for (const name of sideDatabases) {
+      const db = log.sideDb(name)
+      for (const key of [...db.getKeys({})]) if (typeof key === 'string' && parseOutboxKey(key).seq > seq) db.remove(key)
+    }
+  })
+  return { records, snapshots }
+}
+
+/**
  * Cluster mode: the log's replica in the database, acquired (or followed, as a standby) before anything is replayed
  * or appended, its group commits then committed there too. The log stands by (refusing appends and answers) until
  * the replica serves the shard; when the shard is lost the log steps down (its requests answer 503). Records
@@ -59,6 +82,8 @@ async function replicaOf(config: Config, hooks: LocalNodeHooks, log: CommandLog,
     databaseUrl: config.cluster.databaseUrl, nodeId: config.cluster.nodeId, nodeUrl: config.cluster.nodeUrl, shard: hooks.clusterShard,
     warn: hooks.warn ?? warnToStderr, onLost: (error) => log.stepDown(error), onServing: () => log.resume(),
     local: {
+      unansweredRecordsMax: config.groupCommitRecordsMax,
+      dropAfter: (seq) => dropUnanswered(log, seq),
       lastSeq: () => log.lastSeq,
       recordAt: (seq) => log.recordBytes(seq),
       write: async (firstSeq, records) => {

@@ -45,7 +45,6 @@ const withoutOwnTest: readonly string[] = [
   'client/types.ts',
   'cluster/node-directory.ts',
   'cluster/pg-tail.ts',
-  'cluster/shard-replica.ts',
   'data-dir.ts',
   'edge/forward.ts',
   'edge/http.ts',

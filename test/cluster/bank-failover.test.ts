@@ -6,10 +6,8 @@
  * data dirs, replayed by a single node, giving the same balances.
  */
 
-import path from 'node:path'
 import t from 'tap'
-import { CommandLog } from '../../src/log/command-log.ts'
-import { placementOf, request, startCluster, startLoad, testDatabase, waitFor } from '../support/cluster-nodes.ts'
+import { localLogDifference, placementOf, request, startCluster, startLoad, testDatabase, waitFor } from '../support/cluster-nodes.ts'
 import { call, startTestService } from '../support/service.ts'
 
 // Starting node processes under tsx takes a while on a busy machine; each step is bounded (waitFor, attempts).
@@ -36,23 +34,6 @@ async function balancesOf(baseUrl: string, key: string): Promise<Record<string, 
     balances[account] = reply.body.balance
   }
   return balances
-}
-
-/** The data dir's local log, record for record, against the database's shard 0; null when equal, else the first difference. */
-async function logDifference(dataDir: string): Promise<string | null> {
-  const rows = (await database.db.query<{ seq: string; record: Buffer }>('SELECT seq, record FROM log WHERE shard = 0 ORDER BY seq')).rows
-  const log = new CommandLog({ path: path.join(dataDir, 'log'), groupCommitRecordsMax: 64, pendingRecordsMax: 64 })
-  try {
-    if (log.lastSeq !== rows.length) return `the local log ends at ${log.lastSeq}, the database's at ${rows.length}`
-    for (const row of rows) {
-      const seq = Number(row.seq)
-      if (seq < log.firstSeq) continue
-      if (!row.record.equals(log.recordBytes(seq) ?? Buffer.alloc(0))) return `record ${seq} differs`
-    }
-    return null
-  } finally {
-    await log.close()
-  }
 }
 
 t.test('transfers across a SIGKILL failover: balances conserved and exact, every node\'s log the database\'s', async (t) => {
@@ -96,7 +77,7 @@ t.test('transfers across a SIGKILL failover: balances conserved and exact, every
   for (const node of standbys) {
     node.process.child.kill('SIGTERM')
     await node.process.exited
-    t.equal(await logDifference(node.dataDir), null, `${node.id}'s local log is the database's`)
+    t.equal(await localLogDifference(database.db, node.dataDir), null, `${node.id}'s local log is the database's`)
     const replayed = await startTestService({ dataDir: node.dataDir, apiKey: key, env: { SHARDS: '1' } })
     try {
       t.same(await balancesOf(replayed.baseUrl, key), expected, `${node.id}'s data dir replayed alone gives the same balances`)

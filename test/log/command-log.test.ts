@@ -8,7 +8,7 @@ import os from 'node:os'
 import path from 'node:path'
 import t from 'tap'
 import { CommandLog, type CommitFaults } from '../../src/log/command-log.ts'
-import type { LogRecord } from '../../src/log/codec.ts'
+import { encodeRecord, type LogRecord } from '../../src/log/codec.ts'
 
 const roots: string[] = []
 t.teardown(() => { for (const dir of roots) fs.rmSync(dir, { recursive: true, force: true }) })
@@ -147,4 +147,28 @@ t.test('the next batch goes to LMDB before the replies of the one just flushed g
   t.equal(startedAtReply.length, 4, 'every reply went out')
   t.equal(log.durableSeq, 4)
   await log.close()
+})
+
+t.test('dropAfter: a log standing by loses its records past a seq, and what alsoRemove removes, in one transaction, for good', async (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'trueup-log-'))
+  const log = openLog(undefined, dir)
+  for (let i = 1; i <= 5; i++) log.append(record(i))
+  await log.idle()
+  await log.sideDb('outbox').put('kept', Buffer.from('k'))
+  await log.sideDb('outbox').put('dropped', Buffer.from('d'))
+  await t.rejects(log.dropAfter(3, () => undefined), 'a log that is not standing by drops nothing')
+  log.standBy(new Error('another node owns the shard'))
+  const dropped = await log.dropAfter(3, () => { void log.sideDb('outbox').remove('dropped') })
+  t.equal(dropped, 2, 'records 4 and 5')
+  t.same([log.lastSeq, log.durableSeq, log.recordBytes(4)], [3, 3, null], 'the log ends at 3')
+  await log.close()
+  const reopened = openLog(undefined, dir)
+  t.equal(reopened.lastSeq, 3, 'and so it does once reopened')
+  t.same([...reopened.readFrom(1)].map(({ seq }) => seq), [1, 2, 3])
+  t.same([...reopened.sideDb('outbox').getKeys({})], ['kept'], 'with the side removal of the same transaction')
+  reopened.standBy(new Error('another node owns the shard'))
+  const followed = encodeRecord(4, record(40))
+  await reopened.appendFollowed(4, [followed])
+  t.ok(reopened.recordBytes(4)?.equals(followed), 'the next record followed goes at seq 4')
+  await reopened.close()
 })

@@ -17,7 +17,7 @@ import type { WorkspaceState } from '../../src/ledger/state.ts'
 import { limitsDefault } from '../../src/ledger/system.ts'
 import { frame } from '../../src/log/codec.ts'
 import { CommandLog } from '../../src/log/command-log.ts'
-import { loadSnapshots, writeSnapshot } from '../../src/log/snapshot.ts'
+import { loadSnapshots, removeSnapshotsAfter, writeSnapshot, writeSystemSnapshot } from '../../src/log/snapshot.ts'
 
 const roots: string[] = []
 t.teardown(() => { for (const dir of roots) fs.rmSync(dir, { recursive: true, force: true }) })
@@ -153,5 +153,23 @@ t.test('a version 1 snapshot (one value, entries as objects) still loads', async
   const loaded = loadSnapshots(log.root)
   t.same(loaded.unusable, [])
   t.ok(isDeepStrictEqual(view(loaded.workspaces.get('default')!.state), view(state)), 'the same state as the live one')
+  await log.close()
+})
+
+t.test('removeSnapshotsAfter removes the snapshots past a seq (a workspace\'s head with its chunks, the system\'s) and keeps the others', async (t) => {
+  const { log, actor, runtime } = await populated(20)
+  await written(log, actor, 7)
+  const seq = log.durableSeq
+  writeSystemSnapshot(log.root, seq, runtime.system, (name, error) => { throw new Error(`${name}: ${error.message}`) })
+  await log.root.flushed
+  const keys = () => [...snapshotsOf(log.root).getKeys({})].map(String).sort()
+  t.ok(keys().length > 3, `a head, its chunks and the system's: ${keys().join(', ')}`)
+  let removed: string[] = []
+  await log.root.transaction(() => { removed = removeSnapshotsAfter(log.root, seq) })
+  t.same(removed, [], 'none stands past the seq it was taken at')
+  t.ok(keys().length > 3, 'all kept')
+  await log.root.transaction(() => { removed = removeSnapshotsAfter(log.root, seq - 1) })
+  t.same(removed, [`workspace default at seq ${seq}`, `the system at seq ${seq}`], 'both past seq - 1')
+  t.same(keys(), [], 'no head, chunk or system snapshot left')
   await log.close()
 })

@@ -11,6 +11,7 @@ import pg from 'pg'
 import type { Test } from 'tap'
 import { startLocalPostgres, type LocalPostgres } from '../../scripts/local-postgres.ts'
 import { decodeRecord } from '../../src/log/codec.ts'
+import { CommandLog } from '../../src/log/command-log.ts'
 import { freePort, killHard, startProcess, type RunningProcess } from './process.ts'
 
 /** A test file's throwaway PostgreSQL and a client on it: started before its tests, stopped after them. */
@@ -73,7 +74,15 @@ export interface ClusterNode {
 
 /** Starts node `id` on a fresh data dir; the caller kills it (killNodes). */
 export async function startNode(databaseUrl: string, id: string): Promise<ClusterNode> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `trueup-${id}-`))
+  return startNodeOn(databaseUrl, id, fs.mkdtempSync(path.join(os.tmpdir(), `trueup-${id}-`)))
+}
+
+/** Starts a node that was stopped again, on its own data dir (a new port: its NODE_URL follows); the caller kills it. */
+export async function restartNode(databaseUrl: string, node: ClusterNode): Promise<ClusterNode> {
+  return startNodeOn(databaseUrl, node.id, node.dataDir)
+}
+
+async function startNodeOn(databaseUrl: string, id: string, dataDir: string): Promise<ClusterNode> {
   const port = await freePort()
   const running = await startProcess({
     dataDir, adminToken, port, startTimeoutMs: 120_000,
@@ -248,4 +257,21 @@ export async function waitFor(check: () => Promise<boolean>, timeoutMs: number):
     await sleep(100)
   }
   return false
+}
+
+/** A stopped node's local log, record for record, against the database's shard 0; null when equal, else the first difference. */
+export async function localLogDifference(db: pg.Client, dataDir: string): Promise<string | null> {
+  const rows = (await db.query<{ seq: string; record: Buffer }>('SELECT seq, record FROM log WHERE shard = 0 ORDER BY seq')).rows
+  const log = new CommandLog({ path: path.join(dataDir, 'log'), groupCommitRecordsMax: 64, pendingRecordsMax: 64 })
+  try {
+    if (log.lastSeq !== rows.length) return `the local log ends at ${log.lastSeq}, the database's at ${rows.length}`
+    for (const row of rows) {
+      const seq = Number(row.seq)
+      if (seq < log.firstSeq) continue
+      if (!row.record.equals(log.recordBytes(seq) ?? Buffer.alloc(0))) return `record ${seq} differs`
+    }
+    return null
+  } finally {
+    await log.close()
+  }
 }
