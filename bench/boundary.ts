@@ -15,9 +15,8 @@
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { randomBytes } from 'node:crypto'
-import { call, measure, nodePidUnder, startCeiling, startScriptNodeFlags, startTrueup, type Child, type LoadRequest, type LoadResult, type LoadSettings } from './http.ts'
-import { seededRandom } from './scenarios.ts'
+import { boundaryRows, makeWorkspaces, type Row } from './boundary-rows.ts'
+import { call, measure, nodePidUnder, startCeiling, startScriptNodeFlags, startTrueup, type Child, type LoadResult } from './http.ts'
 import { seedHttp } from './seed.ts'
 import { threadCpuMs, threadUse, type ThreadUse } from './threads.ts'
 
@@ -30,56 +29,8 @@ const entries = Number(process.env.BENCH_ENTRIES ?? 100_000)
 const rounds = Number(process.env.BENCH_ROUNDS ?? 2)
 const adminToken = `adm_boundary_${process.pid}`
 
-interface Row {
-  readonly key: string
-  readonly name: string
-  readonly settings: LoadSettings
-  readonly next: (secret: string, accounts: readonly string[], window: string, extraKeys: readonly string[]) => () => LoadRequest
-  /** Workspaces made (over the admin API) before the row, each with a key and the two accounts postings name. */
-  readonly workspaces?: number
-}
-
-const c64: LoadSettings = { connections: 64, pipelining: 1, durationS, warmupS }
-const c640: LoadSettings = { ...c64, connections: 640 }
-
-/** Postings spread over several workspaces' keys in turn, each between its two accounts. */
-function spreadPost(keys: readonly string[]): () => LoadRequest {
-  let index = 0
-  return () => {
-    index++
-    const body = JSON.stringify({ lines: [{ account: 'assets:bank', amount: index }, { account: 'income:sales', amount: -index }], description: `spread ${index}` })
-    return { method: 'POST', path: '/v2/entries', headers: { authorization: `Bearer ${keys[index % keys.length]}`, 'content-type': 'application/json' }, body }
-  }
-}
-
-function entryPost(secret: string, keyed: boolean): () => LoadRequest {
-  const random = seededRandom(7)
-  const tag = randomBytes(4).toString('hex')
-  let index = 0
-  return () => {
-    index++
-    const debit = Math.floor(random() * 1000)
-    const credit = (debit + 1 + Math.floor(random() * 999)) % 1000
-    const name = (i: number) => `acct:${String(i).padStart(3, '0')}`
-    const body = JSON.stringify({ lines: [{ account: name(debit), amount: index }, { account: name(credit), amount: -index }], description: `boundary ${index}` })
-    const headers: Record<string, string> = { authorization: `Bearer ${secret}`, 'content-type': 'application/json' }
-    if (keyed) headers['idempotency-key'] = `${tag}-${index}`
-    return { method: 'POST', path: '/v2/entries', headers, body }
-  }
-}
-
-const allRows: readonly Row[] = [
-  { key: 'post-c64', name: 'POST /v2/entries, durable (-c 64)', settings: c64, next: (secret) => entryPost(secret, false) },
-  { key: 'post-c640', name: 'POST /v2/entries, durable (-c 640)', settings: c640, next: (secret) => entryPost(secret, false) },
-  { key: 'post-keyed', name: 'POST /v2/entries with Idempotency-Key (-c 64)', settings: c64, next: (secret) => entryPost(secret, true) },
-  {
-    key: 'balance', name: 'GET balance, random of 1,000 accounts (-c 64)', settings: c64,
-    next: (secret, accounts) => { const random = seededRandom(3); return () => ({ method: 'GET', path: `/v2/accounts/${accounts[Math.floor(random() * accounts.length)]}/balance`, headers: { authorization: `Bearer ${secret}` } }) },
-  },
-  { key: 'window', name: 'GET reconciliation (-c 64)', settings: c64, next: (secret, _accounts, window) => () => ({ method: 'GET', path: `/v2/reconciliations/${window}`, headers: { authorization: `Bearer ${secret}` } }) },
-  { key: 'post-8-workspaces', name: 'POST /v2/entries to 8 workspaces at once (-c 64)', settings: c64, workspaces: 8, next: (_secret, _accounts, _window, keys) => spreadPost(keys) },
-]
 const rowKeys = process.env.BENCH_ROWS === undefined || process.env.BENCH_ROWS === '' ? null : process.env.BENCH_ROWS.split(',')
+const allRows = boundaryRows(durationS, warmupS)
 const rows = rowKeys === null ? allRows : allRows.filter((row) => rowKeys.includes(row.key))
 
 interface Cell { readonly reqPerS: number; readonly cpuUsPerAnswer: number | null; readonly non2xx: number; readonly errors: number; readonly threads?: readonly ThreadUse[] }
@@ -106,21 +57,6 @@ async function startServer(server: Server, dataDir: string, tmp: string): Promis
     if (previous === undefined) delete process.env.SHARDS
     else process.env.SHARDS = previous
   }
-}
-
-/** Workspaces w0…, each with a key and its two accounts; their secrets. */
-async function makeWorkspaces(port: number, count: number): Promise<string[]> {
-  const secrets: string[] = []
-  for (let index = 0; index < count; index++) {
-    const id = `w${index}`
-    const created = await call(port, 'POST', '/admin/workspaces', adminToken, { id, timezone: 'UTC', limits: { writes_per_minute: 100_000_000, reads_per_minute: 100_000_000 } })
-    if (created.status !== 201) throw new Error(`workspace ${id}: ${created.status}`)
-    const key = await call(port, 'POST', '/admin/keys', adminToken, { workspace: id, scopes: ['accounts:write', 'entries:write'] })
-    const secret = (key.json as { secret: string }).secret
-    for (const name of ['assets:bank', 'income:sales']) await call(port, 'POST', '/v2/accounts', secret, { name })
-    secrets.push(secret)
-  }
-  return secrets
 }
 
 async function main(): Promise<void> {
@@ -154,7 +90,7 @@ async function main(): Promise<void> {
               const raised = await call(child.port, 'PATCH', '/admin/workspaces/default', adminToken, { limits: { writes_per_minute: 100_000_000, reads_per_minute: 100_000_000 } })
               if (raised.status !== 200) throw new Error(`${server.label}: raising the rate limits answered ${raised.status}`)
             }
-            const keys = row.workspaces === undefined ? [] : await makeWorkspaces(child.port, row.workspaces)
+            const keys = row.workspaces === undefined ? [] : await makeWorkspaces(child.port, adminToken, row.workspaces)
             const pid = nodePidUnder(child.process.pid)
             const threadsBefore = pid === null ? new Map() : threadCpuMs(pid)
             const startedMs = Date.now()

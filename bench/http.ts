@@ -163,6 +163,8 @@ export interface LoadSettings {
   readonly pipelining: number
   readonly durationS: number
   readonly warmupS: number
+  /** Requests per second over all connections, paced (autocannon's overallRate); as fast as answered when absent. */
+  readonly ratePerS?: number
 }
 
 export interface LoadRequest {
@@ -202,6 +204,7 @@ function runOnce(port: number, settings: LoadSettings, durationS: number, next: 
     connections: settings.connections,
     pipelining: settings.pipelining,
     duration: durationS,
+    ...(settings.ratePerS === undefined ? {} : { overallRate: settings.ratePerS }),
     timeout: 10,
     // autocannon reconnects silently when the server closes a connection (it counts no error), so count connects.
     setupClient: (unknownClient) => {

@@ -77,13 +77,16 @@ export interface RateBudgets {
 export interface Handler {
   /** The `command` stage: the handler's context and call; a Rejection is a refusal of the request's shape. */
   build(flow: Flow): unknown
-  /** The `actor` stage: what was built, sent to the shard (a refusal answered at its barrier), its reply once durable; an export streams. */
-  execute(flow: Flow, built: unknown): Promise<Reply | StreamedAnswer>
+  /**
+   * The `actor` stage: what was built, sent to the shard (a refusal answered at its barrier), its reply once durable; an export
+   * streams. The reply itself when the shard answered at once (the flow goes on in this turn), else a Promise of it.
+   */
+  execute(flow: Flow, built: unknown): Reply | StreamedAnswer | Promise<Reply | StreamedAnswer>
   /**
    * The `budget` and `idempotency` stages: what the caller's Idempotency-Key names in its workspace (a replay,
    * a conflict, or nothingStored; without a fingerprint, 200 when anything is stored).
    */
-  lookUp?(flow: Flow, idempotencyKey: string, fingerprint: string | null, atMs: number): Promise<Reply>
+  lookUp?(flow: Flow, idempotencyKey: string, fingerprint: string | null, atMs: number): Reply | Promise<Reply>
 }
 
 export interface LifecycleOptions {
@@ -400,10 +403,13 @@ function budgetStage(flow: Flow, lifecycle: Lifecycle<unknown>): Step {
   // Its answer may come after this turn, and a transport loses what arrives while nobody reads (uWebSockets.js
   // drops body chunks without a reader): the body is read meanwhile.
   readBodyNow(flow, lifecycle)
-  lookUp(flow, idempotencyKey, null, nowMs).then((reply) => {
+  const onReply = (reply: Reply): void => {
     if (reply.status === nothingStored) return void rateLimited(flow, lifecycle, writes, tokens, nowMs)
     lifecycle.resume(flow, flow.next)
-  }, (error: unknown) => lifecycle.failed(flow, error))
+  }
+  const found = lookUp(flow, idempotencyKey, null, nowMs)
+  if (found instanceof Promise) found.then(onReply, (error: unknown) => lifecycle.failed(flow, error))
+  else onReply(found)
   return halted
 }
 
@@ -480,17 +486,25 @@ function idempotencyStage(flow: Flow, lifecycle: Lifecycle<unknown>): Step {
   const print = parsed !== null && parsed.ok
     ? fingerprint(request.method, request.path, { json: parsed.value })
     : fingerprint(request.method, request.path, { bytes: flow.bytes ?? Buffer.from('\u0000too-large') })
-  lifecycle.options.handler.lookUp!(flow, idempotencyKey, print, flow.atMs).then((reply) => {
-    if (reply.status === nothingStored) {
-      // Looked up again where the command is applied (its shard stores the answer in that same step): a
-      // request with this key may be on its way meanwhile.
-      flow.idempotency = { key: idempotencyKey, fingerprint: print }
-      return lifecycle.resume(flow, flow.next)
-    }
-    giveBackPrepaid(flow)
-    flow.reply = reply
-    lifecycle.resume(flow, lifecycle.replyIndex)
+  const found = lifecycle.options.handler.lookUp!(flow, idempotencyKey, print, flow.atMs)
+  if (!(found instanceof Promise)) return keyLookedUp(flow, lifecycle, found, idempotencyKey, print)
+  found.then((reply) => {
+    if (keyLookedUp(flow, lifecycle, reply, idempotencyKey, print) === undefined) lifecycle.resume(flow, flow.next)
   }, (error: unknown) => lifecycle.failed(flow, error))
+  return halted
+}
+
+/** What the shard said of the key: nothing stored (the flow goes on, undefined), or a replay or a conflict (answered: halted). */
+function keyLookedUp(flow: Flow, lifecycle: Lifecycle<unknown>, reply: Reply, idempotencyKey: string, print: string): Step {
+  if (reply.status === nothingStored) {
+    // Looked up again where the command is applied (its shard stores the answer in that same step): a
+    // request with this key may be on its way meanwhile.
+    flow.idempotency = { key: idempotencyKey, fingerprint: print }
+    return undefined
+  }
+  giveBackPrepaid(flow)
+  flow.reply = reply
+  lifecycle.resume(flow, lifecycle.replyIndex)
   return halted
 }
 
@@ -588,7 +602,13 @@ function actorStage(flow: Flow, lifecycle: Lifecycle<unknown>): Step {
   const built = flow.built
   // Lets go of the body and the command as soon as the shard has them (the log holds their bytes).
   flow.release()
-  lifecycle.options.handler.execute(flow, built).then((reply) => {
+  const executed = lifecycle.options.handler.execute(flow, built)
+  // Answered at once (a read with no write in flight): on to the reply in this turn.
+  if (!(executed instanceof Promise)) {
+    flow.reply = executed
+    return undefined
+  }
+  executed.then((reply) => {
     flow.reply = reply
     lifecycle.resume(flow, flow.next)
   }, (error: unknown) => lifecycle.failed(flow, error))

@@ -99,6 +99,8 @@ export interface QueryParam<T = unknown, N extends string = string> {
 export type QueryValues<Q extends readonly QueryParam[]> = { readonly [P in Q[number] as P['name']]: P extends QueryParam<infer T> ? T : never }
 
 const noValues: Readonly<Record<string, unknown>> = Object.freeze({})
+/** The query of most requests (none): the parameters only read it, so one serves them all rather than a new one each. */
+const noQuery = new URLSearchParams()
 
 /**
  * The `query` stage: the raw query string (without `?`) read against a route's declared parameters. Bytes
@@ -110,7 +112,7 @@ export function queryValuesOf(declared: readonly QueryParam[], raw: string): Par
   const encoding = queryEncodingProblem(raw)
   if (encoding !== null) return encoding
   if (declared.length === 0) return { ok: true, value: noValues }
-  const query = new URLSearchParams(raw)
+  const query = raw === '' ? noQuery : new URLSearchParams(raw)
   const values: Record<string, unknown> = {}
   for (const param of declared) {
     const parsed = param.parse(query)

@@ -3,7 +3,7 @@
 import { reject, type Rejection } from '../errors.js'
 import type { CommandEnvelope, WorkspaceCommand } from '../ledger/commands.js'
 import type { SystemCommand } from '../ledger/system.js'
-import type { Reply, Shard } from '../shard/operation.js'
+import type { Operation, Reply, Shard } from '../shard/operation.js'
 import { adminRoutes } from './admin-routes.js'
 import { authenticate, isAdmin } from './auth.js'
 import type { Caller, Flow, LifecycleOptions } from './lifecycle.js'
@@ -20,19 +20,29 @@ function envelopeOf(flow: Flow): CommandEnvelope {
   return { at_ms: flow.atMs, key_id: key.id, visibility: key.accounts, idempotency }
 }
 
+/** The shard's reply now when it has one (Shard.execute), else a Promise of it; a throw comes back as a rejected Promise, as from send. */
+function sent(shard: Shard, operation: Operation): Reply | Promise<Reply> {
+  if (shard.execute === undefined) return shard.send(operation)
+  try {
+    return shard.execute(operation)
+  } catch (error) {
+    return Promise.reject(error)
+  }
+}
+
 /** What a /v2 handler built, as the operation its workspace's shard executes (an export: its first page, then a stream). */
-function send(shard: Shard, flow: Flow, what: Built): Promise<Reply | StreamedAnswer> {
+function send(shard: Shard, flow: Flow, what: Built): Reply | Promise<Reply | StreamedAnswer> {
   const workspace = flow.caller!.workspace!.id
   const visibility = flow.caller!.key!.accounts
   if ('type' in what) {
     const command = what as WorkspaceCommand
-    return shard.send({ op: 'command', workspace, command, keyed: command.idempotency !== undefined })
+    return sent(shard, { op: 'command', workspace, command, keyed: command.idempotency !== undefined })
   }
-  if ('read' in what) return shard.send({ op: 'query', workspace, visibility, query: what.read })
-  if ('readsSystem' in what) return shard.send({ op: 'system.query', query: what.readsSystem })
-  if ('deliveries' in what) return shard.send({ op: 'deliveries', workspace, ...what.deliveries })
+  if ('read' in what) return sent(shard, { op: 'query', workspace, visibility, query: what.read })
+  if ('readsSystem' in what) return sent(shard, { op: 'system.query', query: what.readsSystem })
+  if ('deliveries' in what) return sent(shard, { op: 'deliveries', workspace, ...what.deliveries })
   if ('streamed' in what) return what.streamed(shard)
-  return shard.send({ op: 'refuse', workspace, rejection: what })
+  return sent(shard, { op: 'refuse', workspace, rejection: what })
 }
 
 /** /v2: a key by the hash of its secret, handlers that build operations of its workspace. */
@@ -54,7 +64,7 @@ export function v2Surface(shard: Shard): Surface {
       execute: (flow, built) => send(shard, flow, built as Built),
       lookUp: (flow, idempotencyKey, fingerprint, atMs) => {
         const key = flow.caller!.key!
-        return shard.send({ op: 'idempotency', workspace: key.workspace, key: idempotencyKey, keyId: key.id, visibility: key.accounts, atMs, fingerprint })
+        return sent(shard, { op: 'idempotency', workspace: key.workspace, key: idempotencyKey, keyId: key.id, visibility: key.accounts, atMs, fingerprint })
       },
     },
   }

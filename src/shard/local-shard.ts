@@ -90,6 +90,18 @@ export class LocalShard implements Shard {
     return new Promise((resolve) => this.#execute(operation, resolve))
   }
 
+  execute(operation: Operation): Reply | Promise<Reply> {
+    // A Promise only for an answer that waits (for the log, a sliced read, a busy workspace): most reads and every
+    // lookup of an Idempotency-Key are answered in this turn, and a Promise and its reaction per request cost.
+    const answered: { now: Reply | null; later: ((reply: Reply) => void) | null } = { now: null, later: null }
+    this.#execute(operation, (reply) => {
+      if (answered.later === null) answered.now = reply
+      else answered.later(reply)
+    })
+    if (answered.now !== null) return answered.now
+    return new Promise((resolve) => { answered.later = resolve })
+  }
+
   #execute(operation: Operation, done: Done): void {
     const runtime = this.#runtime
     switch (operation.op) {

@@ -60,6 +60,13 @@ export type UpdateListener = (topic: string, text: string) => void
 export interface Shard {
   send(operation: Operation): Promise<Reply>
   /**
+   * send, answered at once when the answer may leave at once (a read with no write in flight, an Idempotency-Key
+   * looked up): the Reply itself, not a Promise, so the ways in can answer within the request's own turn, as they did
+   * before the boundary (an HTTP answer given in its handler needs no abort watch). Else a Promise, as send's. A shard
+   * that cannot tell (one on another thread) need not have it: the ways in then call send.
+   */
+  execute?(operation: Operation): Reply | Promise<Reply>
+  /**
    * The registry of workspaces and keys, as of the last system command applied: the ways in authenticate
    * against it (a key by the hash of its secret) without a hop. Read only.
    */

@@ -182,3 +182,34 @@ t.test('query parameters are read from the route\'s declarations: the handler ge
   t.same((await post('account=', '{"name": "x"}', { 'idempotency-key': '' })).body.error.details, [{ path: '/account', message: 'must be 1 to 256 characters' }], 'and before the Idempotency-Key\'s syntax')
   t.equal(seen.length, 0, 'the handler was not called')
 })
+
+t.test('with no write in flight, a read and the replay of a stored Idempotency-Key are answered within the request\'s own turn; a write waits for the log', async (t) => {
+  const lifecycle = new Lifecycle({ ...options, skip: [] }, transport)
+  const keyed = { method: 'POST', path: '/v2/accounts', headers: { 'idempotency-key': 'same-turn-1' }, body: { value: { name: 'assets:same-turn' } } }
+  t.equal((await send(lifecycle, keyed)).status, 201, 'the keyed write, once durable')
+  // Run by hand: what is answered before run() returns was answered in the request's turn (over HTTP: in uWS's handler, with no abort watch).
+  const runNow = (request: Omit<ApiRequest, 'headers' | 'query'> & { headers?: Record<string, string> }): Answer[] => {
+    const answers: Answer[] = []
+    const headers = new Map(Object.entries({ authorization: `Bearer ${secret}`, ...request.headers }))
+    lifecycle.run({ query: '', ...request, headers }, (answer) => answers.push(answer))
+    return answers
+  }
+  const balance = runNow({ method: 'GET', path: '/v2/accounts/assets%3Asame-turn/balance' })
+  t.equal(balance.length, 1, 'the read answered at once')
+  t.equal(balance[0]?.status, 200)
+  t.equal(balance[0]?.body.balance, 0)
+  const replay = runNow(keyed)
+  t.equal(replay.length, 1, 'the replay answered at once')
+  t.equal(replay[0]?.status, 201)
+  t.same(replay[0]?.headers.find(([name]) => name === 'Replayed'), ['Replayed', 'true'], 'marked as a replay')
+  t.equal(replay[0]?.body.name, 'assets:same-turn', 'the stored answer')
+  const conflict = runNow({ ...keyed, body: { value: { name: 'assets:other' } } })
+  t.equal(conflict.length, 1, 'a conflict answered at once')
+  t.equal(conflict[0]?.status, 409)
+  const write = runNow({ method: 'POST', path: '/v2/accounts', body: { value: { name: 'assets:later' } } })
+  t.equal(write.length, 0, 'a write is not answered before its record is durable')
+  await new Promise<void>((resolve) => log.afterDurable(log.lastSeq, () => resolve()))
+  await new Promise((resolve) => setImmediate(resolve))
+  t.equal(write.length, 1, 'answered once durable')
+  t.equal(write[0]?.status, 201)
+})
