@@ -29,7 +29,7 @@ import { answeredElsewhere, forwardedHeader, type Forwarding } from './forward.j
 
 export interface ServerOptions {
   readonly shard: Shard
-  /** Cluster mode with SHARDS=1: requests for the shard when another node owns it are forwarded (src/edge/forward.ts). */
+  /** Cluster mode: requests for a shard another node owns are forwarded to it (src/edge/forward.ts). */
   readonly forwarding?: Forwarding
   readonly host: string
   readonly port: number

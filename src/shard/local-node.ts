@@ -52,11 +52,13 @@ const warnToStderr = (line: string) => { process.stderr.write(`${line}\n`) }
  * the replica serves the shard; when the shard is lost the log steps down (its requests answer 503). Records
  * followed from the database go into the local log, and into memory once replay built it. Null for a local log.
  */
-async function replicaOf(config: Config, hooks: LocalNodeHooks, log: CommandLog, runtime: Runtime, memoryBuilt: () => boolean): Promise<ShardReplica | null> {
+async function replicaOf(config: Config, hooks: LocalNodeHooks, log: CommandLog, runtime: Runtime, memoryBuilt: () => boolean, followedSystem: Set<(command: SystemCommand) => void>): Promise<ShardReplica | null> {
   if (config.cluster === null || hooks.clusterShard === undefined) return null
   log.standBy(new ShardNotOwned(hooks.clusterShard, 'another node owns it, or it is being taken over'))
+  const claims = config.cluster.claims
   const replica = await ShardReplica.open({
     databaseUrl: config.cluster.databaseUrl, nodeId: config.cluster.nodeId, nodeUrl: config.cluster.nodeUrl, shard: hooks.clusterShard,
+    claim: claims === null || claims.includes(hooks.clusterShard),
     warn: hooks.warn ?? warnToStderr, onLost: (error) => log.stepDown(error), onServing: () => log.resume(),
     local: {
       lastSeq: () => log.lastSeq,
@@ -68,6 +70,10 @@ async function replicaOf(config: Config, hooks: LocalNodeHooks, log: CommandLog,
           const read = decodeRecord(firstSeq + index, bytes)
           if (!read.ok) throw new Error(`record ${firstSeq + index} followed from the database is damaged: ${read.reason}`)
           runtime.applyFollowed(firstSeq + index, read.record)
+          // A key revoked on the owner closes its sockets here too; the shard set gives a new workspace to its shard.
+          if (read.record.workspace !== null) return
+          for (const observer of runtime.systemObservers) observer(read.record.command)
+          for (const listener of followedSystem) listener(read.record.command)
         })
       },
     },
@@ -87,8 +93,10 @@ export class LocalNode {
   #snapshots: NodeJS.Timeout | null = null
   #webhooks: WebhookDeliverer | null = null
   readonly #replica: ShardReplica | null
+  readonly #followedSystem: Set<(command: SystemCommand) => void>
 
-  private constructor(config: Config, hooks: LocalNodeHooks, log: CommandLog, runtime: Runtime, replay: ReplayReport, replica: ShardReplica | null) {
+  private constructor(config: Config, hooks: LocalNodeHooks, log: CommandLog, runtime: Runtime, replay: ReplayReport, replica: ShardReplica | null, followedSystem: Set<(command: SystemCommand) => void>) {
+    this.#followedSystem = followedSystem
     this.#config = config
     this.#hooks = hooks
     this.#replica = replica
@@ -107,8 +115,9 @@ export class LocalNode {
     const runtime = new Runtime(log, config.snapshotCommandsInterval, hooks.warn)
     let replica: ShardReplica | null = null
     let memoryBuilt = false
+    const followedSystem = new Set<(command: SystemCommand) => void>()
     try {
-      replica = await replicaOf(config, hooks, log, runtime, () => memoryBuilt)
+      replica = await replicaOf(config, hooks, log, runtime, () => memoryBuilt, followedSystem)
       const replay = runtime.replay(hooks.clock)
       memoryBuilt = true
       // Workspaces made before seal keys existed get theirs, and their closed windows a signature (docs/API.md,
@@ -116,7 +125,7 @@ export class LocalNode {
       // standby (the owner gives them).
       if (hooks.registry !== true && (replica === null || replica.serving)) runtime.giveSealKeys(hooks.clock())
       await replica?.start()
-      return new LocalNode(config, hooks, log, runtime, replay, replica)
+      return new LocalNode(config, hooks, log, runtime, replay, replica, followedSystem)
     } catch (error) {
       // Close the LMDB env so the data dir is left as found.
       await log.close()
@@ -128,6 +137,11 @@ export class LocalNode {
   /** Cluster mode: whether a request is served here, forwarded to the shard's owner, or answered 503 (src/edge/forward.ts). */
   route(forwarded: boolean): ReplicaRoute {
     return this.#replica === null ? { kind: 'local' } : this.#replica.route(forwarded)
+  }
+
+  /** Cluster mode, a standby: each system command followed from the owner's log, once applied to memory. */
+  onFollowedSystem(listener: (command: SystemCommand) => void): void {
+    this.#followedSystem.add(listener)
   }
 
   /** On an empty data dir, the first workspace (UTC, default limits); false when the data dir had one. */

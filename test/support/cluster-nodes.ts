@@ -71,13 +71,13 @@ export interface ClusterNode {
   readonly dataDir: string
 }
 
-/** Starts node `id` on a fresh data dir; the caller kills it (killNodes). */
-export async function startNode(databaseUrl: string, id: string): Promise<ClusterNode> {
+/** Starts node `id` on a fresh data dir (SHARDS=1 unless `env` says otherwise); the caller kills it (killNodes). */
+export async function startNode(databaseUrl: string, id: string, env: Record<string, string> = {}): Promise<ClusterNode> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `trueup-${id}-`))
   const port = await freePort()
   const running = await startProcess({
     dataDir, adminToken, port, startTimeoutMs: 120_000,
-    env: { SHARDS: '1', CLUSTER_DATABASE_URL: databaseUrl, NODE_ID: id, NODE_URL: `http://127.0.0.1:${port}` },
+    env: { SHARDS: '1', ...env, CLUSTER_DATABASE_URL: databaseUrl, NODE_ID: id, NODE_URL: `http://127.0.0.1:${port}` },
   })
   return { id, process: running, dataDir }
 }
