@@ -229,6 +229,7 @@ export function buildEdge(options: EdgeOptions): Edge {
   const stream = attachStream(app, {
     shard: options.shard, buckets, clock: options.clock, bodyBytesMax: options.bodyBytesMax, importBodyBytesMax: options.importBodyBytesMax,
     authTimeoutMs: options.streamAuthTimeoutMs, keyBufferBytesMax: options.streamKeyBufferBytesMax, processBufferBytesMax: options.streamProcessBufferBytesMax, onRateLimited, closing: () => drain.closing,
+    elsewhere: options.forwarding === undefined ? undefined : (workspace) => options.forwarding!.routeOfWorkspace(workspace),
   })
   const close = (graceMs: number, stopListening: () => void) => drain.close(graceMs, stopListening, () => {
     stream.closeAll()

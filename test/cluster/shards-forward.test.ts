@@ -3,13 +3,16 @@
  * real processes and a real PostgreSQL: two nodes with SHARDS=2, node A owning shard 0 and the registry (shard 2), node
  * B shard 1 (NODE_SHARDS places them). Admin writes sent to B reach the registry's owner; a workspace made there reaches
  * its shard's owner; a key made on one node authenticates on the other; a write for each shard sent to each node
- * answers 201 and is read back on both.
+ * answers 201 and is read back on both. A WebSocket session is served by the node that serves its workspace's shard and
+ * refused elsewhere, naming that node.
  */
 
-import t from 'tap'
+import t, { type Test } from 'tap'
+import { WebSocket } from 'ws'
 import { scopes } from '../../src/ledger/system.ts'
 import { shardOf } from '../../src/shard/placement.ts'
 import { adminToken, killNodes, request, resetDatabase, startNode, testDatabase, type Answer, type ClusterNode } from '../support/cluster-nodes.ts'
+import { openSocket, streamUrl } from '../support/ws.ts'
 
 t.setTimeout(600_000)
 
@@ -96,5 +99,51 @@ t.test('SHARDS=2 on two nodes: each node answers for every shard and for the reg
   t.equal(retried.replayed, true, 'marked as a replay')
   // An unknown key is refused on both nodes (B asks the registry's owner, which does not know it either).
   for (const node of nodes) t.equal((await request(node.process.baseUrl, 'tu_unknown', 'GET', '/v2/accounts')).status, 401, `an unknown key on ${node.id}: 401`)
+
+  await streamsServedByOwnerOnly(t, nodes, workspaces, keys)
 })
 
+/** WebSocket sessions: served by the node that serves the workspace's shard, refused elsewhere naming that node's URL. */
+async function streamsServedByOwnerOnly(t: Test, [a, b]: readonly ClusterNode[], workspaces: readonly string[], keys: ReadonlyMap<string, string>): Promise<void> {
+  const onB = workspaces.find((workspace) => shardOf(workspace, 2) === 1)!
+  const key = keys.get(onB)!
+  const ownerStream = `${b.process.baseUrl}/v2/stream`
+  const refused = await upgradeRefusal(a.process.baseUrl, key)
+  t.equal(refused.status, 503, 'a session on A for a workspace of B\'s shard: the upgrade is refused')
+  t.equal(refused.body?.error?.code, 'unavailable')
+  t.same(refused.body?.error?.details, [{ path: '/owner_url', message: ownerStream }], 'naming the owner\'s stream URL')
+
+  const byMessage = await openSocket(a.process.baseUrl)
+  byMessage.send({ type: 'auth', key })
+  const error = await byMessage.next((message) => message.type === 'error')
+  t.same(error.error?.details, [{ path: '/owner_url', message: ownerStream }], 'authenticated by message: an error message naming the owner')
+  t.equal((await byMessage.closed).code, 4503, 'then closed with 4503')
+
+  for (const [node, workspace] of [[b, onB], [a, workspaces.find((id) => id !== onB)!]] as const) {
+    const served = await openSocket(node.process.baseUrl, keys.get(workspace)!)
+    await served.next((message) => message.type === 'authenticated')
+    const description = `${workspace} over a socket on ${node.id}`
+    served.send({ type: 'request', id: 'r1', method: 'POST', path: '/v2/entries', body: { lines: [{ account: 'assets:bank', amount: 1 }, { account: 'income:sales', amount: -1 }], description } })
+    const response = await served.next((message) => message.type === 'response' && message.id === 'r1', 30_000)
+    t.equal(response.status, 201, `a request over a socket on the owner (${node.id}) answers 201: ${JSON.stringify(response.body)}`)
+    served.socket.close()
+  }
+}
+
+/** An upgrade authenticated by its header: the status and JSON body of its refusal (101 when it was accepted). */
+function upgradeRefusal(baseUrl: string, key: string): Promise<{ status: number; body: any }> {
+  return new Promise((resolve) => {
+    const socket = new WebSocket(streamUrl(baseUrl), { headers: { authorization: `Bearer ${key}` } })
+    socket.once('open', () => {
+      socket.close()
+      resolve({ status: 101, body: null })
+    })
+    socket.once('unexpected-response', (_request, response) => {
+      let text = ''
+      response.setEncoding('utf8')
+      response.on('data', (chunk: string) => { text += chunk })
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: text === '' ? null : JSON.parse(text) }))
+    })
+    socket.once('error', () => resolve({ status: 0, body: null }))
+  })
+}
