@@ -12,7 +12,7 @@ import type { Config } from '../config.js'
 import { limitsDefault, type SystemCommand } from '../ledger/system.js'
 import { ShardNotOwned, ShardReplica, type ReplicaRoute } from '../cluster/shard-replica.js'
 import { decodeRecord } from '../log/codec.js'
-import { CommandLog, type CommitFaults } from '../log/command-log.js'
+import { CommandLog, type CommitFaults, type SideWrites } from '../log/command-log.js'
 import { newSealKeyFields } from '../exports/seal-signature.js'
 import { WebhookDeliverer, type AttemptResult } from '../webhooks/deliverer.js'
 import { LocalShard } from './local-shard.js'
@@ -52,29 +52,55 @@ const warnToStderr = (line: string) => { process.stderr.write(`${line}\n`) }
  * the replica serves the shard; when the shard is lost the log steps down (its requests answer 503). Records
  * followed from the database go into the local log, and into memory once replay built it. Null for a local log.
  */
-async function replicaOf(config: Config, hooks: LocalNodeHooks, log: CommandLog, runtime: Runtime, memoryBuilt: () => boolean, followedSystem: Set<(command: SystemCommand) => void>): Promise<ShardReplica | null> {
+/** What a LocalNode hears of its replica: set once the node exists (the replica is opened before it). */
+interface ReplicaEvents {
+  followedSystem: Set<(command: SystemCommand) => void>
+  serving: () => void
+  lost: () => void
+}
+
+/**
+ * A standby keeps what the owner wrote beside each followed record (webhook outbox items and their delivery rows,
+ * the same bytes), so that it delivers them if it takes the shard over; it delivers nothing while it follows.
+ */
+async function keepSideWrites(log: CommandLog, sides: readonly SideWrites[]): Promise<void> {
+  await Promise.all(sides.flatMap((side) => side.puts.map((put) => log.sideDb(put.db).put(put.key, put.value))))
+}
+
+async function replicaOf(config: Config, hooks: LocalNodeHooks, log: CommandLog, runtime: Runtime, memoryBuilt: () => boolean, events: ReplicaEvents): Promise<ShardReplica | null> {
   if (config.cluster === null || hooks.clusterShard === undefined) return null
   log.standBy(new ShardNotOwned(hooks.clusterShard, 'another node owns it, or it is being taken over'))
   const claims = config.cluster.claims
   const replica = await ShardReplica.open({
     databaseUrl: config.cluster.databaseUrl, nodeId: config.cluster.nodeId, nodeUrl: config.cluster.nodeUrl, shard: hooks.clusterShard,
     claim: claims === null || claims.includes(hooks.clusterShard),
-    warn: hooks.warn ?? warnToStderr, onLost: (error) => log.stepDown(error), onServing: () => log.resume(),
+    warn: hooks.warn ?? warnToStderr,
+    onLost: (error) => {
+      log.stepDown(error)
+      events.lost()
+    },
+    onServing: () => {
+      log.resume()
+      events.serving()
+    },
     local: {
       lastSeq: () => log.lastSeq,
       recordAt: (seq) => log.recordBytes(seq),
       write: async (firstSeq, records) => {
         await log.appendFollowed(firstSeq, records)
         if (!memoryBuilt()) return
+        const sides: SideWrites[] = []
         records.forEach((bytes, index) => {
           const read = decodeRecord(firstSeq + index, bytes)
           if (!read.ok) throw new Error(`record ${firstSeq + index} followed from the database is damaged: ${read.reason}`)
-          runtime.applyFollowed(firstSeq + index, read.record)
+          const side = runtime.applyFollowed(firstSeq + index, read.record)
+          if (side !== undefined) sides.push(side)
           // A key revoked on the owner closes its sockets here too; the shard set gives a new workspace to its shard.
           if (read.record.workspace !== null) return
           for (const observer of runtime.systemObservers) observer(read.record.command)
-          for (const listener of followedSystem) listener(read.record.command)
+          for (const listener of events.followedSystem) listener(read.record.command)
         })
+        await keepSideWrites(log, sides)
       },
     },
   })
@@ -92,6 +118,7 @@ export class LocalNode {
   #retention: LogRetention | null = null
   #snapshots: NodeJS.Timeout | null = null
   #webhooks: WebhookDeliverer | null = null
+  #webhooksDelivering = false
   readonly #replica: ShardReplica | null
   readonly #followedSystem: Set<(command: SystemCommand) => void>
 
@@ -115,9 +142,9 @@ export class LocalNode {
     const runtime = new Runtime(log, config.snapshotCommandsInterval, hooks.warn)
     let replica: ShardReplica | null = null
     let memoryBuilt = false
-    const followedSystem = new Set<(command: SystemCommand) => void>()
+    const events: ReplicaEvents = { followedSystem: new Set(), serving: () => undefined, lost: () => undefined }
     try {
-      replica = await replicaOf(config, hooks, log, runtime, () => memoryBuilt, followedSystem)
+      replica = await replicaOf(config, hooks, log, runtime, () => memoryBuilt, events)
       const replay = runtime.replay(hooks.clock)
       memoryBuilt = true
       // Workspaces made before seal keys existed get theirs, and their closed windows a signature (docs/API.md,
@@ -125,7 +152,10 @@ export class LocalNode {
       // standby (the owner gives them).
       if (hooks.registry !== true && (replica === null || replica.serving)) runtime.giveSealKeys(hooks.clock())
       await replica?.start()
-      return new LocalNode(config, hooks, log, runtime, replay, replica, followedSystem)
+      const node = new LocalNode(config, hooks, log, runtime, replay, replica, events.followedSystem)
+      events.serving = () => node.#deliverWebhooks()
+      events.lost = () => void node.#webhooks?.stop()
+      return node
     } catch (error) {
       // Close the LMDB env so the data dir is left as found.
       await log.close()
@@ -182,10 +212,19 @@ export class LocalNode {
       void retention.step()
     }, snapshotCheckIntervalMs)
     this.#snapshots.unref()
-    this.#webhooks = this.#startWebhooks()
+    this.#webhooks = this.#newWebhooks()
+    // Cluster mode: only the node that serves the shard delivers; a standby starts delivering when it takes it over.
+    if (this.#replica === null || this.#replica.serving) this.#deliverWebhooks()
   }
 
-  #startWebhooks(): WebhookDeliverer {
+  /** Delivery on: what the outbox holds (a restart, a kill -9, or what a standby kept from its owner), then new commits. */
+  #deliverWebhooks(): void {
+    if (this.#webhooks === null || this.#webhooksDelivering) return
+    this.#webhooksDelivering = true
+    this.#webhooks.start()
+  }
+
+  #newWebhooks(): WebhookDeliverer {
     const config = this.#config
     const hooks = this.#hooks
     const runtime = this.runtime
@@ -204,7 +243,6 @@ export class LocalNode {
       onAttempt: (result) => hooks.onWebhookAttempt?.(result), onGiveUp: () => hooks.onWebhookGiveUp?.(),
       warn: hooks.webhookWarn ?? ((message, error) => warnToStderr(`${message}: ${error instanceof Error ? error.message : String(error)}`)),
     })
-    deliverer.start()
     return deliverer
   }
 
