@@ -261,6 +261,8 @@ export class ShardReplica {
   }
 
   get shard(): number { return this.options.shard }
+  /** The replica's connection to the database (the webhook deliveries finished: webhook-done.ts). */
+  get database(): PgLog { return this.log }
   /** The epoch this node holds the shard at; null when it does not. */
   get epoch(): number | null { return this.#lost === null ? this.#owned?.epoch ?? null : null }
   /** Why the shard is not served, or null while it is (or may be, after a takeover). */

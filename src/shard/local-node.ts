@@ -11,12 +11,18 @@ import { Runtime, type ReplayReport } from '../actor/runtime.js'
 import type { Config } from '../config.js'
 import { limitsDefault, type SystemCommand } from '../ledger/system.js'
 import { ShardNotOwned, ShardReplica, type ReplicaRoute } from '../cluster/shard-replica.js'
+import { ensureWebhookDone, publishDone, readDone, type DoneDelivery } from '../cluster/webhook-done.js'
 import { decodeRecord } from '../log/codec.js'
 import { CommandLog, type CommitFaults, type SideWrites } from '../log/command-log.js'
 import { newSealKeyFields } from '../exports/seal-signature.js'
 import { WebhookDeliverer, type AttemptResult } from '../webhooks/deliverer.js'
 import { LocalShard } from './local-shard.js'
 import { runProbe, type Probe } from './probe.js'
+
+/** Cluster mode: how often finished webhook deliveries are handed from the owner to the standbys, in ms. */
+const handoverIntervalMs = 1_000
+/** Pages of finished deliveries a new owner reads before it delivers (10,000 each: webhook-done.ts). */
+const handoverPagesMax = 100
 
 /** How often snapshots are checked for (and retention runs): each check writes those due. */
 export const snapshotCheckIntervalMs = 5_000
@@ -105,6 +111,7 @@ async function replicaOf(config: Config, hooks: LocalNodeHooks, log: CommandLog,
     },
   })
   log.replicate = (firstSeq, records) => replica.append(firstSeq, records)
+  await ensureWebhookDone(replica.database)
   return replica
 }
 
@@ -119,6 +126,13 @@ export class LocalNode {
   #snapshots: NodeJS.Timeout | null = null
   #webhooks: WebhookDeliverer | null = null
   #webhooksDelivering = false
+  /** Cluster mode: deliveries this node finished as owner, not yet told to the standbys (webhook-done.ts). */
+  #doneDeliveries: DoneDelivery[] = []
+  /** Cluster mode, a standby: the last finished delivery it read and dropped from its outbox. */
+  #doneReadId = 0
+  #handover: NodeJS.Timeout | null = null
+  #handingOver: Promise<void> = Promise.resolve()
+  #closing = false
   readonly #replica: ShardReplica | null
   readonly #followedSystem: Set<(command: SystemCommand) => void>
 
@@ -215,13 +229,68 @@ export class LocalNode {
     this.#webhooks = this.#newWebhooks()
     // Cluster mode: only the node that serves the shard delivers; a standby starts delivering when it takes it over.
     if (this.#replica === null || this.#replica.serving) this.#deliverWebhooks()
+    if (this.#replica !== null) {
+      this.#handover = setInterval(() => { this.#handingOver = this.#handOver() }, handoverIntervalMs)
+      this.#handover.unref()
+    }
   }
 
-  /** Delivery on: what the outbox holds (a restart, a kill -9, or what a standby kept from its owner), then new commits. */
+  /**
+   * Delivery on: what the outbox holds (a restart, a kill -9, or what a standby kept from its owner), then new
+   * commits. After a takeover, what the old owner finished is dropped from the outbox first.
+   */
   #deliverWebhooks(): void {
-    if (this.#webhooks === null || this.#webhooksDelivering) return
+    const deliverer = this.#webhooks
+    if (deliverer === null || this.#webhooksDelivering) return
     this.#webhooksDelivering = true
-    this.#webhooks.start()
+    if (this.#replica === null) return deliverer.start()
+    void this.#handingOver.then(() => this.#dropDelivered()).catch((error: unknown) => this.#warnHandover(error)).finally(() => {
+      if (!this.#closing) deliverer.start()
+    })
+  }
+
+  /**
+   * Cluster mode, once a second: the owner tells the standbys which deliveries it finished; a standby drops those from
+   * the outbox it keeps for a takeover, so that a new owner delivers again only what finished in the old one's last second.
+   */
+  async #handOver(): Promise<void> {
+    const replica = this.#replica!
+    try {
+      if (replica.serving) {
+        const done = this.#doneDeliveries
+        this.#doneDeliveries = []
+        await publishDone(replica.database, replica.shard, done).catch((error: unknown) => {
+          this.#doneDeliveries = [...done, ...this.#doneDeliveries]
+          throw error
+        })
+      } else if (replica.following) await this.#dropDelivered()
+    } catch (error) {
+      this.#warnHandover(error)
+    }
+  }
+
+  /** A standby (or a new owner before it delivers): the deliveries its owner finished, their rows kept, out of the outbox. */
+  async #dropDelivered(): Promise<void> {
+    const replica = this.#replica!
+    for (let page = 0; page < handoverPagesMax; page++) {
+      const { done, lastId } = await readDone(replica.database, replica.shard, this.#doneReadId)
+      if (done.length === 0) return
+      await this.log.root.transaction(() => {
+        for (const { key, row } of done) {
+          void this.log.sideDb('deliveries').put(key, row)
+          void this.log.sideDb('outbox').remove(key)
+        }
+      })
+      this.#doneReadId = lastId
+    }
+  }
+
+  #handoverWarned = false
+  #warnHandover(error: unknown): void {
+    if (this.#handoverWarned) return
+    this.#handoverWarned = true
+    const warn = this.#hooks.warn ?? warnToStderr
+    warn(`trueup: cluster: handing webhook deliveries over failed (tried again each second): ${error instanceof Error ? error.message : String(error)}`)
   }
 
   #newWebhooks(): WebhookDeliverer {
@@ -241,6 +310,7 @@ export class LocalNode {
       timeoutMs: config.webhookTimeoutMs, backoffBaseMs: config.webhookBackoffBaseMs, backoffCapMs: config.webhookBackoffCapMs,
       retryWindowMs: config.webhookRetryWindowMs, concurrencyMax: config.webhookConcurrencyMax,
       onAttempt: (result) => hooks.onWebhookAttempt?.(result), onGiveUp: () => hooks.onWebhookGiveUp?.(),
+      onDone: (key, row) => { if (this.#replica !== null) this.#doneDeliveries.push({ key, row }) },
       warn: hooks.webhookWarn ?? ((message, error) => warnToStderr(`${message}: ${error instanceof Error ? error.message : String(error)}`)),
     })
     return deliverer
@@ -268,8 +338,13 @@ export class LocalNode {
 
   /** Webhook attempts in flight aborted (their events stay in the outbox), the log flushed, snapshots written, the log closed. */
   async close(): Promise<{ readonly snapshotsWrittenCount: number; readonly durableSeq: number }> {
+    this.#closing = true
+    if (this.#handover !== null) clearInterval(this.#handover)
+    await this.#handingOver
     await this.stopHousekeeping()
     await this.#webhooks?.stop()
+    // The owner's last finished deliveries, so that the next owner does not deliver them again.
+    if (this.#replica?.serving === true && this.#doneDeliveries.length > 0) await this.#handOver()
     await this.log.idle()
     const snapshotsWrittenCount = this.runtime.snapshotDue(true)
     const durableSeq = this.log.durableSeq

@@ -1,7 +1,7 @@
 /**
  * @module Webhook deliveries across a takeover (docs/CLUSTER.md, "Webhooks"), against real processes and a real
  * PostgreSQL: a standby never delivers, and after the owner is SIGKILLed with deliveries pending the new owner
- * delivers them, signed as the old owner would have.
+ * delivers them, signed as the old owner would have, and does not deliver again what the old owner had delivered.
  */
 
 import t from 'tap'
@@ -64,4 +64,7 @@ t.test('webhooks across a SIGKILL takeover: the standby never delivers, the new 
     const ids = new Set(receiver.received.filter((request) => request.body.includes(description)).map((request) => request.headers['webhook-id']))
     t.equal(ids.size, 1, 'every attempt of the event carries the same webhook-id, the old owner\'s and the new one\'s')
   }
+  // The old owner told the standby what it had delivered (webhook_done): not delivered again.
+  await sleep(1_000)
+  t.equal(receiver.received.filter(accepted('before')).length, 1, 'an event the old owner had delivered is not delivered again by the new one')
 })
