@@ -229,7 +229,8 @@ export class LocalNode {
     this.#webhooks = this.#newWebhooks()
     // Cluster mode: only the node that serves the shard delivers; a standby starts delivering when it takes it over.
     if (this.#replica === null || this.#replica.serving) this.#deliverWebhooks()
-    if (this.#replica !== null) {
+    // The registry of several shards holds no workspace, so no webhook: nothing to hand over.
+    if (this.#replica !== null && this.#hooks.registry !== true) {
       this.#handover = setInterval(() => { this.#handingOver = this.#handOver() }, handoverIntervalMs)
       this.#handover.unref()
     }
