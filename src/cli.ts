@@ -31,6 +31,7 @@ const variables: readonly (readonly [name: string, defaultText: string, meaning:
   ['CLUSTER_DATABASE_URL', 'unset', 'cluster mode: postgres:// URL of the replicated log; each group commit is committed there before any answer (with NODE_ID and NODE_URL, all three or none)'],
   ['NODE_ID', 'unset', 'cluster mode: this node\'s name in the placement table (unique, stable across restarts)'],
   ['NODE_URL', 'unset', 'cluster mode: where other nodes reach this one'],
+  ['NODE_SHARDS', 'unset (every shard)', 'cluster mode: the shards this node claims at start, e.g. 0,2 (the registry is SHARDS); a standby for the others'],
 ]
 
 /** The names --help lists, for the test that compares them with README.md and the configuration. */

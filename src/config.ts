@@ -19,6 +19,12 @@ export interface ClusterConfig {
   readonly nodeId: string
   /** NODE_URL: where other nodes reach this one. */
   readonly nodeUrl: string
+  /**
+   * NODE_SHARDS: the database shards this node claims at start when no node ever held them (its workspaces' shards
+   * 0..SHARDS-1, the registry SHARDS; with SHARDS=1 the one log is 0); null: every one. The others it stands by for,
+   * and takes over like any standby once their owner's lease lapses.
+   */
+  readonly claims: readonly number[] | null
 }
 
 export interface Config {
@@ -169,7 +175,16 @@ function clusterFrom(env: NodeJS.ProcessEnv): ClusterConfig | null {
     throw new Error(`CLUSTER_DATABASE_URL, NODE_ID and NODE_URL go together: set all three for cluster mode, or none for a single node (missing: ${missing.join(', ')})`)
   }
   if (!/^postgres(ql)?:\/\//.test(databaseUrl)) throw new Error('CLUSTER_DATABASE_URL must be a postgres:// or postgresql:// URL')
-  return { databaseUrl, nodeId, nodeUrl }
+  return { databaseUrl, nodeId, nodeUrl, claims: claimsFrom(env) }
+}
+
+/** NODE_SHARDS: shard numbers separated by commas ("0,2"); unset: null (every shard). */
+function claimsFrom(env: NodeJS.ProcessEnv): readonly number[] | null {
+  const text = textFrom(env, 'NODE_SHARDS')
+  if (text === undefined) return null
+  const claims = text.split(',').map((part) => part.trim())
+  if (!claims.every((part) => /^\d{1,3}$/.test(part))) throw new Error(`NODE_SHARDS must be shard numbers separated by commas, got ${JSON.stringify(text)}`)
+  return claims.map(Number)
 }
 
 /** Only the keys that are set, so that an `undefined` (an unset variable, an omitted option) takes the default. */
@@ -220,6 +235,9 @@ export function resolveConfig(input: ConfigInput): Config {
   assert.ok(resolved.bodyBytesMax <= resolved.importBodyBytesMax)
   assert.ok(resolved.snapshotCommandsInterval >= 1, 'SNAPSHOT_COMMANDS_INTERVAL must be at least 1')
   assert.ok(resolved.shards >= 1 && resolved.shards <= shardsMax, `SHARDS must be from 1 to ${shardsMax}`)
+  // The database's shards: 0 alone with SHARDS=1 (workspaces and registry in one log), else 0..SHARDS (the registry last).
+  const databaseShardLast = resolved.shards === 1 ? 0 : resolved.shards
+  assert.ok(resolved.cluster?.claims?.every((shard) => shard <= databaseShardLast) ?? true, `NODE_SHARDS must name shards from 0 to ${databaseShardLast}`)
   assert.ok(logRetentionCommands === null || logRetentionCommands >= 1, 'LOG_RETENTION_COMMANDS must be at least 1 (the last record is always kept)')
   assert.ok(resolved.logRetentionBytes === null || resolved.logRetentionBytes >= 1, 'LOG_RETENTION_BYTES must be at least 1 (the last record is always kept)')
   assert.ok(resolved.logRetentionBatchRecordsMax >= 1, 'LOG_RETENTION_BATCH_RECORDS_MAX must be at least 1')

@@ -13,7 +13,7 @@ import { Metrics } from './edge/metrics.js'
 import type { DrainReport } from './edge/drain.js'
 import type { StreamEndpoint } from './edge/stream.js'
 import { startServer, type RunningServer } from './edge/server.js'
-import type { Forwarding } from './edge/forward.js'
+import { forwardingByShard, type Forwarding } from './edge/forward.js'
 import { limitsDefault, scopes, type SystemCommand } from './ledger/system.js'
 import type { CommitFaults } from './log/command-log.js'
 import { checkDataDirContents, lockDataDir, type DataDirLock } from './data-dir.js'
@@ -117,16 +117,20 @@ async function warnUnlessReplicated(config: Config, warn: (line: string) => void
 }
 
 /**
- * Cluster mode with SHARDS=1: requests are served here while this node owns the shard, else forwarded to its owner
- * (src/edge/forward.ts). With more shards each is a worker's, and forwarding by shard is not built: none.
+ * Cluster mode: requests are served here while this node owns their shard, else forwarded to its owner
+ * (src/edge/forward.ts). SHARDS=1: the one log's shard. More: the shard of the key's workspace, the registry's for admin.
  */
 function forwardingOf(config: Config, node: ServiceNode): Forwarding | undefined {
-  if (config.cluster === null || !(node instanceof LocalNode)) return undefined
-  return { nodeId: config.cluster.nodeId, route: (forwarded) => node.route(forwarded) }
+  if (config.cluster === null) return undefined
+  if (node instanceof ShardSet) return forwardingByShard(config.cluster.nodeId, node)
+  const local = node as LocalNode
+  return { nodeId: config.cluster.nodeId, route: (forwarded) => local.route(forwarded), routeOfWorkspace: () => local.route(false) }
 }
 
+/** Whether this node serves the system state (the one log, or the registry of several shards). */
 function servedHere(node: ServiceNode): boolean {
-  return !(node instanceof LocalNode) || node.route(true).kind === 'local'
+  if (node instanceof ShardSet) return node.registryRoute(true).kind === 'local'
+  return (node as LocalNode).route(true).kind === 'local'
 }
 
 /** The registry's runtime (the system state, and with SHARDS=1 every workspace): for tests and operators. */

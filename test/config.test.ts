@@ -63,3 +63,12 @@ t.test('SHARDS: unset, the number the data dir was written with, else the cores;
   t.equal(loadConfig({ DATA_DIR: path.join(root, 'broken') }).shards, cores, 'an unreadable shards.json: the cores (the start refuses it with its message)')
   t.equal(resolveConfig({}).shards, 1, 'the embedded Ledger: one shard')
 })
+
+t.test('NODE_SHARDS: the shards a cluster node claims at start', async (t) => {
+  const cluster = { CLUSTER_DATABASE_URL: 'postgres://127.0.0.1/db', NODE_ID: 'a', NODE_URL: 'http://127.0.0.1:1' }
+  t.equal(loadConfig({ ...cluster, SHARDS: '2' }).cluster?.claims, null, 'unset: every shard')
+  t.same(loadConfig({ ...cluster, SHARDS: '2', NODE_SHARDS: '0, 2' }).cluster?.claims, [0, 2], 'the registry is shard SHARDS')
+  t.throws(() => loadConfig({ ...cluster, SHARDS: '2', NODE_SHARDS: '3' }), /NODE_SHARDS must name shards from 0 to 2/)
+  t.throws(() => loadConfig({ ...cluster, SHARDS: '1', NODE_SHARDS: '1' }), /NODE_SHARDS must name shards from 0 to 0/, 'one log is shard 0')
+  t.throws(() => loadConfig({ ...cluster, SHARDS: '2', NODE_SHARDS: 'first' }), /NODE_SHARDS must be shard numbers separated by commas/)
+})

@@ -6,7 +6,7 @@ import type { Outcome } from '../ledger/outcome.js'
 import { restoreSystem } from '../ledger/restore.js'
 import type { WorkspaceState } from '../ledger/state.js'
 import { createSystemState, executeSystem, type SystemCommand, type SystemState } from '../ledger/system.js'
-import type { CommandLog } from '../log/command-log.js'
+import type { CommandLog, SideWrites } from '../log/command-log.js'
 import type { LogRecord } from '../log/codec.js'
 import { recordsRetainedAway, snapshotAhead } from '../log/damage.js'
 import {
@@ -145,11 +145,12 @@ export class Runtime {
    * Cluster mode, a standby: one record the shard's owner committed, once the local log holds it, applied as
    * replay applies it (src/cluster/shard-replica.ts), so that a takeover starts from memory already up to date.
    */
-  applyFollowed(seq: number, record: LogRecord): void {
-    if (record.workspace === null) return this.#applySystem(seq, record.command)
+  applyFollowed(seq: number, record: LogRecord): SideWrites | undefined {
+    if (record.workspace === null) return void this.#applySystem(seq, record.command)
     const actor = this.actors.get(record.workspace)
     assert.ok(actor !== undefined, `followed record ${seq} names unknown workspace ${record.workspace}`)
-    actor.replay(seq, record.command)
+    // What the owner wrote beside the record (webhook outbox items): the caller keeps it for a takeover.
+    return actor.replay(seq, record.command, true)
   }
 
   #applySystem(seq: number, command: SystemCommand): void {

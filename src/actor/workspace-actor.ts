@@ -136,12 +136,17 @@ export class WorkspaceActor {
     return outboxWrites(this.state, outcome.events, command.at_ms) ?? undefined
   }
 
-  /** Re-applies a logged command at start-up; it was accepted once, so it must be accepted again. */
-  replay(seq: number, command: WorkspaceCommand): void {
+  /**
+   * Re-applies a logged command at start-up; it was accepted once, so it must be accepted again. `withSideWrites`
+   * (a standby following its owner's log): also what the owner wrote beside it (webhook outbox items), the same
+   * bytes, so that this node delivers them if it takes the shard over.
+   */
+  replay(seq: number, command: WorkspaceCommand, withSideWrites = false): SideWrites | undefined {
     const outcome = executeWorkspace(this.state, command)
     assert.ok(outcome.ok, `replay of log record ${seq} (${command.type}) was rejected: ${outcome.ok ? '' : outcome.code}`)
     this.lastAppliedSeq = seq
     this.commandsSinceSnapshot++
+    return withSideWrites ? this.#sideWrites(command, outcome)?.(seq) : undefined
   }
 
   /** Runs a query against current state; its answer waits for the same barrier as a write's. */

@@ -114,6 +114,8 @@ export interface ShardReplicaOptions {
   readonly nodeUrl: string
   /** The shard's number in the database (a data dir's shards 0..SHARDS-1, its registry SHARDS). */
   readonly shard: number
+  /** False: not acquired at start (NODE_SHARDS leaves it out): this node stands by for it, and may take it over later. */
+  readonly claim?: boolean
   readonly local: LocalFollow
   readonly warn: (line: string) => void
   /** Called once when the shard is lost, with why. */
@@ -187,7 +189,7 @@ export class ShardReplica {
     const replica = new ShardReplica(log, options)
     try {
       await registerNode(log, options.nodeUrl)
-      await replica.#begin(await acquire(log, options.shard, options.nodeId))
+      await replica.#begin(options.claim === false ? null : await acquire(log, options.shard, options.nodeId))
     } catch (error) {
       await log.close()
       throw error
@@ -444,6 +446,8 @@ export class ShardReplica {
   }
 
   get shard(): number { return this.options.shard }
+  /** The replica's connection to the database (the webhook deliveries finished: webhook-done.ts). */
+  get database(): PgLog { return this.log }
   /** The epoch this node holds the shard at; null when it does not. */
   get epoch(): number | null { return this.#lost === null ? this.#owned?.epoch ?? null : null }
   /** Why the shard is not served, or null while it is (or may be, after a takeover). */

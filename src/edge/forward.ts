@@ -7,7 +7,10 @@
  */
 
 import http from 'node:http'
+import { authenticate } from '../api/auth.js'
 import { reject } from '../errors.js'
+import type { SystemState } from '../ledger/system.js'
+import { shardOf } from '../shard/placement.js'
 import { readBody, send, type Exchange } from './http.js'
 import { sendRejection } from './v2-pipeline.js'
 
@@ -19,9 +22,39 @@ export type ClusterRoute =
 
 export interface Forwarding {
   /** Where a request goes now; `forwarded` when another node already forwarded it here. */
-  route(forwarded: boolean): ClusterRoute
+  route(forwarded: boolean, request: IncomingRequest): ClusterRoute
+  /** Where the requests of a workspace go now (a WebSocket session is served only where its workspace is). */
+  routeOfWorkspace(workspace: string): ClusterRoute
   /** This node's id, sent in Trueup-Forwarded. */
   readonly nodeId: string
+}
+
+/** SHARDS > 1 in cluster mode: each worker shard's route and the registry's (src/shard/shard-set.ts). */
+export interface ShardRoutes {
+  /** The registry's system state as this node holds it (served, or followed from its owner): keys to authenticate. */
+  readonly system: SystemState
+  readonly shards: { readonly length: number }
+  routeOf(index: number, forwarded: boolean): ClusterRoute
+  registryRoute(forwarded: boolean): ClusterRoute
+}
+
+/**
+ * SHARDS > 1: an admin request goes where the registry (workspaces, keys) is served; a /v2 request where the shard of
+ * its key's workspace is (the key authenticated here, as the lifecycle will again on the node that answers). A key
+ * this node does not know goes to the registry's owner when another node serves it: the key may be new there and not
+ * yet followed here, and a key unknown there too is answered 401 by it.
+ */
+export function forwardingByShard(nodeId: string, routes: ShardRoutes): Forwarding {
+  return {
+    nodeId,
+    route: (forwarded, request) => {
+      if (request.path.startsWith('/admin/')) return routes.registryRoute(forwarded)
+      const key = authenticate(routes.system, request.headers.get('authorization'))
+      if (key !== null) return routes.routeOf(shardOf(key.workspace, routes.shards.length), forwarded)
+      return routes.registryRoute(forwarded)
+    },
+    routeOfWorkspace: (workspace) => routes.routeOf(shardOf(workspace, routes.shards.length), false),
+  }
 }
 
 /** The header that marks a forwarded request (its value: the forwarding node's id). */
@@ -48,7 +81,7 @@ export interface IncomingRequest {
 
 /** True when the request is not this node's to serve: forwarded to the shard's owner, or answered 503. */
 export function answeredElsewhere(forwarding: Forwarding, exchange: Exchange, request: IncomingRequest, bodyBytesMax: number): boolean {
-  const target = forwarding.route(request.headers.has(forwardedHeader))
+  const target = forwarding.route(request.headers.has(forwardedHeader), request)
   if (target.kind === 'local') return false
   if (target.kind === 'unavailable') answerUnavailable(exchange, target.reason)
   else forward(exchange, { ...request, url: target.url }, forwarding.nodeId, bodyBytesMax)

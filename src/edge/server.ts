@@ -29,7 +29,7 @@ import { answeredElsewhere, forwardedHeader, type Forwarding } from './forward.j
 
 export interface ServerOptions {
   readonly shard: Shard
-  /** Cluster mode with SHARDS=1: requests for the shard when another node owns it are forwarded (src/edge/forward.ts). */
+  /** Cluster mode: requests for a shard another node owns are forwarded to it (src/edge/forward.ts). */
   readonly forwarding?: Forwarding
   readonly host: string
   readonly port: number
@@ -229,6 +229,7 @@ export function buildEdge(options: EdgeOptions): Edge {
   const stream = attachStream(app, {
     shard: options.shard, buckets, clock: options.clock, bodyBytesMax: options.bodyBytesMax, importBodyBytesMax: options.importBodyBytesMax,
     authTimeoutMs: options.streamAuthTimeoutMs, keyBufferBytesMax: options.streamKeyBufferBytesMax, processBufferBytesMax: options.streamProcessBufferBytesMax, onRateLimited, closing: () => drain.closing,
+    elsewhere: options.forwarding === undefined ? undefined : (workspace) => options.forwarding!.routeOfWorkspace(workspace),
   })
   const close = (graceMs: number, stopListening: () => void) => drain.close(graceMs, stopListening, () => {
     stream.closeAll()

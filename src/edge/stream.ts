@@ -9,7 +9,7 @@ import { Lifecycle } from '../api/lifecycle.js'
 import { v2Surface } from '../api/surfaces.js'
 import { errorBody, reject } from '../errors.js'
 import { LiveHub } from '../stream/hub.js'
-import { authenticated, closeUnauthenticated, firstMessageBytesMax, handleMessage, streamTransport, type StreamContext } from '../stream/messages.js'
+import { authenticated, closeUnauthenticated, firstMessageBytesMax, handleMessage, servedElsewhere, streamTransport, type StreamContext, type WorkspaceRoute } from '../stream/messages.js'
 import { SendBuffers } from '../stream/send-buffers.js'
 import { StreamSession } from '../stream/session.js'
 import type { Shard } from '../shard/operation.js'
@@ -41,6 +41,8 @@ export interface StreamOptions {
   readonly processBufferBytesMax: number
   /** Whether the server is shutting down (upgrades are then refused). */
   readonly closing: () => boolean
+  /** Cluster mode: where a workspace is served (src/edge/forward.ts); a session elsewhere is refused. */
+  readonly elsewhere?: (workspace: string) => WorkspaceRoute
 }
 
 interface SocketData {
@@ -64,7 +66,7 @@ export function attachStream(app: TemplatedApp, options: StreamOptions): StreamE
   const hub = new LiveHub(shard, (topic, text) => { app.publish(topic, text) })
   // Every stage runs, auth included: it takes the socket's caller as handed over and checks its key again.
   const lifecycle = new Lifecycle({ ...v2Surface(shard), clock, bodyBytesMax, importBodyBytesMax, skip: [], buckets: options.buckets, onRateLimited: options.onRateLimited }, streamTransport)
-  const context: StreamContext = { shard, hub, lifecycle, clock, bodyBytesMax }
+  const context: StreamContext = { shard, hub, lifecycle, clock, bodyBytesMax, elsewhere: options.elsewhere }
   const sessions = new Set<StreamSession>()
   shard.onSystemCommand((command) => {
     if (command.type !== 'key.revoke') return
@@ -135,11 +137,19 @@ function upgradeSocket(options: StreamOptions, res: HttpResponse, req: HttpReque
   const extensions = req.getHeader('sec-websocket-extensions')
   const refusal = options.closing()
     ? { status: '503 Service Unavailable', body: errorBody(reject('unavailable', 'The service is shutting down.')) }
-    : authorization !== '' && authenticate(options.shard.system, authorization) === null ? { status: '401 Unauthorized', body: errorBody(reject('unauthenticated')) } : null
+    : authorization === '' ? null : keyRefusal(options, authorization)
   if (refusal !== null) {
     return void res.cork(() => res.writeStatus(refusal.status).writeHeader('content-type', 'application/json').end(refusal.body))
   }
   res.upgrade<SocketData>({ authorization, session: null, authTimer: null }, secKey, protocol, extensions, socketContext)
+}
+
+/** An upgrade's key that names no live key (401), or whose workspace another node serves (cluster mode: 503 naming it). */
+function keyRefusal(options: StreamOptions, authorization: string): { readonly status: string; readonly body: string } | null {
+  const key = authenticate(options.shard.system, authorization)
+  if (key === null) return { status: '401 Unauthorized', body: errorBody(reject('unauthenticated')) }
+  const elsewhere = servedElsewhere(options, key.workspace)
+  return elsewhere === null ? null : { status: '503 Service Unavailable', body: errorBody(elsewhere) }
 }
 
 function opened(context: StreamContext, sessions: Set<StreamSession>, session: StreamSession, authTimeoutMs: number): void {

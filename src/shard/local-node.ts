@@ -11,14 +11,20 @@ import { Runtime, type ReplayReport } from '../actor/runtime.js'
 import type { Config } from '../config.js'
 import { limitsDefault, type SystemCommand } from '../ledger/system.js'
 import { ShardNotOwned, ShardReplica, type ReplicaRoute } from '../cluster/shard-replica.js'
+import { ensureWebhookDone, publishDone, readDone, type DoneDelivery } from '../cluster/webhook-done.js'
 import { decodeRecord } from '../log/codec.js'
-import { CommandLog, sideDatabases, type CommitFaults } from '../log/command-log.js'
+import { CommandLog, sideDatabases, type CommitFaults, type SideWrites } from '../log/command-log.js'
 import { removeSnapshotsAfter, snapshotSeqsOnDisk } from '../log/snapshot.js'
 import { parseOutboxKey } from '../webhooks/outbox.js'
 import { newSealKeyFields } from '../exports/seal-signature.js'
 import { WebhookDeliverer, type AttemptResult } from '../webhooks/deliverer.js'
 import { LocalShard } from './local-shard.js'
 import { runProbe, type Probe } from './probe.js'
+
+/** Cluster mode: how often finished webhook deliveries are handed from the owner to the standbys, in ms. */
+const handoverIntervalMs = 1_000
+/** Pages of finished deliveries a new owner reads before it delivers (10,000 each: webhook-done.ts). */
+const handoverPagesMax = 100
 
 /** How often snapshots are checked for (and retention runs): each check writes those due. */
 export const snapshotCheckIntervalMs = 5_000
@@ -75,12 +81,37 @@ async function dropUnanswered(log: CommandLog, seq: number): Promise<{ records: 
  * the replica serves the shard; when the shard is lost the log steps down (its requests answer 503). Records
  * followed from the database go into the local log, and into memory once replay built it. Null for a local log.
  */
-async function replicaOf(config: Config, hooks: LocalNodeHooks, log: CommandLog, runtime: Runtime, memoryBuilt: () => boolean): Promise<ShardReplica | null> {
+/** What a LocalNode hears of its replica: set once the node exists (the replica is opened before it). */
+interface ReplicaEvents {
+  followedSystem: Set<(command: SystemCommand) => void>
+  serving: () => void
+  lost: () => void
+}
+
+/**
+ * A standby keeps what the owner wrote beside each followed record (webhook outbox items and their delivery rows,
+ * the same bytes), so that it delivers them if it takes the shard over; it delivers nothing while it follows.
+ */
+async function keepSideWrites(log: CommandLog, sides: readonly SideWrites[]): Promise<void> {
+  await Promise.all(sides.flatMap((side) => side.puts.map((put) => log.sideDb(put.db).put(put.key, put.value))))
+}
+
+async function replicaOf(config: Config, hooks: LocalNodeHooks, log: CommandLog, runtime: Runtime, memoryBuilt: () => boolean, events: ReplicaEvents): Promise<ShardReplica | null> {
   if (config.cluster === null || hooks.clusterShard === undefined) return null
   log.standBy(new ShardNotOwned(hooks.clusterShard, 'another node owns it, or it is being taken over'))
+  const claims = config.cluster.claims
   const replica = await ShardReplica.open({
     databaseUrl: config.cluster.databaseUrl, nodeId: config.cluster.nodeId, nodeUrl: config.cluster.nodeUrl, shard: hooks.clusterShard,
-    warn: hooks.warn ?? warnToStderr, onLost: (error) => log.stepDown(error), onServing: () => log.resume(),
+    claim: claims === null || claims.includes(hooks.clusterShard),
+    warn: hooks.warn ?? warnToStderr,
+    onLost: (error) => {
+      log.stepDown(error)
+      events.lost()
+    },
+    onServing: () => {
+      log.resume()
+      events.serving()
+    },
     local: {
       unansweredRecordsMax: config.groupCommitRecordsMax,
       dropAfter: (seq) => dropUnanswered(log, seq),
@@ -89,15 +120,23 @@ async function replicaOf(config: Config, hooks: LocalNodeHooks, log: CommandLog,
       write: async (firstSeq, records) => {
         await log.appendFollowed(firstSeq, records)
         if (!memoryBuilt()) return
+        const sides: SideWrites[] = []
         records.forEach((bytes, index) => {
           const read = decodeRecord(firstSeq + index, bytes)
           if (!read.ok) throw new Error(`record ${firstSeq + index} followed from the database is damaged: ${read.reason}`)
-          runtime.applyFollowed(firstSeq + index, read.record)
+          const side = runtime.applyFollowed(firstSeq + index, read.record)
+          if (side !== undefined) sides.push(side)
+          // A key revoked on the owner closes its sockets here too; the shard set gives a new workspace to its shard.
+          if (read.record.workspace !== null) return
+          for (const observer of runtime.systemObservers) observer(read.record.command)
+          for (const listener of events.followedSystem) listener(read.record.command)
         })
+        await keepSideWrites(log, sides)
       },
     },
   })
   log.replicate = (firstSeq, records) => replica.append(firstSeq, records)
+  await ensureWebhookDone(replica.database)
   return replica
 }
 
@@ -111,9 +150,19 @@ export class LocalNode {
   #retention: LogRetention | null = null
   #snapshots: NodeJS.Timeout | null = null
   #webhooks: WebhookDeliverer | null = null
+  #webhooksDelivering = false
+  /** Cluster mode: deliveries this node finished as owner, not yet told to the standbys (webhook-done.ts). */
+  #doneDeliveries: DoneDelivery[] = []
+  /** Cluster mode, a standby: the last finished delivery it read and dropped from its outbox. */
+  #doneReadId = 0
+  #handover: NodeJS.Timeout | null = null
+  #handingOver: Promise<void> = Promise.resolve()
+  #closing = false
   readonly #replica: ShardReplica | null
+  readonly #followedSystem: Set<(command: SystemCommand) => void>
 
-  private constructor(config: Config, hooks: LocalNodeHooks, log: CommandLog, runtime: Runtime, replay: ReplayReport, replica: ShardReplica | null) {
+  private constructor(config: Config, hooks: LocalNodeHooks, log: CommandLog, runtime: Runtime, replay: ReplayReport, replica: ShardReplica | null, followedSystem: Set<(command: SystemCommand) => void>) {
+    this.#followedSystem = followedSystem
     this.#config = config
     this.#hooks = hooks
     this.#replica = replica
@@ -132,8 +181,9 @@ export class LocalNode {
     const runtime = new Runtime(log, config.snapshotCommandsInterval, hooks.warn)
     let replica: ShardReplica | null = null
     let memoryBuilt = false
+    const events: ReplicaEvents = { followedSystem: new Set(), serving: () => undefined, lost: () => undefined }
     try {
-      replica = await replicaOf(config, hooks, log, runtime, () => memoryBuilt)
+      replica = await replicaOf(config, hooks, log, runtime, () => memoryBuilt, events)
       const replay = runtime.replay(hooks.clock)
       memoryBuilt = true
       // Workspaces made before seal keys existed get theirs, and their closed windows a signature (docs/API.md,
@@ -141,7 +191,10 @@ export class LocalNode {
       // standby (the owner gives them).
       if (hooks.registry !== true && (replica === null || replica.serving)) runtime.giveSealKeys(hooks.clock())
       await replica?.start()
-      return new LocalNode(config, hooks, log, runtime, replay, replica)
+      const node = new LocalNode(config, hooks, log, runtime, replay, replica, events.followedSystem)
+      events.serving = () => node.#deliverWebhooks()
+      events.lost = () => void node.#webhooks?.stop()
+      return node
     } catch (error) {
       // Close the LMDB env so the data dir is left as found.
       await log.close()
@@ -153,6 +206,11 @@ export class LocalNode {
   /** Cluster mode: whether a request is served here, forwarded to the shard's owner, or answered 503 (src/edge/forward.ts). */
   route(forwarded: boolean): ReplicaRoute {
     return this.#replica === null ? { kind: 'local' } : this.#replica.route(forwarded)
+  }
+
+  /** Cluster mode, a standby: each system command followed from the owner's log, once applied to memory. */
+  onFollowedSystem(listener: (command: SystemCommand) => void): void {
+    this.#followedSystem.add(listener)
   }
 
   /** On an empty data dir, the first workspace (UTC, default limits); false when the data dir had one. */
@@ -193,10 +251,75 @@ export class LocalNode {
       void retention.step()
     }, snapshotCheckIntervalMs)
     this.#snapshots.unref()
-    this.#webhooks = this.#startWebhooks()
+    this.#webhooks = this.#newWebhooks()
+    // Cluster mode: only the node that serves the shard delivers; a standby starts delivering when it takes it over.
+    if (this.#replica === null || this.#replica.serving) this.#deliverWebhooks()
+    // The registry of several shards holds no workspace, so no webhook: nothing to hand over.
+    if (this.#replica !== null && this.#hooks.registry !== true) {
+      this.#handover = setInterval(() => { this.#handingOver = this.#handOver() }, handoverIntervalMs)
+      this.#handover.unref()
+    }
   }
 
-  #startWebhooks(): WebhookDeliverer {
+  /**
+   * Delivery on: what the outbox holds (a restart, a kill -9, or what a standby kept from its owner), then new
+   * commits. After a takeover, what the old owner finished is dropped from the outbox first.
+   */
+  #deliverWebhooks(): void {
+    const deliverer = this.#webhooks
+    if (deliverer === null || this.#webhooksDelivering) return
+    this.#webhooksDelivering = true
+    if (this.#replica === null) return deliverer.start()
+    void this.#handingOver.then(() => this.#dropDelivered()).catch((error: unknown) => this.#warnHandover(error)).finally(() => {
+      if (!this.#closing) deliverer.start()
+    })
+  }
+
+  /**
+   * Cluster mode, once a second: the owner tells the standbys which deliveries it finished; a standby drops those from
+   * the outbox it keeps for a takeover, so that a new owner delivers again only what finished in the old one's last second.
+   */
+  async #handOver(): Promise<void> {
+    const replica = this.#replica!
+    try {
+      if (replica.serving) {
+        const done = this.#doneDeliveries
+        this.#doneDeliveries = []
+        await publishDone(replica.database, replica.shard, done).catch((error: unknown) => {
+          this.#doneDeliveries = [...done, ...this.#doneDeliveries]
+          throw error
+        })
+      } else if (replica.following) await this.#dropDelivered()
+    } catch (error) {
+      this.#warnHandover(error)
+    }
+  }
+
+  /** A standby (or a new owner before it delivers): the deliveries its owner finished, their rows kept, out of the outbox. */
+  async #dropDelivered(): Promise<void> {
+    const replica = this.#replica!
+    for (let page = 0; page < handoverPagesMax; page++) {
+      const { done, lastId } = await readDone(replica.database, replica.shard, this.#doneReadId)
+      if (done.length === 0) return
+      await this.log.root.transaction(() => {
+        for (const { key, row } of done) {
+          void this.log.sideDb('deliveries').put(key, row)
+          void this.log.sideDb('outbox').remove(key)
+        }
+      })
+      this.#doneReadId = lastId
+    }
+  }
+
+  #handoverWarned = false
+  #warnHandover(error: unknown): void {
+    if (this.#handoverWarned) return
+    this.#handoverWarned = true
+    const warn = this.#hooks.warn ?? warnToStderr
+    warn(`trueup: cluster: handing webhook deliveries over failed (tried again each second): ${error instanceof Error ? error.message : String(error)}`)
+  }
+
+  #newWebhooks(): WebhookDeliverer {
     const config = this.#config
     const hooks = this.#hooks
     const runtime = this.runtime
@@ -213,9 +336,9 @@ export class LocalNode {
       timeoutMs: config.webhookTimeoutMs, backoffBaseMs: config.webhookBackoffBaseMs, backoffCapMs: config.webhookBackoffCapMs,
       retryWindowMs: config.webhookRetryWindowMs, concurrencyMax: config.webhookConcurrencyMax,
       onAttempt: (result) => hooks.onWebhookAttempt?.(result), onGiveUp: () => hooks.onWebhookGiveUp?.(),
+      onDone: (key, row) => { if (this.#replica !== null) this.#doneDeliveries.push({ key, row }) },
       warn: hooks.webhookWarn ?? ((message, error) => warnToStderr(`${message}: ${error instanceof Error ? error.message : String(error)}`)),
     })
-    deliverer.start()
     return deliverer
   }
 
@@ -241,8 +364,13 @@ export class LocalNode {
 
   /** Webhook attempts in flight aborted (their events stay in the outbox), the log flushed, snapshots written, the log closed. */
   async close(): Promise<{ readonly snapshotsWrittenCount: number; readonly durableSeq: number }> {
+    this.#closing = true
+    if (this.#handover !== null) clearInterval(this.#handover)
+    await this.#handingOver
     await this.stopHousekeeping()
     await this.#webhooks?.stop()
+    // The owner's last finished deliveries, so that the next owner does not deliver them again.
+    if (this.#replica?.serving === true && this.#doneDeliveries.length > 0) await this.#handOver()
     await this.log.idle()
     const snapshotsWrittenCount = this.runtime.snapshotDue(true)
     const durableSeq = this.log.durableSeq

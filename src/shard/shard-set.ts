@@ -7,6 +7,7 @@
  */
 
 import type { ReplayReport } from '../actor/runtime.js'
+import type { ReplicaRoute } from '../cluster/shard-replica.js'
 import type { Config } from '../config.js'
 import type { SystemCommand, SystemState, WorkspaceRecord } from '../ledger/system.js'
 import { registryDir, shardDir } from './layout.js'
@@ -21,6 +22,9 @@ export function createCommand(record: WorkspaceRecord): SystemCommand {
   const keys = record.sealKey === null ? {} : { seal_private_key: record.sealKey.privateKey, seal_public_key: record.sealKey.publicKey }
   return { type: 'workspace.create', at_ms: record.createdAtMs, id: record.id, time_zone: record.timeZone, limits: record.limits, tag: record.tag, currency: record.currency, ...keys }
 }
+
+/** How long the answer to a new workspace waits for its shard's owner (another node) to hold it, in ms. */
+export const workspaceHeldWaitMs = 5_000
 
 export class ShardSet implements Shard {
   readonly registry: LocalNode
@@ -44,12 +48,45 @@ export class ShardSet implements Shard {
     const set = new ShardSet(registry, started.map(({ shard }) => shard), [registry.replay, ...started.map(({ replay }) => replay)])
     // An edge on a shard's thread sends another shard's operations and the system's through this set.
     for (const shard of set.shards) shard.forwardTo((operation) => set.send(operation))
+    if (config.cluster !== null) set.#followRegistry()
     const held = started.map(({ workspaces }) => new Set(workspaces))
     for (const record of registry.runtime.system.workspaces.values()) {
       const owner = shardOf(record.id, config.shards)
       if (!held[owner].has(record.id)) await set.shards[owner].send({ op: 'system.command', command: createCommand(record) })
     }
     return set
+  }
+
+  /**
+   * Cluster mode. The registry's commands another node accepted (followed here) reach every thread's registry copy, and
+   * a new workspace its shard when this node serves that shard; a shard this node starts serving (a takeover) is given
+   * every workspace of the registry it lacks. A shard refuses a workspace it already holds, writing nothing.
+   */
+  #followRegistry(): void {
+    this.registry.onFollowedSystem((command) => {
+      for (const shard of this.shards) void shard.applyRegistry(command)
+      if (command.type === 'workspace.create') this.#give(this.shards[shardOf(command.id, this.shards.length)], command.id)
+    })
+    for (const shard of this.shards) {
+      shard.onServed(() => {
+        for (const id of this.registry.runtime.system.workspaces.keys()) if (shardOf(id, this.shards.length) === shard.index) this.#give(shard, id)
+      })
+    }
+  }
+
+  #give(shard: WorkerShard, workspace: string): void {
+    const record = this.registry.runtime.system.workspaces.get(workspace)
+    if (record !== undefined && shard.route(false).kind === 'local') void shard.send({ op: 'system.command', command: createCommand(record) })
+  }
+
+  /** Cluster mode: where a request for a workspace of shard `index` goes (src/edge/forward.ts). */
+  routeOf(index: number, forwarded: boolean): ReplicaRoute {
+    return this.shards[index].route(forwarded)
+  }
+
+  /** Cluster mode: where a request for the registry (admin) goes. */
+  registryRoute(forwarded: boolean): ReplicaRoute {
+    return this.registry.route(forwarded)
   }
 
   /** The set is the Shard the ways in hold. */
@@ -82,7 +119,12 @@ export class ShardSet implements Shard {
     if (reply.status >= 300) return reply
     await Promise.all(this.shards.map((shard) => shard.applyRegistry(command)))
     if (command.type !== 'workspace.create') return reply
-    await this.shards[shardOf(command.id, this.shards.length)].send({ op: 'system.command', command })
+    const shard = this.shards[shardOf(command.id, this.shards.length)]
+    if (shard.route(false).kind === 'local') await shard.send({ op: 'system.command', command })
+    // Cluster mode, a shard another node serves: that node gives the workspace to it once it follows the registry's
+    // record; the answer waits until this node's standby of the shard followed it too (a bounded wait: a shard no
+    // node serves now gets it once one takes it over).
+    else await shard.holds(command.id, workspaceHeldWaitMs)
     return reply
   }
 

@@ -17,6 +17,11 @@ import { ThreadShard } from './thread-shard.js'
 import type { FromShard, ToShard } from './worker-messages.js'
 import type { ThreadEdge } from '../edge/thread-edge.js'
 
+/** How often the replica's route is looked at (cluster mode), in ms. */
+const routePollMs = 100
+/** How often a `holds` looks for the workspace, in ms. */
+const holdsPollMs = 10
+
 const port = parentPort!
 const { config, index, system } = workerData as { readonly config: Config; readonly index: number; readonly system: SystemState }
 const toMain = new PortBatch<FromShard>(port)
@@ -68,6 +73,35 @@ const postStats = () => {
   post({ kind: 'stats', stats: { ...stats, queueDepths: [...stats.queueDepths] } })
 }
 
+/** Whether the shard holds the workspace (a standby: once it followed its creation), looked at every holdsPollMs, waitMs at most. */
+async function holds(workspace: string, waitMs: number): Promise<boolean> {
+  const deadlineMs = Date.now() + waitMs
+  while (!node.runtime.actors.has(workspace)) {
+    if (Date.now() >= deadlineMs) return false
+    await new Promise((resolve) => setTimeout(resolve, holdsPollMs))
+  }
+  return true
+}
+
+/**
+ * Cluster mode: the replica's route (served here, forwarded to the owner's URL, 503 during a takeover) posted to the
+ * main thread whenever it changes, so the edge there routes each request by its workspace's shard without a hop.
+ * Looked at every routePollMs: the replica's view of the placement changes once a second at most, its serving at a takeover.
+ */
+let routeTimer: NodeJS.Timeout | null = null
+let postedRoute = ''
+const postRoute = () => {
+  const route = node.route(false)
+  const text = JSON.stringify(route)
+  if (text === postedRoute) return
+  postedRoute = text
+  post({ kind: 'route', route })
+}
+const stopRoutes = () => {
+  if (routeTimer !== null) clearInterval(routeTimer)
+  routeTimer = null
+}
+
 /** One message of a batch, in the order posted: each operation starts synchronously (LocalShard.send), so their order holds. */
 function heard(message: ToShard): void {
   switch (message.kind) {
@@ -84,16 +118,20 @@ function heard(message: ToShard): void {
     case 'update': return edge.relayedUpdate(message.topic, message.text)
     case 'edgeHops': return answer(message.id, Promise.resolve(edge.hops))
     case 'copy': return post({ kind: 'copy', id: message.id, system: registry.system })
+    case 'holds': return answer(message.id, holds(message.workspace, message.waitMs))
     case 'start': return node.start()
     case 'stats': return postStats()
     case 'probe': return void runProbe(node.runtime, message.probe).then(
       (value) => post({ kind: 'probed', id: message.id, value }),
       (error: unknown) => post({ kind: 'probed', id: message.id, error: error instanceof Error ? error.message : String(error) }))
-    case 'close': return void node.close().then((closed) => {
-      post({ kind: 'closed', ...closed })
-      toMain.flush()
-      port.close()
-    })
+    case 'close': {
+      stopRoutes()
+      return void node.close().then((closed) => {
+        post({ kind: 'closed', ...closed })
+        toMain.flush()
+        port.close()
+      })
+    }
   }
 }
 
@@ -101,4 +139,9 @@ port.on('message', (batch: readonly ToShard[]) => {
   for (const message of batch) heard(message)
 })
 post({ kind: 'ready', workspaces: [...node.runtime.system.workspaces.keys()], replay: node.replay })
+if (config.cluster !== null) {
+  postRoute()
+  routeTimer = setInterval(postRoute, routePollMs)
+  routeTimer.unref()
+}
 toMain.flush()

@@ -1,6 +1,7 @@
 /** @module What the main thread and a shard's worker thread say to each other (structured clones of plain data), posted in batches (port-batch.ts: an array of them per postMessage). */
 
 import type { ReplayReport } from '../actor/runtime.js'
+import type { ReplicaRoute } from '../cluster/shard-replica.js'
 import type { SystemCommand, SystemState } from '../ledger/system.js'
 import type { AttemptResult } from '../webhooks/deliverer.js'
 import type { Operation, Reply } from './operation.js'
@@ -31,6 +32,8 @@ export type ToShard =
   | { readonly kind: 'update'; readonly topic: string; readonly text: string }
   /** A test seam: the thread's edge's hops so far (thread-shard.ts), answered with them. */
   | { readonly kind: 'edgeHops'; readonly id: number }
+  /** Cluster mode: whether the shard holds the workspace, waited for up to waitMs (a standby follows its creation); answered true or false. */
+  | { readonly kind: 'holds'; readonly id: number; readonly workspace: string; readonly waitMs: number }
 
 export interface PostedStats {
   readonly pendingRecords: number
@@ -60,3 +63,5 @@ export type FromShard =
   /** The answer to edgeStart, edgeClose or edgeHops. */
   | { readonly kind: 'answered'; readonly id: number; readonly value: unknown }
   | { readonly kind: 'closed'; readonly snapshotsWrittenCount: number; readonly durableSeq: number }
+  /** Cluster mode: where a request for the shard goes now (served here, forwarded to its owner, 503), posted when it changes. */
+  | { readonly kind: 'route'; readonly route: ReplicaRoute }

@@ -5,6 +5,7 @@
 
 import { Worker } from 'node:worker_threads'
 import type { ReplayReport } from '../actor/runtime.js'
+import type { ReplicaRoute } from '../cluster/shard-replica.js'
 import type { Config } from '../config.js'
 import type { SystemCommand, SystemState } from '../ledger/system.js'
 import type { LocalNodeHooks } from './local-node.js'
@@ -15,6 +16,9 @@ import type { EdgeHops } from './thread-shard.js'
 import type { AppDescriptor } from '../edge/child-apps.js'
 import type { DrainReport } from '../edge/drain.js'
 import type { FromShard, ToShard } from './worker-messages.js'
+
+/** A shard no node serves now (a takeover under way), or one this node has not heard its thread's replica about yet. */
+const notServedYet: ReplicaRoute = { kind: 'unavailable', reason: 'The shard of this request is being taken over by another node; retry shortly.' }
 
 export type WorkerShardHooks = Pick<LocalNodeHooks, 'onLogFailure' | 'onCommit' | 'onWebhookAttempt' | 'onWebhookGiveUp'> & { readonly warn: (line: string) => void }
 
@@ -48,10 +52,15 @@ export class WorkerShard {
   /** edgeStart, edgeClose and edgeHops asked, waiting for their `answered` (by id). */
   readonly #asked = new Map<number, (value: unknown) => void>()
   #statsWaiting: ((stats: ShardStats) => void)[] = []
+  /** Cluster mode: where a request for the shard goes, as the thread's replica last posted (see route). */
+  #route: ReplicaRoute
+  readonly #served: (() => void)[] = []
   #closed: ((closed: { snapshotsWrittenCount: number; durableSeq: number }) => void) | null = null
 
-  private constructor(index: number, worker: Worker, hooks: WorkerShardHooks, rest: readonly FromShard[]) {
+  private constructor(index: number, worker: Worker, hooks: WorkerShardHooks, rest: readonly FromShard[], cluster: boolean) {
     this.index = index
+    // A single node serves every shard; a cluster node knows once the thread posts its replica's route (right after `ready`).
+    this.#route = cluster ? notServedYet : { kind: 'local' }
     this.#worker = worker
     this.#hooks = hooks
     this.#toShard = new PortBatch(worker)
@@ -77,7 +86,7 @@ export class WorkerShard {
           if (message.kind === 'warn') { hooks.warn(message.line); continue }
           worker.off('message', first)
           worker.off('error', failed)
-          if (message.kind === 'ready') return resolve({ shard: new WorkerShard(index, worker, hooks, batch.slice(at + 1)), workspaces: message.workspaces, replay: message.replay })
+          if (message.kind === 'ready') return resolve({ shard: new WorkerShard(index, worker, hooks, batch.slice(at + 1), config.cluster !== null), workspaces: message.workspaces, replay: message.replay })
           if (message.kind === 'error') return reject(Object.assign(new Error(message.message), { name: message.name }))
           return reject(new Error(`shard ${index}: unexpected first message ${message.kind}`))
         }
@@ -94,6 +103,25 @@ export class WorkerShard {
       this.#pending.set(id, resolve)
       this.#post({ kind: 'operation', id, operation })
     })
+  }
+
+  /**
+   * Cluster mode: whether a request for this shard is served here, forwarded to its owner's URL, or answered 503 (a
+   * takeover); one another node already forwarded is never forwarded again.
+   */
+  route(forwarded: boolean): ReplicaRoute {
+    const route = this.#route
+    return route.kind === 'forward' && forwarded ? notServedYet : route
+  }
+
+  /** Cluster mode: called each time this node starts serving the shard (at start, or after a takeover). */
+  onServed(listener: () => void): void {
+    this.#served.push(listener)
+  }
+
+  /** Cluster mode: whether the shard holds the workspace, waited for up to waitMs (a standby follows its creation by the owner). */
+  holds(workspace: string, waitMs: number): Promise<boolean> {
+    return this.#ask((id) => ({ kind: 'holds', id, workspace, waitMs })) as Promise<boolean>
   }
 
   /** A test seam (probe.ts) run on the shard's thread against its runtime. */
@@ -273,6 +301,12 @@ export class WorkerShard {
       case 'closed': {
         const { snapshotsWrittenCount, durableSeq } = message
         void this.#worker.terminate().then(() => this.#closed?.({ snapshotsWrittenCount, durableSeq }))
+        return
+      }
+      case 'route': {
+        const wasLocal = this.#route.kind === 'local'
+        this.#route = message.route
+        if (!wasLocal && message.route.kind === 'local') for (const listener of this.#served) listener()
         return
       }
       case 'ready':

@@ -7,7 +7,7 @@ import { authenticate } from '../api/auth.js'
 import { parseJson } from '../api/json.js'
 import type { ApiRequest, Caller, Lifecycle, Transport } from '../api/lifecycle.js'
 import { validator } from '../api/schemas/validate.js'
-import { errorBody, reject, statusOf } from '../errors.js'
+import { errorBody, reject, statusOf, type Rejection } from '../errors.js'
 import { requestMessage as requestMessageSchema } from './message-schemas.js'
 import { errorText, responseText } from './replies.js'
 import { subscribe, unsubscribe } from './subscriptions.js'
@@ -18,8 +18,19 @@ import { inFlightMax, type StreamSession } from './session.js'
 /** Close code when the socket never authenticated, failed to, or its key was revoked (docs/API.md, WebSocket API and live updates). */
 export const closeUnauthenticated = 4401
 
+/** Cluster mode: where a workspace's requests are served (src/edge/forward.ts): here, by the owner at its URL, or nowhere now. */
+export type WorkspaceRoute =
+  | { readonly kind: 'local' }
+  | { readonly kind: 'forward'; readonly url: string }
+  | { readonly kind: 'unavailable'; readonly reason: string }
+
+/** Close code of a socket whose workspace this node does not serve (cluster mode): connect to the owner's URL, or retry. */
+export const closeElsewhere = 4503
+
 export interface StreamContext {
   readonly shard: Shard
+  /** Cluster mode: a session is served only by the node that serves its workspace's shard; absent for a single node. */
+  readonly elsewhere?: (workspace: string) => WorkspaceRoute
   readonly hub: LiveHub
   readonly lifecycle: Lifecycle<StreamExchange>
   readonly clock: () => number
@@ -63,6 +74,8 @@ export const firstMessageBytesMax = 4 * 1024
 /** One text frame from the client. */
 export function handleMessage(context: StreamContext, session: StreamSession, bytes: Buffer): void {
   if (session.caller === null) return firstMessage(context, session, bytes)
+  // Cluster mode: the shard moved to another node since the session opened (a takeover): refused as at auth.
+  if (context.elsewhere !== undefined && refusedElsewhere(context, session, session.caller.workspace!.id)) return
   const parsed = parseJson(bytes)
   if (!parsed.ok) return session.send(errorText(parsed, undefined))
   const message = typedMessage(parsed.value)
@@ -95,11 +108,39 @@ function firstMessage(context: StreamContext, session: StreamSession, bytes: Buf
   authMessage(context, session, message.key)
 }
 
-/** The key of the socket: from the upgrade's Authorization header, or the first message (a browser cannot set headers). */
+/**
+ * Cluster mode: why a session of this workspace is not served on this node (its shard's owner is another node, at
+ * its URL, or none serves it during a takeover), or null when it is. Its requests and subscriptions need the owner's
+ * state and its live updates, which only the owner has: the session is refused rather than served from a copy.
+ */
+export function servedElsewhere(context: Pick<StreamContext, 'elsewhere'>, workspace: string): Rejection | null {
+  const route = context.elsewhere?.(workspace)
+  if (route === undefined || route.kind === 'local') return null
+  if (route.kind === 'unavailable') return reject('unavailable', `${route.reason} Connect again shortly.`)
+  const url = `${route.url.replace(/\/+$/, '')}/v2/stream`
+  return reject('unavailable', `Workspace ${workspace} is served by another node: connect to ${url}.`, [{ path: '/owner_url', message: url }])
+}
+
+/** A session whose workspace this node does not serve now: an error message naming where it is, then closed with 4503. */
+function refusedElsewhere(context: StreamContext, session: StreamSession, workspace: string): boolean {
+  const elsewhere = servedElsewhere(context, workspace)
+  if (elsewhere === null) return false
+  session.send(errorText(elsewhere, undefined))
+  // Closed once the message is written: this turn's messages leave corked, in a microtask queued by the first.
+  queueMicrotask(() => session.close(closeElsewhere, 'workspace served by another node'))
+  return true
+}
+
+/**
+ * The key of the socket: from the upgrade's Authorization header, or the first message (a browser cannot set headers).
+ * False for a key that names no live key (the caller closes the socket with 4401); a workspace served by another node
+ * (cluster mode) is answered with an error message naming it, and the socket closed with 4503.
+ */
 export function authenticated(context: StreamContext, session: StreamSession, authorization: string): boolean {
   const key = authenticate(context.shard.system, authorization)
   const workspace = key === null ? undefined : context.shard.system.workspaces.get(key.workspace)
   if (key === null || workspace === undefined) return false
+  if (refusedElsewhere(context, session, workspace.id)) return true
   session.caller = { key, workspace }
   session.send(`{"type":"authenticated","key":${JSON.stringify(key.id)},"workspace":${JSON.stringify(workspace.id)}}`)
   return true

@@ -32,6 +32,8 @@ export interface DelivererOptions {
   readonly concurrencyMax: number
   readonly onAttempt?: (result: AttemptResult) => void
   readonly onGiveUp?: () => void
+  /** An outbox item finished (delivered or given up) with its final row, encoded (cluster mode: told to the standbys). */
+  readonly onDone?: (key: string, row: Buffer) => void
   readonly warn?: (message: string, error: unknown) => void
 }
 
@@ -226,10 +228,12 @@ export class WebhookDeliverer {
   /** The row, and with done the removal from the outbox: one transaction, not waited on for fsync. */
   async #record(key: string, row: DeliveryRow, done: boolean): Promise<void> {
     const { log } = this.#options
+    const bytes = encodeRow(row)
     await log.root.transaction(() => {
-      void log.sideDb('deliveries').put(key, encodeRow(row))
+      void log.sideDb('deliveries').put(key, bytes)
       if (done) void log.sideDb('outbox').remove(key)
     })
+    if (done) this.#options.onDone?.(key, bytes)
   }
 
   /** Drops every queued item and every row of a deleted subscription. Returns null: nothing more to look at. */

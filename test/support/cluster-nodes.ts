@@ -72,21 +72,21 @@ export interface ClusterNode {
   readonly dataDir: string
 }
 
-/** Starts node `id` on a fresh data dir; the caller kills it (killNodes). */
-export async function startNode(databaseUrl: string, id: string): Promise<ClusterNode> {
-  return startNodeOn(databaseUrl, id, fs.mkdtempSync(path.join(os.tmpdir(), `trueup-${id}-`)))
+/** Starts node `id` on a fresh data dir (SHARDS=1 unless `env` says otherwise); the caller kills it (killNodes). */
+export async function startNode(databaseUrl: string, id: string, env: Record<string, string> = {}): Promise<ClusterNode> {
+  return startNodeOn(databaseUrl, id, fs.mkdtempSync(path.join(os.tmpdir(), `trueup-${id}-`)), env)
 }
 
 /** Starts a node that was stopped again, on its own data dir (a new port: its NODE_URL follows); the caller kills it. */
-export async function restartNode(databaseUrl: string, node: ClusterNode): Promise<ClusterNode> {
-  return startNodeOn(databaseUrl, node.id, node.dataDir)
+export async function restartNode(databaseUrl: string, node: ClusterNode, env: Record<string, string> = {}): Promise<ClusterNode> {
+  return startNodeOn(databaseUrl, node.id, node.dataDir, env)
 }
 
-async function startNodeOn(databaseUrl: string, id: string, dataDir: string): Promise<ClusterNode> {
+async function startNodeOn(databaseUrl: string, id: string, dataDir: string, env: Record<string, string>): Promise<ClusterNode> {
   const port = await freePort()
   const running = await startProcess({
     dataDir, adminToken, port, startTimeoutMs: 120_000,
-    env: { SHARDS: '1', CLUSTER_DATABASE_URL: databaseUrl, NODE_ID: id, NODE_URL: `http://127.0.0.1:${port}` },
+    env: { SHARDS: '1', ...env, CLUSTER_DATABASE_URL: databaseUrl, NODE_ID: id, NODE_URL: `http://127.0.0.1:${port}` },
   })
   return { id, process: running, dataDir }
 }
