@@ -3,7 +3,8 @@
  * checkout's (the code before the boundary, BENCH_BASE_REPO) on copies of one seeded data dir, beside the bare
  * ceiling, each row run on each in turn. The figure that matters on a shared 2-core machine is the server's CPU
  * per answer, not req/s; with SHARDS=2 it is also given per thread (the main thread, where HTTP, authentication
- * and forwarding run, and each shard's), with each thread's busy fraction over the run.
+ * and forwarding run, and each shard's), with each thread's busy fraction over the measured run (the warm-up
+ * apart: bench/threads.ts, measureWithThreads).
  */
 // Run: node --import=tsx bench/boundary.ts     (build first: npm run build, here and in the base checkout)
 //   BENCH_BASE_REPO=/path/to/checkout   a checkout with dist/ built (say `git worktree add --detach ../base <commit>`);
@@ -18,7 +19,7 @@ import path from 'node:path'
 import { boundaryRows, makeWorkspaces, type Row } from './boundary-rows.ts'
 import { call, measure, nodePidUnder, startCeiling, startScriptNodeFlags, startTrueup, type Child, type LoadResult } from './http.ts'
 import { seedHttp } from './seed.ts'
-import { threadCpuMs, threadUse, type ThreadUse } from './threads.ts'
+import { measureWithThreads, type ThreadUse } from './threads.ts'
 
 const benchDir = import.meta.dirname
 const repoDir = path.dirname(benchDir)
@@ -92,12 +93,11 @@ async function main(): Promise<void> {
             }
             const keys = row.workspaces === undefined ? [] : await makeWorkspaces(child.port, adminToken, row.workspaces)
             const pid = nodePidUnder(child.process.pid)
-            const threadsBefore = pid === null ? new Map() : threadCpuMs(pid)
-            const startedMs = Date.now()
-            const result = await measure(child.port, row.settings, row.next(seed.secret, seed.accountIds, seed.bigWindowId, keys), () => child.cpuMs())
-            // The warm-up is inside this span too: busy fractions are of the whole run.
-            const threads = pid === null ? undefined : threadUse(threadsBefore, threadCpuMs(pid), result.total, Date.now() - startedMs)
-            table[row.key][server.label] = better(table[row.key][server.label], cellOf(result, threads))
+            const next = row.next(seed.secret, seed.accountIds, seed.bigWindowId, keys)
+            const cpuMs = () => child.cpuMs()
+            // Busy fractions and CPU per thread over the measured run, the warm-up apart (as the process's CPU per answer).
+            const run = pid === null ? { result: await measure(child.port, row.settings, next, cpuMs), used: undefined } : await measureWithThreads(child.port, pid, server.shards, row.settings, next, cpuMs)
+            table[row.key][server.label] = better(table[row.key][server.label], cellOf(run.result, run.used))
           } finally {
             await child.stop(10_000)
             fs.rmSync(dataDir, { recursive: true, force: true })

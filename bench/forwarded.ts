@@ -8,13 +8,14 @@
  */
 // Run: node --import=tsx bench/forwarded.ts   (compiles src/ into a temp dir first; BENCH_DIST=<dir> reuses one)
 //   BENCH_DURATION_S (8), BENCH_WARMUP_S (2), BENCH_ROUNDS (3: SHARDS=1 and 2 alternate; the median CPU per answer kept)
-// Writes bench/results/forwarded.json. Servers listen on 127.0.0.1 under `timeout`.
+//   BENCH_ROWS         comma-separated row keys to run (post, balance); all rows without it
+// Writes bench/results/forwarded.json (not for a run of some rows only). Servers listen on 127.0.0.1 under `timeout`.
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { call, measure, nodePidUnder, type LoadRequest, type LoadSettings } from './http.ts'
+import { call, nodePidUnder, type LoadRequest, type LoadSettings } from './http.ts'
 import { buildDist, loadNow, makeWorkspaces, runContext, startShards, writeResult } from './shard-servers.ts'
-import { shardThreadIds, splitThreads, threadCpuMs, type ThreadSplit } from './threads.ts'
+import { measureWithThreads, type ThreadSplit } from './threads.ts'
 
 const durationS = Number(process.env.BENCH_DURATION_S ?? 8)
 const warmupS = Number(process.env.BENCH_WARMUP_S ?? 2)
@@ -29,7 +30,7 @@ interface Row {
   readonly next: (secret: string, accountId: string) => () => LoadRequest
 }
 
-const rows: readonly Row[] = [
+const allRows: readonly Row[] = [
   {
     key: 'post', name: 'POST /v2/entries, one workspace, durable (-c 64)',
     next: (secret) => {
@@ -43,6 +44,8 @@ const rows: readonly Row[] = [
   },
   { key: 'balance', name: 'GET balance, one workspace (-c 64)', next: (secret, accountId) => () => ({ method: 'GET', path: `/v2/accounts/${accountId}/balance`, headers: { authorization: `Bearer ${secret}` } }) },
 ]
+const rowKeys = process.env.BENCH_ROWS === undefined || process.env.BENCH_ROWS === '' ? null : process.env.BENCH_ROWS.split(',')
+const rows = rowKeys === null ? allRows : allRows.filter((row) => rowKeys.includes(row.key))
 
 interface Cell { readonly reqPerS: number; readonly cpuUsPerAnswer: number; readonly non2xx: number; readonly errors: number; readonly threads: ThreadSplit; readonly load: readonly number[] }
 
@@ -59,16 +62,10 @@ async function measureRow(dist: string, tmp: string, shards: number, row: Row, l
     if (batch.status !== 201) throw new Error(`batch: ${batch.status} ${JSON.stringify(batch.json).slice(0, 300)}`)
     const pid = nodePidUnder(child.process.pid)
     if (pid === null) throw new Error('the server process is gone')
-    const next = row.next(secret, (bank.json as { id: string }).id)
-    if (warmupS > 0) await measure(child.port, { ...settings, durationS: warmupS, warmupS: 0 }, next)
-    const shardTids = shardThreadIds(pid, shards)
-    const before = threadCpuMs(pid)
-    const startedMs = Date.now()
-    const result = await measure(child.port, { ...settings, warmupS: 0 }, next, () => child.cpuMs())
-    const wallMs = Date.now() - startedMs
+    const { result, split } = await measureWithThreads(child.port, pid, shards, settings, row.next(secret, (bank.json as { id: string }).id), () => child.cpuMs())
     return {
       reqPerS: Math.round(result.reqPerS), cpuUsPerAnswer: result.cpuMs === null || result.total === 0 ? NaN : Math.round((result.cpuMs * 1000 / result.total) * 10) / 10,
-      non2xx: result.non2xx, errors: result.errors, threads: splitThreads(pid, before, threadCpuMs(pid), shardTids, result.total, wallMs), load: loadNow(),
+      non2xx: result.non2xx, errors: result.errors, threads: split, load: loadNow(),
     }
   } finally {
     await child.stop(10_000)
@@ -112,7 +109,8 @@ async function main(): Promise<void> {
   process.stdout.write(`\n${context.date}, commit ${context.commit}, load ${context.load_average_start.join(' ')} → ${context.load_average_end.join(' ')}, ${context.cpus} cores, median of ${rounds} rounds\n\n`)
   process.stdout.write('| row | SHARDS=1: server CPU per answer | SHARDS=2: server CPU per answer | forwarded cost (difference) | per thread, µs/answer: SHARDS=1 / SHARDS=2 |\n| --- | --- | --- | --- | --- |\n')
   for (const result of results) print(result)
-  writeResult('forwarded', { ...context, durationS, warmupS, rounds, connections: settings.connections, rows: results })
+  // A run of some rows only is printed, not kept.
+  if (rowKeys === null) writeResult('forwarded', { ...context, durationS, warmupS, rounds, connections: settings.connections, rows: results })
 }
 
 await main()

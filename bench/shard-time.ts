@@ -16,7 +16,7 @@ import path from 'node:path'
 import { shardOf } from '../src/shard/placement.ts'
 import { measure, nodePidUnder, type Child, type LoadRequest, type LoadSettings } from './http.ts'
 import { buildDist, loadNow, makeWorkspaces, runContext, startShards, writeResult } from './shard-servers.ts'
-import { shardThreadIds, splitThreads, threadCpuMs, type ThreadSplit } from './threads.ts'
+import { measureWithThreads, type ThreadSplit } from './threads.ts'
 
 const durationS = Number(process.env.BENCH_DURATION_S ?? 8)
 const warmupS = Number(process.env.BENCH_WARMUP_S ?? 2)
@@ -66,17 +66,10 @@ async function measureOnce(dist: string, tmp: string, shards: number, label: str
     const keys = await makeWorkspaces(child.port, workspaceIds())
     const pid = nodePidUnder(child.process.pid)
     if (pid === null) throw new Error('the server process is gone')
-    const next = spreadPost(keys)
-    // The warm-up apart, so that the threads' CPU is read over the measured run only.
-    if (warmupS > 0) await measure(child.port, { ...settings, durationS: warmupS, warmupS: 0 }, next)
-    const shardTids = shardThreadIds(pid, shards)
-    const before = threadCpuMs(pid)
-    const startedMs = Date.now()
-    const result = await measure(child.port, { ...settings, warmupS: 0 }, next, () => child.cpuMs())
-    const wallMs = Date.now() - startedMs
+    const { result, split } = await measureWithThreads(child.port, pid, shards, settings, spreadPost(keys), () => child.cpuMs())
     return {
       shards, reqPerS: Math.round(result.reqPerS), cpuUsPerAnswer: result.cpuMs === null ? NaN : Math.round((result.cpuMs * 1000 / result.total) * 10) / 10,
-      answers: result.total, non2xx: result.non2xx, errors: result.errors, threads: splitThreads(pid, before, threadCpuMs(pid), shardTids, result.total, wallMs),
+      answers: result.total, non2xx: result.non2xx, errors: result.errors, threads: split,
     }
   } finally {
     await child.stop(10_000)

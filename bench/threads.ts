@@ -6,6 +6,7 @@
  * and each worker), every other thread on a futex; the workers are the event loop threads started last.
  */
 import fs from 'node:fs'
+import { measure, type LoadRequest, type LoadResult, type LoadSettings } from './http.ts'
 
 const clockTicksPerS = 100
 
@@ -102,4 +103,30 @@ export function splitThreads(pid: number, before: ThreadCpu, after: ThreadCpu, s
     shards: shardThreads.map((thread) => group(thread.cpuMs, 1)),
     other: group(others.reduce((sum, thread) => sum + thread.cpuMs, 0), others.length),
   }
+}
+
+/** One measured run with its threads: the load's result, its wall time, and the threads' CPU split both ways. */
+export interface ThreadedRun {
+  readonly result: LoadResult
+  readonly wallMs: number
+  /** Main, each shard's thread, the rest (splitThreads). */
+  readonly split: ThreadSplit
+  /** Every thread that used at least 1 % of the run (threadUse). */
+  readonly used: readonly ThreadUse[]
+}
+
+/**
+ * The block every bench of the server's threads runs: the warm-up (settings.warmupS) apart, then the shards' threads
+ * found while the server is idle, the threads' CPU read, the measured run (settings.durationS), read again and split
+ * by thread. The threads' figures cover the measured run only, as the process's CPU per answer does.
+ */
+export async function measureWithThreads(port: number, pid: number, shards: number, settings: LoadSettings, next: () => LoadRequest, cpuMs: () => number | null): Promise<ThreadedRun> {
+  if (settings.warmupS > 0) await measure(port, { ...settings, durationS: settings.warmupS, warmupS: 0 }, next)
+  const shardTids = shardThreadIds(pid, shards)
+  const before = threadCpuMs(pid)
+  const startedMs = Date.now()
+  const result = await measure(port, { ...settings, warmupS: 0 }, next, cpuMs)
+  const wallMs = Date.now() - startedMs
+  const after = threadCpuMs(pid)
+  return { result, wallMs, split: splitThreads(pid, before, after, shardTids, result.total, wallMs), used: threadUse(before, after, result.total, wallMs) }
 }

@@ -1,7 +1,30 @@
 /** @module Entries as JSON text straight from state, without a view object per entry: a batch answers thousands at once. */
 
 import { formatTimestamp } from './calendar.js'
-import type { Entry, WorkspaceState } from './state.js'
+import type { Account, Entry, WorkspaceState } from './state.js'
+
+/** An account's line prefix, and the name and currency it was written with (either may change later). */
+interface LinePrefix {
+  readonly name: string
+  readonly currency: string
+  readonly text: string
+}
+
+/**
+ * Each account's line prefix as last written, for the answers of single postings (three JSON.stringify calls a
+ * line otherwise, on every POST /v2/entries). Weak: it goes with its account's state. A prefix is used only
+ * while the account still has the name and currency it was written with; a rename writes it again.
+ */
+const linePrefixes = new WeakMap<Account, LinePrefix>()
+
+/** `{"account":…,"account_id":…,"currency":…,"amount":` of the account as it is now. */
+function linePrefixOf(account: Account): string {
+  const known = linePrefixes.get(account)
+  if (known !== undefined && known.name === account.name && known.currency === account.currency) return known.text
+  const text = `{"account":${JSON.stringify(account.name)},"account_id":${JSON.stringify(account.id)},"currency":${JSON.stringify(account.currency)},"amount":`
+  linePrefixes.set(account, { name: account.name, currency: account.currency, text })
+  return text
+}
 
 /**
  * Writes entries as entryView's JSON.stringify would (the same fields in the same order;
@@ -10,7 +33,7 @@ import type { Entry, WorkspaceState } from './state.js'
  */
 export class EntryJsonWriter {
   readonly #state: WorkspaceState
-  /** Null for a writer of one entry (entries.ts's entryJson): its lines' accounts differ, a map would only cost. */
+  /** Null for a writer of one entry (entries.ts's entryJson): it takes the prefixes the module keeps per account. */
   readonly #linePrefixes: Map<number, string> | null
   #lastAtMs = Number.NaN
   #lastAt = ''
@@ -45,11 +68,13 @@ export class EntryJsonWriter {
   }
 
   #linePrefix(accountSeq: number): string {
-    let prefix = this.#linePrefixes?.get(accountSeq)
+    const prefixes = this.#linePrefixes
+    const account = this.#state.accounts[accountSeq - 1]
+    if (prefixes === null) return linePrefixOf(account)
+    let prefix = prefixes.get(accountSeq)
     if (prefix === undefined) {
-      const account = this.#state.accounts[accountSeq - 1]
-      prefix = `{"account":${JSON.stringify(account.name)},"account_id":${JSON.stringify(account.id)},"currency":${JSON.stringify(account.currency)},"amount":`
-      this.#linePrefixes?.set(accountSeq, prefix)
+      prefix = linePrefixOf(account)
+      prefixes.set(accountSeq, prefix)
     }
     return prefix
   }
