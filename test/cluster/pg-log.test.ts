@@ -124,6 +124,25 @@ t.test('a tail is woken by NOTIFY (its poll is far off) and hands records over i
   t.equal(tail.appliedSeq, 4)
 })
 
+t.test('a tail gathers the group commits announced within its gathering into one read and one page', async (t) => {
+  const writer = await openLog('gather-writer')
+  const reader = await openLog('gather-reader')
+  const owned = (await writer.claim(41))!
+  const pages: number[][] = []
+  const tail = await PgTail.start({
+    log: reader, shard: 41, appliedSeq: 0, pollMs: 600_000, gatherMs: 1_000,
+    onRecords: (records) => { pages.push(records.map((record) => record.seq)) }, onError: (error) => t.fail(error.message),
+  })
+  t.teardown(() => tail.close())
+  // Five group commits one after the other, each announced by its own NOTIFY, well within one gathering.
+  for (let commit = 0; commit < 5; commit++) await owned.append([bytes(`g${commit}`), bytes(`h${commit}`)])
+  for (let waited = 0; waited < 50 && tail.appliedSeq < 10; waited++) await sleep(100)
+  t.same(pages, [[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]], 'one page holds the five group commits')
+  await owned.append([bytes('later')])
+  for (let waited = 0; waited < 50 && tail.appliedSeq < 11; waited++) await sleep(100)
+  t.same(pages.slice(1), [[11]], 'a group commit after the read is read on its own wake-up')
+})
+
 t.test('bytes round-trip exactly: every byte value, an empty record, a large random one', async (t) => {
   const log = await openLog('bytes')
   const owned = (await log.claim(50))!
