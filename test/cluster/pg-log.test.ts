@@ -143,6 +143,18 @@ t.test('a tail gathers the group commits announced within its gathering into one
   t.same(pages.slice(1), [[11]], 'a group commit after the read is read on its own wake-up')
 })
 
+t.test('appends and reads run as statements prepared once per connection, not parsed and planned each time', async (t) => {
+  const log = await PgLog.open({ url: server.url, node: 'prepared', leaseMs: 10_000, poolSize: 1 })
+  opened.push(log)
+  const owned = (await log.claim(42))!
+  await owned.append([bytes('p1')])
+  await owned.append([bytes('p2'), bytes('p3')])
+  t.same((await log.read(42, 0, 10)).map((record) => Buffer.from(record.record).toString()), ['p1', 'p2', 'p3'])
+  // One connection in the pool: the statements it prepared are the ones the log ran.
+  const prepared = await log.pool.query<{ name: string }>('SELECT name FROM pg_prepared_statements ORDER BY name')
+  t.same(prepared.rows.map((row) => row.name), ['trueup_log_append', 'trueup_log_read'])
+})
+
 t.test('bytes round-trip exactly: every byte value, an empty record, a large random one', async (t) => {
   const log = await openLog('bytes')
   const owned = (await log.claim(50))!
