@@ -64,6 +64,25 @@ function treeCpuMs(pid: number): number {
   return total
 }
 
+/** Each live process of a tree (the process and its descendants) with its own CPU in ms, keyed `pid command`. */
+function treeProcesses(pid: number, into: Record<string, number> = {}): Record<string, number> {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    const command = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').trim().slice(0, 60)
+    into[`${pid} ${command}`] = (Number(fields[11]) + Number(fields[12])) * 10
+    // Children that ran and ended (a backend per connection, a program run each second) count in their parent's reaped CPU.
+    into[`${pid} ${command} (reaped children)`] = (Number(fields[13]) + Number(fields[14])) * 10
+    for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
+      const children = fs.readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').trim()
+      for (const child of children === '' ? [] : children.split(' ')) treeProcesses(Number(child), into)
+    }
+  } catch {
+    // Gone meanwhile.
+  }
+  return into
+}
+
 /** Where a side's load goes and how its server CPU is read. */
 interface Side {
   readonly label: string
@@ -75,6 +94,8 @@ interface Side {
   proxyCpuMs(): number | null
   /** CPU so far (ms) by part: each node (by id, with its role) and PostgreSQL; where the cluster's CPU goes. */
   parts(): Record<string, number>
+  /** Each process of the side with its own CPU so far (ms), keyed `pid command`. */
+  processes(): Record<string, number>
   /** The port of the node that commits the writes (the single node; the cluster's owner), for its /metrics. */
   committerPort(): Promise<number>
   /** The cluster's primary's counters so far: reads of the log (index scans: the standbys' follow), records inserted, transactions. */
@@ -113,9 +134,14 @@ async function groupCommits(side: Side): Promise<{ count: number; records: numbe
 async function idleRow(side: Side): Promise<Record<string, number>> {
   const read = (): Record<string, number> => ({ ...side.parts(), ...(side.proxyCpuMs() === null ? {} : { haproxy: side.proxyCpuMs()! }) })
   const before = read()
+  const processesBefore = side.processes()
   const startedMs = Date.now()
   await sleep(idleS * 1000)
   const seconds = (Date.now() - startedMs) / 1000
+  // Which processes the steady cost is (a process started and ended within the window is counted in its parent's reaped CPU).
+  const busiest = Object.entries(side.processes()).map(([name, ms]) => [name, Math.round(((ms - (processesBefore[name] ?? 0)) / seconds) * 10) / 10] as const)
+    .sort((a, b) => b[1] - a[1]).slice(0, 12)
+  process.stdout.write(`idle cluster: the busiest processes, CPU ms per second ${JSON.stringify(Object.fromEntries(busiest))}\n`)
   return Object.fromEntries(Object.entries(read()).map(([part, ms]) => [part, Math.round(((ms - (before[part] ?? 0)) / seconds) * 10) / 10]))
 }
 
@@ -241,7 +267,7 @@ async function singleNode(tmp: string): Promise<{ side: Side; stop: () => Promis
   }, /listening on http:\/\/127\.0\.0\.1:(\d+)/, 'single', path.join(tmp, 'single.out'))
   const cpuMs = () => treeCpuMs(child.process.pid!)
   const side: Side = { label: 'single node', port: child.port, adminToken, cpuMs, proxyCpuMs: () => null, parts: () => ({ node: cpuMs() }), committerPort: async () => child.port,
-    databaseCounters: async () => null }
+    databaseCounters: async () => null, processes: () => treeProcesses(child.process.pid!) }
   return { side, stop: () => child.stop(10_000) }
 }
 
@@ -297,7 +323,8 @@ async function clusterUp(tmp: string): Promise<{ side: Side; state: () => Cluste
     }
     return null
   }
-  const side: Side = { label: 'cluster', port: Number(new URL(state().proxy.url).port), adminToken: state().adminToken, cpuMs, proxyCpuMs: () => treeCpuMs(state().proxy.pid), parts, committerPort, databaseCounters }
+  const side: Side = { label: 'cluster', port: Number(new URL(state().proxy.url).port), adminToken: state().adminToken, cpuMs, proxyCpuMs: () => treeCpuMs(state().proxy.pid), parts, committerPort, databaseCounters,
+    processes: () => state().keepers.reduce((all, keeper) => treeProcesses(keeper.pid, all), {} as Record<string, number>) }
   return { side, state, stateFile, stop }
 }
 
