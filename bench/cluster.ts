@@ -12,6 +12,7 @@
 //   BENCH_BATCH_IN_FLIGHT (4)                   batches of 8,190 in flight at once
 //   BENCH_FAILOVER_RUNS (3; 20 for the issue's figure)
 //   BENCH_ROWS (post,batch,failover)            the rows run (post alone: the CPU per answer while profiling)
+//   BENCH_IDLE_S (10)                           the idle cluster's CPU per second by part, read before the load (0: not read)
 // Writes bench/results/cluster.json. The single node runs under `timeout`; the cluster's processes are stopped by
 // `cluster down` at the end, and by a detached watchdog (`sleep <lifetime>; cluster down`) should the bench die.
 // Both sides run `node --import=tsx src/main.ts` with LOG_LEVEL=warn and no extra node flags (as `cluster up` does).
@@ -29,6 +30,7 @@ const warmupS = Number(process.env.BENCH_WARMUP_S ?? 2)
 const batchInFlight = Number(process.env.BENCH_BATCH_IN_FLIGHT ?? 4)
 const failoverRuns = Number(process.env.BENCH_FAILOVER_RUNS ?? 3)
 const rows = new Set((process.env.BENCH_ROWS ?? 'post,batch,failover').split(','))
+const idleS = Number(process.env.BENCH_IDLE_S ?? 10)
 const batchSize = 8_190
 const c64: LoadSettings = { connections: 64, pipelining: 1, durationS, warmupS }
 /** A failover run fails when no write succeeds within this long after the kill. */
@@ -62,6 +64,25 @@ function treeCpuMs(pid: number): number {
   return total
 }
 
+/** Each live process of a tree (the process and its descendants) with its own CPU in ms, keyed `pid command`. */
+function treeProcesses(pid: number, into: Record<string, number> = {}): Record<string, number> {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    const command = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').trim().slice(0, 60)
+    into[`${pid} ${command}`] = (Number(fields[11]) + Number(fields[12])) * 10
+    // Children that ran and ended (a backend per connection, a program run each second) count in their parent's reaped CPU.
+    into[`${pid} ${command} (reaped children)`] = (Number(fields[13]) + Number(fields[14])) * 10
+    for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
+      const children = fs.readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').trim()
+      for (const child of children === '' ? [] : children.split(' ')) treeProcesses(Number(child), into)
+    }
+  } catch {
+    // Gone meanwhile.
+  }
+  return into
+}
+
 /** Where a side's load goes and how its server CPU is read. */
 interface Side {
   readonly label: string
@@ -73,6 +94,55 @@ interface Side {
   proxyCpuMs(): number | null
   /** CPU so far (ms) by part: each node (by id, with its role) and PostgreSQL; where the cluster's CPU goes. */
   parts(): Record<string, number>
+  /** Each process of the side with its own CPU so far (ms), keyed `pid command`. */
+  processes(): Record<string, number>
+  /** The port of the node that commits the writes (the single node; the cluster's owner), for its /metrics. */
+  committerPort(): Promise<number>
+  /** The cluster's primary's counters so far: reads of the log (index scans: the standbys' follow), records inserted, transactions. */
+  databaseCounters(): Promise<Record<string, number> | null>
+}
+
+/** The counters of databaseCounters on one server (null when it is not the primary or does not answer). */
+async function primaryCounters(port: number): Promise<Record<string, number> | null> {
+  const client = new pg.Client({ host: '127.0.0.1', port, user: 'postgres', database: 'postgres', connectionTimeoutMillis: 2_000 })
+  client.on('error', () => undefined)
+  try {
+    await client.connect()
+    if ((await client.query<{ r: boolean }>('SELECT pg_is_in_recovery() AS r')).rows[0].r) return null
+    const rows = await client.query<{ log_reads: string; log_inserted: string; placement_reads: string; commits: string }>(
+      `SELECT (SELECT idx_scan FROM pg_stat_user_tables WHERE relname = 'log') AS log_reads,
+              (SELECT n_tup_ins FROM pg_stat_user_tables WHERE relname = 'log') AS log_inserted,
+              (SELECT idx_scan FROM pg_stat_user_tables WHERE relname = 'placement') AS placement_reads,
+              (SELECT xact_commit FROM pg_stat_database WHERE datname = 'postgres') AS commits`)
+    return Object.fromEntries(Object.entries(rows.rows[0]).map(([name, value]) => [name, Number(value)]))
+  } catch {
+    return null
+  } finally {
+    await client.end().catch(() => undefined)
+  }
+}
+
+/** The committing node's group commits so far (its /metrics): how many, their records, their time (s). */
+async function groupCommits(side: Side): Promise<{ count: number; records: number; seconds: number }> {
+  const response = await fetch(`http://127.0.0.1:${await side.committerPort()}/metrics`, { signal: AbortSignal.timeout(10_000) })
+  const text = await response.text()
+  const value = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN)
+  return { count: value('trueup_log_commit_records_count'), records: value('trueup_log_commit_records_sum'), seconds: value('trueup_log_commit_duration_seconds_sum') }
+}
+
+/** Each part's CPU per second with no load (the cluster's steady cost: the monitor's checks, leases, HAProxy's checks), in ms/s. */
+async function idleRow(side: Side): Promise<Record<string, number>> {
+  const read = (): Record<string, number> => ({ ...side.parts(), ...(side.proxyCpuMs() === null ? {} : { haproxy: side.proxyCpuMs()! }) })
+  const before = read()
+  const processesBefore = side.processes()
+  const startedMs = Date.now()
+  await sleep(idleS * 1000)
+  const seconds = (Date.now() - startedMs) / 1000
+  // Which processes the steady cost is (a process started and ended within the window is counted in its parent's reaped CPU).
+  const busiest = Object.entries(side.processes()).map(([name, ms]) => [name, Math.round(((ms - (processesBefore[name] ?? 0)) / seconds) * 10) / 10] as const)
+    .sort((a, b) => b[1] - a[1]).slice(0, 12)
+  process.stdout.write(`idle cluster: the busiest processes, CPU ms per second ${JSON.stringify(Object.fromEntries(busiest))}\n`)
+  return Object.fromEntries(Object.entries(read()).map(([part, ms]) => [part, Math.round(((ms - (before[part] ?? 0)) / seconds) * 10) / 10]))
 }
 
 /** Each part's CPU between two readings, in µs per answer. */
@@ -118,23 +188,48 @@ function entryPost(secret: string): () => LoadRequest {
 interface PostCell {
   reqPerS: number; p50Ms: number; p99Ms: number; cpuUsPerAnswer: number | null; proxyCpuUsPerAnswer: number | null; non2xx: number; errors: number
   partsUsPerAnswer: Record<string, number>
+  /** partsUsPerAnswer less each part's idle CPU per second over the window (the steady cost taken out). */
+  partsUsPerAnswerLessIdle: Record<string, number> | null
+  /** The committing node's group commits over the window: records per commit, mean ms per commit (its transaction, fsync and replication). */
+  groupCommits: { count: number; recordsPerCommit: number; msPerCommit: number } | null
+  /** The cluster's primary's counters over the window (their statistics lag by up to a second at each end). */
+  database: Record<string, number> | null
+  loadAverage: number[]
 }
 
-async function postRow(side: Side, secret: string): Promise<PostCell> {
+async function postRow(side: Side, secret: string, idle: Record<string, number> | null): Promise<PostCell> {
   let proxyBefore: number | null = null
   let partsBefore: Record<string, number> | null = null
+  // Read in measure's callback (at the window's start): an object, so that the reads after see what it set.
+  const start = { commits: null as Promise<{ count: number; records: number; seconds: number } | null> | null, database: null as Promise<Record<string, number> | null> | null, ms: 0 }
   const result: LoadResult = await measure(side.port, c64, entryPost(secret), () => {
     proxyBefore ??= side.proxyCpuMs()
     partsBefore ??= side.parts()
+    start.commits ??= groupCommits(side).catch(() => null)
+    start.database ??= side.databaseCounters()
+    if (start.ms === 0) start.ms = Date.now()
     return side.cpuMs()
   })
   const proxyCpuMs = side.proxyCpuMs()
-  const partsUsPerAnswer = partsPerAnswer(partsBefore ?? {}, side.parts(), result.total)
+  const partsAfter = side.parts()
+  const windowS = (Date.now() - start.ms) / 1000
+  const commitsAfter = await groupCommits(side).catch(() => null)
+  const before = await start.commits
+  const [databaseFirst, databaseLast] = [await start.database, await side.databaseCounters()]
+  const database = databaseFirst === null || databaseLast === null ? null : Object.fromEntries(Object.entries(databaseLast).map(([name, value]) => [name, value - (databaseFirst[name] ?? 0)]))
+  const partsUsPerAnswer = partsPerAnswer(partsBefore ?? {}, partsAfter, result.total)
   const perAnswer = (ms: number | null) => ms === null || result.total === 0 ? null : Math.round((ms * 1000 / result.total) * 10) / 10
+  const lessIdle = idle === null ? null : Object.fromEntries(Object.entries(partsUsPerAnswer).map(([part, us]) =>
+    [part, Math.round((us - (idle[part] ?? 0) * windowS * 1000 / Math.max(1, result.total)) * 10) / 10]))
+  const commits = before === null || commitsAfter === null ? null : {
+    count: commitsAfter.count - before.count,
+    recordsPerCommit: Math.round(((commitsAfter.records - before.records) / Math.max(1, commitsAfter.count - before.count)) * 10) / 10,
+    msPerCommit: Math.round(((commitsAfter.seconds - before.seconds) * 1000 / Math.max(1, commitsAfter.count - before.count)) * 100) / 100,
+  }
   return {
     reqPerS: Math.round(result.reqPerS), p50Ms: result.p50Ms, p99Ms: result.p99Ms, cpuUsPerAnswer: perAnswer(result.cpuMs),
     proxyCpuUsPerAnswer: proxyBefore === null || proxyCpuMs === null ? null : perAnswer(proxyCpuMs - proxyBefore), non2xx: result.non2xx, errors: result.errors,
-    partsUsPerAnswer,
+    partsUsPerAnswer, partsUsPerAnswerLessIdle: lessIdle, groupCommits: commits, database, loadAverage: os.loadavg(),
   }
 }
 
@@ -171,7 +266,8 @@ async function singleNode(tmp: string): Promise<{ side: Side; stop: () => Promis
     HOST: '127.0.0.1', PORT: '0', DATA_DIR: path.join(tmp, 'single'), ADMIN_TOKEN: adminToken, LOG_LEVEL: 'warn', SHARDS: '1',
   }, /listening on http:\/\/127\.0\.0\.1:(\d+)/, 'single', path.join(tmp, 'single.out'))
   const cpuMs = () => treeCpuMs(child.process.pid!)
-  const side: Side = { label: 'single node', port: child.port, adminToken, cpuMs, proxyCpuMs: () => null, parts: () => ({ node: cpuMs() }) }
+  const side: Side = { label: 'single node', port: child.port, adminToken, cpuMs, proxyCpuMs: () => null, parts: () => ({ node: cpuMs() }), committerPort: async () => child.port,
+    databaseCounters: async () => null, processes: () => treeProcesses(child.process.pid!) }
   return { side, stop: () => child.stop(10_000) }
 }
 
@@ -216,7 +312,19 @@ async function clusterUp(tmp: string): Promise<{ side: Side; state: () => Cluste
     for (const keeper of now.keepers) byPart[`postgres ${keeper.name}`] = treeCpuMs(keeper.pid)
     return byPart
   }
-  const side: Side = { label: 'cluster', port: Number(new URL(state().proxy.url).port), adminToken: state().adminToken, cpuMs, proxyCpuMs: () => treeCpuMs(state().proxy.pid), parts }
+  const committerPort = async () => {
+    const owner = await ownerOf(state())
+    return Number(new URL(state().nodes.find((node) => node.id === owner)?.url ?? state().proxy.url).port)
+  }
+  const databaseCounters = async () => {
+    for (const keeper of state().keepers.filter((each) => each.name !== 'monitor')) {
+      const counters = await primaryCounters(keeper.port)
+      if (counters !== null) return counters
+    }
+    return null
+  }
+  const side: Side = { label: 'cluster', port: Number(new URL(state().proxy.url).port), adminToken: state().adminToken, cpuMs, proxyCpuMs: () => treeCpuMs(state().proxy.pid), parts, committerPort, databaseCounters,
+    processes: () => state().keepers.reduce((all, keeper) => treeProcesses(keeper.pid, all), {} as Record<string, number>) }
   return { side, state, stateFile, stop }
 }
 
@@ -285,7 +393,17 @@ function percentile(values: readonly number[], fraction: number): number | null 
 function printTable(out: Record<string, any>): void {
   const post = (cell: PostCell) => `${cell.reqPerS.toLocaleString('en')} | ${cell.p50Ms} | ${cell.p99Ms} | ${cell.cpuUsPerAnswer ?? '?'}${cell.proxyCpuUsPerAnswer === null ? '' : ` (+${cell.proxyCpuUsPerAnswer} HAProxy)`}${cell.non2xx + cell.errors > 0 ? ` (${cell.non2xx} non-2xx, ${cell.errors} errors)` : ''}`
   const batch = (cell: BatchCell) => `${cell.entriesPerS.toLocaleString('en')} entries/s | | | ${cell.cpuUsPerEntry ?? '?'} per entry`
-  if (rows.has('post')) for (const label of ['single', 'cluster']) process.stdout.write(`POST -c 64, ${label}: CPU µs per answer by part ${JSON.stringify(out.post[label].partsUsPerAnswer)}\n`)
+  if (out.idleCpuMsPerS) process.stdout.write(`idle cluster (${idleS} s): CPU ms per second by part ${JSON.stringify(out.idleCpuMsPerS)}\n`)
+  if (rows.has('post')) {
+    for (const label of ['single', 'cluster']) {
+      const cell = out.post[label] as PostCell
+      process.stdout.write(`POST -c 64, ${label}: CPU µs per answer by part ${JSON.stringify(cell.partsUsPerAnswer)}; group commits ${JSON.stringify(cell.groupCommits)}; primary's counters ${JSON.stringify(cell.database)}; load ${cell.loadAverage.map((value) => value.toFixed(2)).join(' ')}\n`)
+      if (cell.partsUsPerAnswerLessIdle !== null) {
+        const total = Object.values(cell.partsUsPerAnswerLessIdle).reduce((sum, us) => sum + us, 0)
+        process.stdout.write(`POST -c 64, ${label}: the same less the idle CPU per second ${JSON.stringify(cell.partsUsPerAnswerLessIdle)}, in all ${Math.round(total)}\n`)
+      }
+    }
+  }
   process.stdout.write([
     '| row | req/s | p50 ms | p99 ms | server CPU µs per answer |', '| --- | ---: | ---: | ---: | ---: |',
     ...(rows.has('post') ? [
@@ -308,7 +426,7 @@ async function main(): Promise<void> {
     const single = await singleNode(tmp)
     try {
       const secret = await makeWorkspace(single.side)
-      if (rows.has('post')) out.post.single = await postRow(single.side, secret)
+      if (rows.has('post')) out.post.single = await postRow(single.side, secret, null)
       if (rows.has('batch')) out.batch.single = await batchRow(single.side, secret)
     } finally {
       await single.stop()
@@ -316,8 +434,10 @@ async function main(): Promise<void> {
     const cluster = await clusterUp(tmp)
     try {
       const secret = await makeWorkspace(cluster.side)
+      // The steady cost first, with no load: CPU per second by part.
+      out.idleCpuMsPerS = idleS > 0 ? await idleRow(cluster.side) : null
       if (rows.has('post')) {
-        out.post.cluster = await postRow(cluster.side, secret)
+        out.post.cluster = await postRow(cluster.side, secret, out.idleCpuMsPerS)
         out.post.cluster.owner = await ownerOf(cluster.state())
       }
       if (rows.has('batch')) out.batch.cluster = await batchRow(cluster.side, secret)

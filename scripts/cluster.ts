@@ -12,6 +12,7 @@
 import { execFileSync, spawn } from 'node:child_process'
 import crypto from 'node:crypto'
 import fs from 'node:fs'
+import http from 'node:http'
 import os from 'node:os'
 import path from 'node:path'
 import pg from 'pg'
@@ -187,32 +188,42 @@ async function startNode(state: ClusterState, index: number, portGiven?: number)
   throw new Error(`${id} did not listen within ${stepTimeoutMs} ms`)
 }
 
+/** One request marked as forwarded, on a connection of its own (closed after): its status, 0 when none came. */
+function markedStatus(url: string): Promise<number> {
+  return new Promise((resolve) => {
+    const request = http.get(`${url}/v2/accounts`, { agent: false, headers: { 'trueup-forwarded': 'cluster-up' }, timeout: 2_000 }, (response) => {
+      response.resume()
+      response.once('end', () => resolve(response.statusCode ?? 0))
+    })
+    request.once('timeout', () => request.destroy())
+    request.once('error', () => resolve(0))
+  })
+}
+
 /**
- * HAProxy in front of the nodes. Its backend `nodes` is round robin over the three, checking each one's /healthz: any
- * node answers any request (a standby forwards it to the shard's owner), so a node down is simply left out until it
- * is back. The local cluster has one shard, so requests go to its owner directly while HAProxy knows which node that
- * is (backend `owner`): a forwarded write costs the standby its HTTP in and out and the owner a second parse, more
- * CPU than the write itself. The owner is found by a request marked as forwarded (Trueup-Forwarded), which a node
- * never forwards again: its owner answers it (401, no key), a standby 503. During a takeover no node passes that
- * check and every request goes to `nodes` (503 `unavailable` until the new owner serves, then forwarded to it).
+ * HAProxy in front of the nodes, in `mode tcp`: it picks a node per connection and then passes bytes, reading no HTTP
+ * (a client's kept-alive connection stays on its node). Its backend `nodes` is round robin over the three, checking
+ * each one's /healthz: any node answers any request (a standby forwards it to the shard's owner), so a node down is
+ * simply left out until it is back. The local cluster has one shard, so connections go to its owner directly while
+ * HAProxy knows which node that is (backend `owner`): a forwarded write costs the standby its HTTP in and out and the
+ * owner a second parse, more CPU than the write itself. The owner is found by an HTTP check marked as forwarded
+ * (Trueup-Forwarded), which a node never forwards again: its owner answers it (401, no key), a standby 503. During a
+ * takeover no node passes that check and new connections go to `nodes` (503 `unavailable` until the new owner serves,
+ * then forwarded to it); a connection whose node dies is closed, and the client's next one goes where HAProxy says then.
  */
 async function startProxy(state: ClusterState): Promise<void> {
   const port = await freePort()
-  const unavailableFile = path.join(state.dir, 'haproxy-503.http')
-  const unavailable = JSON.stringify({ error: { code: 'unavailable', message: 'The node that owns the shard of this request did not answer; retry shortly.' } })
-  fs.writeFileSync(unavailableFile, ['HTTP/1.1 503 Service Unavailable', 'Content-Type: application/json', 'Retry-After: 1', 'Cache-Control: no-cache',
-    `Content-Length: ${Buffer.byteLength(unavailable)}`, 'Connection: close', '', unavailable].join('\r\n'))
   const servers = (check: string) => state.nodes.map((node) => `  server ${node.id} ${node.url.replace('http://', '')} check ${check}`)
-  const config = ['global', '  maxconn 256', 'defaults', '  mode http', '  timeout connect 2s', '  timeout client 60s', '  timeout server 60s',
-    '  timeout tunnel 1h', '  timeout check 2s', 'frontend trueup', `  bind 127.0.0.1:${port}`, '  use_backend owner if { nbsrv(owner) gt 0 }',
+  // One thread: on a machine shared with the nodes and PostgreSQL, a second one only adds wake-ups between the two.
+  const config = ['global', '  maxconn 256', '  nbthread 1', 'defaults', '  mode tcp', '  timeout connect 2s', '  timeout client 60s', '  timeout server 60s',
+    '  timeout check 2s', 'frontend trueup', `  bind 127.0.0.1:${port}`, '  use_backend owner if { nbsrv(owner) gt 0 }',
     '  default_backend nodes',
     'backend owner',
     '  option httpchk', '  http-check send meth GET uri /v2/accounts ver HTTP/1.1 hdr Host 127.0.0.1 hdr Trueup-Forwarded haproxy', '  http-check expect status 401',
-    // The owner killed, not yet seen by the check (half a second or so): the API's own 503 for a takeover.
-    '  retries 1', `  errorfile 503 ${unavailableFile}`,
+    '  retries 1',
     ...servers('inter 500ms fall 2 rise 1'),
     'backend nodes', '  balance roundrobin',
-    // A request whose node refuses the connection (killed, restarting) is sent to another one.
+    // A connection its node refuses (killed, restarting) is sent to another one.
     '  option redispatch', '  retries 2', '  option httpchk', '  http-check send meth GET uri /healthz ver HTTP/1.1 hdr Host 127.0.0.1', '  http-check expect status 200',
     ...servers('inter 1s fall 2 rise 2'), ''].join('\n')
   const configFile = path.join(state.dir, 'haproxy.cfg')
@@ -221,14 +232,16 @@ async function startProxy(state: ClusterState): Promise<void> {
   state.proxy = { url: `http://127.0.0.1:${port}`, pid: proxy.pid! }
   saveState(state)
   await waitForPort(port, stepTimeoutMs, () => processAlive(proxy.pid!))
-  // Ready once a node behind it passed its health checks, so the first request after `up` reaches a node.
+  // Ready once HAProxy sends connections to the owner alone: HAProxy counts every server up until its checks fail, so
+  // for a second or so new connections go to any node, and a kept-alive connection stays where it went. Six marked
+  // requests in a row on fresh connections all answered by the owner (401) say the standbys' checks have failed.
   const deadline = Date.now() + stepTimeoutMs
-  while (Date.now() < deadline) {
-    const answer = await fetch(`${state.proxy.url}/healthz`).then((response) => response.status, () => 0)
-    if (answer === 200) return
-    await new Promise((resolve) => setTimeout(resolve, 250))
+  for (let owned = 0; owned < 6;) {
+    if (Date.now() > deadline) throw new Error(`HAProxy did not send connections to the shard's owner alone within ${stepTimeoutMs} ms`)
+    const status = await markedStatus(state.proxy.url)
+    owned = status === 401 ? owned + 1 : 0
+    if (status !== 401) await new Promise((resolve) => setTimeout(resolve, 250))
   }
-  throw new Error(`HAProxy found no healthy node within ${stepTimeoutMs} ms`)
 }
 
 async function up(): Promise<void> {

@@ -123,6 +123,12 @@ export interface PrimaryPoolOptions {
   readonly writer?: boolean
 }
 
+/** A statement prepared on each connection under its name the first time it runs there (the hot ones: appends, reads). */
+export interface NamedStatement {
+  readonly name: string
+  readonly text: string
+}
+
 /** Finding a primary keeps trying this long by default: pg_auto_failover's failover with the local cluster's settings takes about 10 s. */
 export const findWindowMsDefault = 30_000
 const connectTimeoutMsDefault = 2_000
@@ -148,11 +154,14 @@ export class PrimaryPool {
   /** The host in use, or null between a loss and the next query. */
   get host(): HostPort | null { return this.#host }
 
-  /** Runs one statement on the primary; a failover error makes the next call find the primary again. */
-  async query<Row extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<Row>> {
+  /**
+   * Runs one statement on the primary; a failover error makes the next call find the primary again. A named statement
+   * ({ name, text }) is prepared once per connection and then only bound and executed: no parse and plan per call.
+   */
+  async query<Row extends pg.QueryResultRow>(statement: string | NamedStatement, values?: unknown[]): Promise<pg.QueryResult<Row>> {
     const pool = await this.#current()
     try {
-      return await pool.query<Row>(text, values)
+      return await (typeof statement === 'string' ? pool.query<Row>(statement, values) : pool.query<Row>({ name: statement.name, text: statement.text, values }))
     } catch (error) {
       if (isFailoverError(error)) this.#forget(pool)
       throw error

@@ -17,7 +17,7 @@
  * Standbys follow a shard with PgTail: LISTEN wakes them, then they read `seq > applied`.
  */
 
-import { PrimaryPool } from './pg-connect.js'
+import { PrimaryPool, type NamedStatement } from './pg-connect.js'
 
 /** The tables, created once by whichever node comes first (under an advisory lock, so two first nodes do not race). */
 const schemaSql = `
@@ -42,7 +42,7 @@ const schemaLockKey = 7_264_110_526
  * One group commit: the records inserted only while the placement row, locked, still has the appender's epoch and
  * owner; the standbys notified in the same transaction (a NOTIFY is delivered at commit, never for a rollback).
  */
-const appendSql = `
+const appendSql: NamedStatement = { name: 'trueup_log_append', text: `
 WITH fence AS (
   SELECT shard FROM placement WHERE shard = $1 AND epoch = $2 AND owner = $3 FOR UPDATE
 ), written AS (
@@ -54,7 +54,10 @@ WITH fence AS (
 ), notified AS (
   SELECT pg_notify('trueup_log_' || $1::text, max(seq)::text) FROM written HAVING count(*) > 0
 )
-SELECT (SELECT count(*) FROM fence)::int AS fenced_in, (SELECT count(*) FROM written)::int AS written, (SELECT count(*) FROM notified)::int AS notified`
+SELECT (SELECT count(*) FROM fence)::int AS fenced_in, (SELECT count(*) FROM written)::int AS written, (SELECT count(*) FROM notified)::int AS notified` }
+
+/** A standby's read of what follows a seq (a page of the tail, or of a catch-up). */
+const readSql: NamedStatement = { name: 'trueup_log_read', text: 'SELECT seq, epoch, record FROM log WHERE shard = $1 AND seq > $2 ORDER BY seq LIMIT $3' }
 
 /** The channel a shard's appends are announced on (payload: the last seq committed). */
 export function channelOf(shard: number): string {
@@ -268,8 +271,7 @@ export class PgLog {
 
   /** The shard's records after `afterSeq`, in seq order, at most `limit` of them. */
   async read(shard: number, afterSeq: number, limit: number): Promise<LogRecord[]> {
-    const result = await this.pool.query<{ seq: string; epoch: string; record: Buffer }>(
-      'SELECT seq, epoch, record FROM log WHERE shard = $1 AND seq > $2 ORDER BY seq LIMIT $3', [shard, afterSeq, limit])
+    const result = await this.pool.query<{ seq: string; epoch: string; record: Buffer }>(readSql, [shard, afterSeq, limit])
     return result.rows.map((row) => ({ seq: Number(row.seq), epoch: Number(row.epoch), record: row.record }))
   }
 

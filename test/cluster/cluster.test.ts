@@ -7,6 +7,7 @@
 
 import { spawn } from 'node:child_process'
 import fs from 'node:fs'
+import http from 'node:http'
 import os from 'node:os'
 import path from 'node:path'
 import pg from 'pg'
@@ -67,6 +68,17 @@ t.test('up starts the database, the nodes and the proxy; status describes them; 
   const apiKey = /API key \(shown once\): (\S+)/.exec(started.stdout)?.[1]
   t.ok(url, 'prints the proxy\'s address')
   t.match(started.stdout, /admin token \(shown once\): \S+/)
+  // HAProxy passes connections, not requests (mode tcp), so `up` is ready only once every new connection goes to the
+  // owner: requests marked as forwarded, each on a connection of its own, sent at once after `up`, all answered by it.
+  const fresh = await Promise.all(Array.from({ length: 6 }, () => new Promise<number>((resolve) => {
+    const request = http.get(`${url}/v2/accounts`, { agent: false, timeout: 10_000, headers: { authorization: `Bearer ${apiKey}`, 'trueup-forwarded': 'test' } }, (response) => {
+      response.resume()
+      response.once('end', () => resolve(response.statusCode ?? 0))
+    })
+    request.once('timeout', () => request.destroy())
+    request.once('error', () => resolve(0))
+  })))
+  t.same(fresh, Array(6).fill(200), 'right after up, new connections reach the owner')
 
   const shown = await cluster('status', 30_000)
   t.equal(shown.code, 0, shown.stderr)

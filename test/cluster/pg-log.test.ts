@@ -124,6 +124,37 @@ t.test('a tail is woken by NOTIFY (its poll is far off) and hands records over i
   t.equal(tail.appliedSeq, 4)
 })
 
+t.test('a tail gathers the group commits announced within its gathering into one read and one page', async (t) => {
+  const writer = await openLog('gather-writer')
+  const reader = await openLog('gather-reader')
+  const owned = (await writer.claim(41))!
+  const pages: number[][] = []
+  const tail = await PgTail.start({
+    log: reader, shard: 41, appliedSeq: 0, pollMs: 600_000, gatherMs: 1_000,
+    onRecords: (records) => { pages.push(records.map((record) => record.seq)) }, onError: (error) => t.fail(error.message),
+  })
+  t.teardown(() => tail.close())
+  // Five group commits one after the other, each announced by its own NOTIFY, well within one gathering.
+  for (let commit = 0; commit < 5; commit++) await owned.append([bytes(`g${commit}`), bytes(`h${commit}`)])
+  for (let waited = 0; waited < 50 && tail.appliedSeq < 10; waited++) await sleep(100)
+  t.same(pages, [[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]], 'one page holds the five group commits')
+  await owned.append([bytes('later')])
+  for (let waited = 0; waited < 50 && tail.appliedSeq < 11; waited++) await sleep(100)
+  t.same(pages.slice(1), [[11]], 'a group commit after the read is read on its own wake-up')
+})
+
+t.test('appends and reads run as statements prepared once per connection, not parsed and planned each time', async (t) => {
+  const log = await PgLog.open({ url: server.url, node: 'prepared', leaseMs: 10_000, poolSize: 1 })
+  opened.push(log)
+  const owned = (await log.claim(42))!
+  await owned.append([bytes('p1')])
+  await owned.append([bytes('p2'), bytes('p3')])
+  t.same((await log.read(42, 0, 10)).map((record) => Buffer.from(record.record).toString()), ['p1', 'p2', 'p3'])
+  // One connection in the pool: the statements it prepared are the ones the log ran.
+  const prepared = await log.pool.query<{ name: string }>('SELECT name FROM pg_prepared_statements ORDER BY name')
+  t.same(prepared.rows.map((row) => row.name), ['trueup_log_append', 'trueup_log_read'])
+})
+
 t.test('bytes round-trip exactly: every byte value, an empty record, a large random one', async (t) => {
   const log = await openLog('bytes')
   const owned = (await log.claim(50))!

@@ -73,9 +73,11 @@ export class SimDatabase {
   }
 
   /** The `pg` pool a node's process's PgLog holds: its queries join the statements in flight. */
-  poolOf(process: string): { query(sql: string, params: readonly unknown[]): Promise<QueryResult>; end(): Promise<void> } {
+  poolOf(process: string): { query(statement: string | { readonly text: string }, params: readonly unknown[]): Promise<QueryResult>; end(): Promise<void> } {
     return {
-      query: (sql, params) => new Promise((resolve, reject) => void this.#inFlight.push({ process, sql, params, result: null, resolve, reject })),
+      // A named statement (prepared once per connection by PostgreSQL) runs as its text does.
+      query: (statement, params) => new Promise((resolve, reject) => void this.#inFlight.push({
+        process, sql: typeof statement === 'string' ? statement : statement.text, params, result: null, resolve, reject })),
       end: async () => undefined,
     }
   }
