@@ -214,7 +214,7 @@ interface Serving {
 
 /** HTTP on the main thread, or (EDGE_THREADS=1 with several shards) on every shard's thread. */
 async function serve(config: Config, { node, adminToken, metrics, logger, clock, releasePort }: Serving): Promise<RunningServer> {
-  if (config.edgeThreads && node instanceof ShardSet) return startThreadedServer(node.shards, { host: config.host, port: config.port, adminToken, beforeListen: releasePort })
+  if (config.edgeThreads && node instanceof ShardSet) return startThreadedServer(node.shards, { host: config.host, port: config.port, adminToken, metrics, beforeListen: releasePort })
   // Released and bound in one turn of the event loop: nothing else of this process runs in between.
   releasePort()
   return startServer({

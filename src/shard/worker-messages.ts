@@ -5,6 +5,16 @@ import type { SystemCommand, SystemState } from '../ledger/system.js'
 import type { AttemptResult } from '../webhooks/deliverer.js'
 import type { Operation, Reply } from './operation.js'
 import type { Probe } from './probe.js'
+import type { RateSlotAssigned, RateSlotsState } from './rate-slots.js'
+
+/**
+ * What a thread starts with when it serves HTTP (EDGE_THREADS=1): the registry's state for its copy
+ * (registry-copy.ts) and the rate slots assigned so far (rate-slots.ts). Null without: the thread keeps neither.
+ */
+export interface EdgeState {
+  readonly system: SystemState
+  readonly rate: RateSlotsState
+}
 
 export type ToShard =
   | { readonly kind: 'operation'; readonly id: number; readonly operation: Operation }
@@ -16,7 +26,7 @@ export type ToShard =
   /** A test seam (probe.ts): run against the shard's runtime, answered by `probed`. */
   | { readonly kind: 'probe'; readonly id: number; readonly probe: Probe }
   /** A system command the registry accepted (durable), for the thread's registry copy (registry-copy.ts), answered by `applied`. */
-  | { readonly kind: 'registry'; readonly id: number; readonly command: SystemCommand }
+  | { readonly kind: 'registry'; readonly id: number; readonly command: SystemCommand; readonly rate: RateSlotAssigned | null }
   /** The reply to an operation the thread's edge forwarded (`forward`). */
   | { readonly kind: 'forwarded'; readonly id: number; readonly reply: Reply }
   /** A test seam: send an operation as the thread's edge would (thread-shard.ts), answered by `edged` with its hops. */
@@ -31,6 +41,10 @@ export type ToShard =
   | { readonly kind: 'update'; readonly topic: string; readonly text: string }
   /** A test seam: the thread's edge's hops so far (thread-shard.ts), answered with them. */
   | { readonly kind: 'edgeHops'; readonly id: number }
+  /** EDGE_THREADS=1: the metrics of the thread's edge (prom-client's JSON form), answered with them, for a scrape on any thread. */
+  | { readonly kind: 'edgeMetrics'; readonly id: number }
+  /** The answer to `scrape`: every thread's and the main thread's metrics as one text, or why not. */
+  | { readonly kind: 'scraped'; readonly id: number; readonly text: string | null }
 
 export interface PostedStats {
   readonly pendingRecords: number
@@ -57,6 +71,8 @@ export type FromShard =
   | { readonly kind: 'forward'; readonly id: number; readonly operation: Operation }
   | { readonly kind: 'edged'; readonly id: number; readonly reply: Reply; readonly hops: { readonly local: number; readonly forwarded: number } }
   | { readonly kind: 'copy'; readonly id: number; readonly system: SystemState }
-  /** The answer to edgeStart, edgeClose or edgeHops. */
+  /** GET /metrics on the thread's edge: the main thread adds up every thread's metrics, answered by `scraped`. */
+  | { readonly kind: 'scrape'; readonly id: number }
+  /** The answer to edgeStart, edgeClose, edgeHops or edgeMetrics. */
   | { readonly kind: 'answered'; readonly id: number; readonly value: unknown }
   | { readonly kind: 'closed'; readonly snapshotsWrittenCount: number; readonly durableSeq: number }
