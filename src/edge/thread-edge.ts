@@ -5,7 +5,7 @@
  * budgets are the ones every thread shares (shared-rate-buckets.ts), so a workspace's limit holds whichever thread
  * a request lands on; a scrape of /metrics answers every thread's metrics added up by the main thread (its own are
  * the requests it answered: the shards' gauges and the process's are the main thread's). Its log lines are the
- * thread's own; its clock is the system's.
+ * thread's own; its clock is the service's (the system's, or a test's in shared memory).
  */
 
 import type { Config } from '../config.js'
@@ -31,6 +31,7 @@ export interface ThreadEdgeParts {
   readonly buckets: SharedRateBuckets
   /** Every thread's metrics as one Prometheus text, from the main thread; null when they could not be had. */
   readonly scrape: () => Promise<string | null>
+  readonly clock: () => number
 }
 
 export function startThreadEdge(config: Config, adminToken: string, shard: Shard, parts: ThreadEdgeParts): ThreadEdge {
@@ -40,7 +41,7 @@ export function startThreadEdge(config: Config, adminToken: string, shard: Shard
     level: config.logLevel, bufferBytesMax: config.logBufferBytesMax, flushWaitMs: config.logFlushWaitMs, onLineDropped: () => metrics.observeLoggerLineDropped(),
   })
   const edge = buildEdge({
-    shard, adminToken, bodyBytesMax: config.bodyBytesMax, importBodyBytesMax: config.importBodyBytesMax, clock: () => Date.now(),
+    shard, adminToken, bodyBytesMax: config.bodyBytesMax, importBodyBytesMax: config.importBodyBytesMax, clock: parts.clock,
     metrics, logger, logSlowRequestMs: config.logSlowRequestMs, metricsToken: config.metricsToken, requestIdLengthMax: config.requestIdLengthMax,
     streamAuthTimeoutMs: config.streamAuthTimeoutMs, streamKeyBufferBytesMax: config.streamKeyBufferBytesMax, streamProcessBufferBytesMax: config.streamProcessBufferBytesMax,
     buckets: parts.buckets,

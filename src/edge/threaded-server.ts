@@ -18,7 +18,7 @@ import { listenOn, type RunningServer } from './server.js'
 
 /** A shard's thread as the listening thread sees it (worker-shard.ts). */
 export interface EdgeThread {
-  startEdge(adminToken: string): Promise<AppDescriptor>
+  startEdge(adminToken: string, clockCell: Float64Array | null): Promise<AppDescriptor>
   closeEdge(graceMs: number): Promise<DrainReport | null>
   edgeHops(): Promise<EdgeHops>
   edgeMetrics(): Promise<MetricJson[]>
@@ -58,13 +58,15 @@ export interface ThreadedServerOptions {
   readonly adminToken: string
   /** The main thread's metrics, added to every thread's edge's on each scrape. */
   readonly metrics: Metrics
+  /** The service's clock in shared memory, for every thread's edge; null: the system clock. */
+  readonly clockCell: Float64Array | null
   readonly beforeListen: () => void
 }
 
 export async function startThreadedServer(threads: readonly EdgeThread[], options: ThreadedServerOptions): Promise<RunningServer> {
   relayUpdates(threads)
   answerScrapes(threads, options.metrics)
-  const descriptors = await Promise.all(threads.map((thread) => thread.startEdge(options.adminToken)))
+  const descriptors = await Promise.all(threads.map((thread) => thread.startEdge(options.adminToken, options.clockCell)))
   const listening = App()
   for (const descriptor of descriptors) addChildApp(listening, descriptor)
   const removeAll = () => {

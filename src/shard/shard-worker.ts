@@ -90,10 +90,12 @@ const forwarded = (id: number, reply: Reply) => {
 }
 /** The thread's own HTTP edge (EDGE_THREADS=1), loaded only then: without it the thread never loads uWebSockets.js. */
 let threadEdge: ThreadEdge | null = null
-const edgeStart = async (adminToken: string) => {
+const edgeStart = async (adminToken: string, clockCell: Float64Array | null) => {
   const { startThreadEdge } = await import('../edge/thread-edge.js')
   const parts = edgeParts()
-  threadEdge = startThreadEdge(config, adminToken, parts.edge, { buckets: parts.rateBuckets, scrape })
+  // The service's clock when it has one in shared memory (a test's), else the system's.
+  const clock = clockCell === null ? () => Date.now() : () => clockCell[0]
+  threadEdge = startThreadEdge(config, adminToken, parts.edge, { buckets: parts.rateBuckets, scrape, clock })
   return threadEdge.descriptor
 }
 const answer = (id: number, value: Promise<unknown>) => void value.then((settled) => post({ kind: 'answered', id, value: settled }))
@@ -116,7 +118,7 @@ function heard(message: ToShard): void {
       const { edge } = edgeParts()
       return void edge.send(message.operation as Operation).then((reply) => post({ kind: 'edged', id: message.id, reply, hops: edge.hops }))
     }
-    case 'edgeStart': return answer(message.id, edgeStart(message.adminToken))
+    case 'edgeStart': return answer(message.id, edgeStart(message.adminToken, message.clockCell))
     case 'edgeClose': return answer(message.id, threadEdge === null ? Promise.resolve(null) : threadEdge.close(message.graceMs))
     case 'update': return edgeParts().edge.relayedUpdate(message.topic, message.text)
     case 'edgeHops': return answer(message.id, Promise.resolve(edgeParts().edge.hops))

@@ -34,7 +34,7 @@ export type ToShard =
   /** A test seam: post the thread's registry copy as it is now, answered by `copy`. */
   | { readonly kind: 'copy'; readonly id: number }
   /** EDGE_THREADS=1: build the thread's edge (edge/thread-edge.ts), answered with its app's descriptor. */
-  | { readonly kind: 'edgeStart'; readonly id: number; readonly adminToken: string }
+  | { readonly kind: 'edgeStart'; readonly id: number; readonly adminToken: string; readonly clockCell: Float64Array | null }
   /** Drain the thread's edge (the main thread has stopped accepting), answered with its DrainReport. */
   | { readonly kind: 'edgeClose'; readonly id: number; readonly graceMs: number }
   /** EDGE_THREADS=1: a live update of another shard's workspace, for the sessions of this thread's edge. */

@@ -141,8 +141,8 @@ export class WorkerShard {
   }
 
   /** EDGE_THREADS=1: the thread builds its edge (edge/thread-edge.ts); its app's descriptor, for the listening app. */
-  startEdge(adminToken: string): Promise<AppDescriptor> {
-    return this.#ask((id) => ({ kind: 'edgeStart', id, adminToken })) as Promise<AppDescriptor>
+  startEdge(adminToken: string, clockCell: Float64Array | null): Promise<AppDescriptor> {
+    return this.#ask((id) => ({ kind: 'edgeStart', id, adminToken, clockCell })) as Promise<AppDescriptor>
   }
 
   /** The thread's edge drained and its app closed (null: it had none). Its app is removed from the listening one first. */
