@@ -59,6 +59,12 @@ export interface ServiceHooks {
   /** Where one-time secrets, start-up lines and the shutdown line go (stdout in main). */
   readonly print: (line: string) => void
   readonly clock: () => number
+  /**
+   * The same clock as one number in shared memory (ms since the epoch; a Float64Array on a SharedArrayBuffer),
+   * for the edges on the shards' threads (EDGE_THREADS=1), which cannot call `clock`. Absent: they read the system
+   * clock, as `clock` does in production (a test's manual clock sets both: test/support/clock.ts).
+   */
+  readonly clockCell?: Float64Array
   readonly onLogFailure: (error: Error) => void
   /** Where JSON log lines go instead of stdout (tests). */
   readonly logDestination?: DestinationStream
@@ -212,13 +218,14 @@ interface Serving {
   readonly metrics: Metrics
   readonly logger: Logger
   readonly clock: () => number
+  readonly clockCell: Float64Array | null
   /** The port held since the claim, released just before the bind (in the same turn of the event loop). */
   readonly releasePort: () => void
 }
 
 /** HTTP on the main thread, or (EDGE_THREADS=1 with several shards) on every shard's thread. */
-async function serve(config: Config, { node, adminToken, metrics, logger, clock, releasePort }: Serving): Promise<RunningServer> {
-  if (config.edgeThreads && node instanceof ShardSet) return startThreadedServer(node.shards, { host: config.host, port: config.port, adminToken, beforeListen: releasePort })
+async function serve(config: Config, { node, adminToken, metrics, logger, clock, clockCell, releasePort }: Serving): Promise<RunningServer> {
+  if (config.edgeThreads && node instanceof ShardSet) return startThreadedServer(node.shards, { host: config.host, port: config.port, adminToken, metrics, clockCell, beforeListen: releasePort })
   // Released and bound in one turn of the event loop: nothing else of this process runs in between.
   releasePort()
   return startServer({
@@ -252,7 +259,7 @@ async function startClaimed(config: Config, hooks: ServiceHooks, claimed: Claim)
   metrics.trackShard(node.shard)
   let server: RunningServer
   try {
-    server = await serve(config, { node, adminToken: admin.token, metrics, logger, clock: hooks.clock, releasePort: () => claimed.port?.release() })
+    server = await serve(config, { node, adminToken: admin.token, metrics, logger, clock: hooks.clock, clockCell: hooks.clockCell ?? null, releasePort: () => claimed.port?.release() })
   } catch (error) {
     await node.close()
     await closeLogger()

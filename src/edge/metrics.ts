@@ -9,6 +9,8 @@ export interface MetricsOptions {
   /** The largest group commit, so the batch-size buckets reach it. */
   readonly groupCommitRecordsMax: number
   readonly eventLoopLagResolutionMs: number
+  /** prom-client's process and Node.js collectors (default true); off for an edge on a shard's thread, whose scrape takes the main thread's. */
+  readonly processMetrics?: boolean
 }
 
 /** The status recorded for a client that went away before its answer (nginx's "client closed request"). */
@@ -81,7 +83,7 @@ export class Metrics {
     const registers = [this.registry]
     // RSS, heap, event-loop lag, GC, handles: prom-client's process and Node.js collectors, unprefixed
     // so that the usual dashboards find them.
-    collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: options.eventLoopLagResolutionMs })
+    if (options.processMetrics !== false) collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: options.eventLoopLagResolutionMs })
     const routes = this.#routes
     const unmatched = (): RouteInstruments => this.#unmatched
     this.#requests = new Counter({

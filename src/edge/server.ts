@@ -5,6 +5,7 @@ import { Type } from 'typebox'
 import * as uws from 'uWebSockets.js'
 import { App, us_listen_socket_close, us_socket_local_port, type TemplatedApp, type us_listen_socket } from 'uWebSockets.js'
 import { reject } from '../errors.js'
+import type { RateBudgets } from '../api/lifecycle.js'
 import type { Logger } from '../logger.js'
 import { adminRoutes } from '../api/admin-routes.js'
 import { bearerMatches } from '../api/auth.js'
@@ -49,6 +50,10 @@ export interface ServerOptions {
   readonly streamAuthTimeoutMs: number
   readonly streamKeyBufferBytesMax: number
   readonly streamProcessBufferBytesMax: number
+  /** The rate budgets; absent, this edge's own (RateBuckets). The edges on the shards' threads share theirs. */
+  readonly buckets?: RateBudgets
+  /** GET /metrics's text; absent, `metrics.render()`. The edges on the shards' threads answer every thread's. */
+  readonly renderMetrics?: () => Promise<string>
 }
 
 export interface RunningServer {
@@ -117,6 +122,7 @@ function plainAnswerer(options: EdgeOptions): (route: PlainRoute, exchange: Exch
   // Built once: the route tables do not change while the server runs.
   const healthBody = JSON.stringify({ status: 'ok', version })
   const openApiBody = JSON.stringify(buildOpenApi({ v2: v2Routes, admin: adminRoutes, plain: plainRoutes }, { bodyBytesMax: options.bodyBytesMax, importBodyBytesMax: options.importBodyBytesMax }))
+  const render = options.renderMetrics ?? (() => options.metrics.render())
   return (route, exchange, method, authorization) => {
     exchange.route = route
     // The metrics token first, whatever the method: without it even a 405 is not answered.
@@ -127,7 +133,7 @@ function plainAnswerer(options: EdgeOptions): (route: PlainRoute, exchange: Exch
     if (method !== 'GET') return sendRejection(exchange, reject('method_not_allowed', `${route.pattern} serves GET and HEAD only.`), [['Allow', 'GET, HEAD']])
     if (route === healthRoute) return send(exchange, 200, healthBody, [])
     if (route === openApiRoute) return send(exchange, 200, openApiBody, [])
-    options.metrics.render().then((text) => send(exchange, 200, text, [], options.metrics.contentType), (error: unknown) => {
+    render().then((text) => send(exchange, 200, text, [], options.metrics.contentType), (error: unknown) => {
       sendRejection(exchange, reject('unavailable', 'The metrics could not be collected.'), [])
       options.logger.error({ err: error }, 'metrics collection failed')
     })
@@ -172,7 +178,7 @@ export interface Edge {
 }
 
 export function buildEdge(options: EdgeOptions): Edge {
-  const buckets = new RateBuckets()
+  const buckets = options.buckets ?? new RateBuckets()
   const onRateLimited = (workspace: string, bucket: 'reads' | 'writes') => options.metrics.observeRateLimited(workspace, bucket)
   const { v2, admin } = httpLifecycles({
     shard: options.shard, adminToken: options.adminToken, buckets, clock: options.clock, bodyBytesMax: options.bodyBytesMax,

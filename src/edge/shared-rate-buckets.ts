@@ -2,7 +2,9 @@
  * @module The rate budgets of every workspace in memory every thread shares (a SharedArrayBuffer), so that with
  * HTTP on several threads a workspace's limit holds exactly whichever thread each request lands on: a workspace
  * owns one slot (its read and write buckets' numbers, a lock, whether it was filled yet), given by whoever
- * assigns slots (the registry) through `slotOf`. Each read-and-update of a bucket runs under the slot's lock.
+ * assigns slots (the registry, shard/rate-slots.ts) through `slotOf`. Each read-and-update of a bucket runs under
+ * the slot's lock. The slots are in pages of one size, a page added (by the main thread, to every thread) when the
+ * registry's workspaces outgrow them.
  */
 
 import assert from 'node:assert/strict'
@@ -57,24 +59,44 @@ class SharedCell implements BucketCell {
   set lastMs(value: number) { this.#numbers[this.#at + 2] = value }
 }
 
+/** One buffer's slots: their numbers, then their flags. */
+interface Page {
+  readonly numbers: Float64Array
+  readonly flags: Int32Array
+}
+
+const slotBytes = numbersPerSlot * Float64Array.BYTES_PER_ELEMENT + flagsPerSlot * Int32Array.BYTES_PER_ELEMENT
+
 export class SharedRateBuckets {
-  readonly buffer: SharedArrayBuffer
-  readonly #numbers: Float64Array
-  readonly #flags: Int32Array
+  /**
+   * The buffers, each of the same number of slots: slot s is in page floor(s / slotsPerPage). More are added as
+   * workspaces are created (addPage), so the number of workspaces is not bounded by the first buffer.
+   */
+  readonly #pages: Page[] = []
+  #slotsPerPage = 0
   readonly #slotOf: (workspace: string) => number
   readonly #views = new Map<string, WorkspaceBuckets>()
 
   /** Memory for `slotsMax` workspaces, to hand to every thread (postMessage shares it, it is not copied). */
   static allocate(slotsMax: number): SharedArrayBuffer {
-    return new SharedArrayBuffer(slotsMax * (numbersPerSlot * Float64Array.BYTES_PER_ELEMENT + flagsPerSlot * Int32Array.BYTES_PER_ELEMENT))
+    return new SharedArrayBuffer(slotsMax * slotBytes)
   }
 
-  constructor(buffer: SharedArrayBuffer, slotOf: (workspace: string) => number) {
-    const slotsMax = buffer.byteLength / (numbersPerSlot * Float64Array.BYTES_PER_ELEMENT + flagsPerSlot * Int32Array.BYTES_PER_ELEMENT)
-    this.buffer = buffer
-    this.#numbers = new Float64Array(buffer, 0, slotsMax * numbersPerSlot)
-    this.#flags = new Int32Array(buffer, slotsMax * numbersPerSlot * Float64Array.BYTES_PER_ELEMENT, slotsMax * flagsPerSlot)
+  constructor(pages: SharedArrayBuffer | readonly SharedArrayBuffer[], slotOf: (workspace: string) => number) {
     this.#slotOf = slotOf
+    for (const page of pages instanceof SharedArrayBuffer ? [pages] : pages) this.addPage(page)
+  }
+
+  /** The next page of slots (made by allocate, as large as the first). */
+  addPage(buffer: SharedArrayBuffer): void {
+    const slotsMax = buffer.byteLength / slotBytes
+    assert.ok(Number.isSafeInteger(slotsMax) && slotsMax >= 1, 'a page of rate slots holds whole slots')
+    assert.ok(this.#pages.length === 0 || slotsMax === this.#slotsPerPage, 'every page of rate slots is as large as the first')
+    this.#slotsPerPage = slotsMax
+    this.#pages.push({
+      numbers: new Float64Array(buffer, 0, slotsMax * numbersPerSlot),
+      flags: new Int32Array(buffer, slotsMax * numbersPerSlot * Float64Array.BYTES_PER_ELEMENT, slotsMax * flagsPerSlot),
+    })
   }
 
   /** As RateBuckets.of: created full on first use (on whichever thread), a changed limit applied as of its change. */
@@ -93,17 +115,19 @@ export class SharedRateBuckets {
 
   #open(workspace: WorkspaceRecord, nowMs: number): WorkspaceBuckets {
     const slot = this.#slotOf(workspace.id)
-    assert.ok(Number.isSafeInteger(slot) && slot >= 0 && slot * flagsPerSlot < this.#flags.length, `no rate slot ${slot} for ${workspace.id}`)
-    const lock = new SlotLock(this.#flags, slot * flagsPerSlot)
-    const reads = new SharedCell(this.#numbers, slot * numbersPerSlot)
-    const writes = new SharedCell(this.#numbers, slot * numbersPerSlot + 3)
+    const page = this.#pages[Math.floor(slot / this.#slotsPerPage)]
+    assert.ok(Number.isSafeInteger(slot) && slot >= 0 && page !== undefined, `no rate slot ${slot} for ${workspace.id}`)
+    const at = slot % this.#slotsPerPage
+    const lock = new SlotLock(page.flags, at * flagsPerSlot)
+    const reads = new SharedCell(page.numbers, at * numbersPerSlot)
+    const writes = new SharedCell(page.numbers, at * numbersPerSlot + 3)
     lock.acquire()
     try {
       // The first thread to use the slot fills it; the others find it filled.
-      if (Atomics.load(this.#flags, slot * flagsPerSlot + 1) === 0) {
+      if (Atomics.load(page.flags, at * flagsPerSlot + 1) === 0) {
         fill(reads, workspace.limits.reads_per_minute, nowMs)
         fill(writes, workspace.limits.writes_per_minute, nowMs)
-        Atomics.store(this.#flags, slot * flagsPerSlot + 1, 1)
+        Atomics.store(page.flags, at * flagsPerSlot + 1, 1)
       }
     } finally {
       lock.release()

@@ -5,7 +5,7 @@
 
 import type { HttpRequest, HttpResponse, TemplatedApp, us_socket_context_t, WebSocket, WebSocketBehavior } from 'uWebSockets.js'
 import { authenticate } from '../api/auth.js'
-import { Lifecycle } from '../api/lifecycle.js'
+import { Lifecycle, type RateBudgets } from '../api/lifecycle.js'
 import { v2Surface } from '../api/surfaces.js'
 import { errorBody, reject } from '../errors.js'
 import { LiveHub } from '../stream/hub.js'
@@ -13,7 +13,6 @@ import { authenticated, closeUnauthenticated, firstMessageBytesMax, handleMessag
 import { SendBuffers } from '../stream/send-buffers.js'
 import { StreamSession } from '../stream/session.js'
 import type { Shard } from '../shard/operation.js'
-import type { RateBuckets } from './rate-buckets.js'
 
 export const streamPattern = '/v2/stream'
 /** The route of sockets authenticated by their upgrade's header: it matches /v2/stream (its upgrade yields to any other). */
@@ -30,7 +29,7 @@ const frameEnvelopeBytes = 64 * 1024
 export interface StreamOptions {
   readonly shard: Shard
   /** The HTTP server's buckets: a workspace has one budget whatever the transport. */
-  readonly buckets: RateBuckets
+  readonly buckets: RateBudgets
   readonly clock: () => number
   readonly bodyBytesMax: number
   readonly importBodyBytesMax: number

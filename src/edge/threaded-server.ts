@@ -3,20 +3,26 @@
  * (thread-edge.ts) and gives its app's descriptor; the main thread's listening app adds them all (child-apps.ts)
  * and hands each connection it accepts to one of them in turn, serving none itself. At shutdown the listening
  * socket closes, every thread drains its own connections, and each app is removed before its thread ends (a
- * removed app is never handed a connection; one whose thread has ended would crash the process).
+ * removed app is never handed a connection; one whose thread has ended would crash the process). A scrape of
+ * /metrics on any thread is answered here: the main thread's metrics (the process's, the shards' gauges, group
+ * commits, webhooks) and every thread's edge's (its requests) added up (metrics-sum.ts).
  */
 
 import { App, us_listen_socket_close, us_socket_local_port } from 'uWebSockets.js'
 import type { EdgeHops } from '../shard/thread-shard.js'
 import { addChildApp, removeChildApp, type AppDescriptor } from './child-apps.js'
 import type { DrainReport } from './drain.js'
+import type { Metrics } from './metrics.js'
+import { sumMetrics, type MetricJson } from './metrics-sum.js'
 import { listenOn, type RunningServer } from './server.js'
 
 /** A shard's thread as the listening thread sees it (worker-shard.ts). */
 export interface EdgeThread {
-  startEdge(adminToken: string): Promise<AppDescriptor>
+  startEdge(adminToken: string, clockCell: Float64Array | null): Promise<AppDescriptor>
   closeEdge(graceMs: number): Promise<DrainReport | null>
   edgeHops(): Promise<EdgeHops>
+  edgeMetrics(): Promise<MetricJson[]>
+  answerScrapes(render: () => Promise<string>): void
   onUpdate(listener: (topic: string, text: string) => void): void
   relayUpdate(topic: string, text: string): void
 }
@@ -37,9 +43,30 @@ function added(reports: readonly (DrainReport | null)[]): DrainReport {
   }
 }
 
-export async function startThreadedServer(threads: readonly EdgeThread[], options: { readonly host: string; readonly port: number; readonly adminToken: string; readonly beforeListen: () => void }): Promise<RunningServer> {
+/** Every scrape, on whichever thread: the main thread's metrics and each thread's edge's, as one text. */
+function answerScrapes(threads: readonly EdgeThread[], metrics: Metrics): void {
+  const render = async () => {
+    const parts = await Promise.all([metrics.registry.getMetricsAsJSON(), ...threads.map((thread) => thread.edgeMetrics())])
+    return sumMetrics(parts).metrics()
+  }
+  for (const thread of threads) thread.answerScrapes(render)
+}
+
+export interface ThreadedServerOptions {
+  readonly host: string
+  readonly port: number
+  readonly adminToken: string
+  /** The main thread's metrics, added to every thread's edge's on each scrape. */
+  readonly metrics: Metrics
+  /** The service's clock in shared memory, for every thread's edge; null: the system clock. */
+  readonly clockCell: Float64Array | null
+  readonly beforeListen: () => void
+}
+
+export async function startThreadedServer(threads: readonly EdgeThread[], options: ThreadedServerOptions): Promise<RunningServer> {
   relayUpdates(threads)
-  const descriptors = await Promise.all(threads.map((thread) => thread.startEdge(options.adminToken)))
+  answerScrapes(threads, options.metrics)
+  const descriptors = await Promise.all(threads.map((thread) => thread.startEdge(options.adminToken, options.clockCell)))
   const listening = App()
   for (const descriptor of descriptors) addChildApp(listening, descriptor)
   const removeAll = () => {

@@ -1,16 +1,15 @@
 /** @module HTTP's side of the request lifecycle (src/api/lifecycle.ts): an exchange in, (status, body, headers) out, bodies streamed from uWS. */
 
-import { Lifecycle, type ElsewhereRoute, type Transport } from '../api/lifecycle.js'
+import { Lifecycle, type ElsewhereRoute, type RateBudgets, type Transport } from '../api/lifecycle.js'
 import { adminSurface, v2Surface } from '../api/surfaces.js'
 import { errorBody, reject, statusOf, type Rejection } from '../errors.js'
 import { readBody, send, sendStream, type Exchange } from './http.js'
 import type { Shard } from '../shard/operation.js'
-import type { RateBuckets } from './rate-buckets.js'
 
 export interface HttpLifecycleOptions {
   readonly shard: Shard
   readonly adminToken: string
-  readonly buckets: RateBuckets
+  readonly buckets: RateBudgets
   readonly clock: () => number
   readonly bodyBytesMax: number
   readonly importBodyBytesMax: number

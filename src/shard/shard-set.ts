@@ -3,7 +3,8 @@
  * operation to the shard of its workspace (placement.ts: a stable hash of its id), and system operations to the
  * registry (workspaces and keys, its own small log on this thread). A new workspace is written to the registry
  * first, then to its shard; at start a workspace the registry has and its shard lacks (a crash in between) is
- * given to the shard again.
+ * given to the shard again. With the edges on the shards' threads (EDGE_THREADS=1) every thread keeps a copy of
+ * the registry and the rate slots it assigns (rate-slots.ts); without, the threads keep neither.
  */
 
 import type { ReplayReport } from '../actor/runtime.js'
@@ -15,6 +16,7 @@ import { LocalNode, type LocalNodeHooks } from './local-node.js'
 import type { CrossThreadStats, Operation, Reply, Shard, ShardStats, UpdateListener } from './operation.js'
 import { shardOf } from './placement.js'
 import { runProbe, type Probe } from './probe.js'
+import { RateSlots } from './rate-slots.js'
 import { WorkerShard } from './worker-shard.js'
 
 /** The command that gives a shard a workspace of the registry (also the seeded simulation's start-up repair). */
@@ -30,11 +32,14 @@ export class ShardSet implements Shard {
   readonly registry: LocalNode
   readonly shards: readonly WorkerShard[]
   readonly replays: readonly ReplayReport[]
+  /** EDGE_THREADS=1: the workspaces' rate slots, given to every thread with the registry's commands; else null. */
+  readonly #rateSlots: RateSlots | null
 
-  private constructor(registry: LocalNode, shards: readonly WorkerShard[], replays: readonly ReplayReport[]) {
+  private constructor(registry: LocalNode, shards: readonly WorkerShard[], replays: readonly ReplayReport[], rateSlots: RateSlots | null) {
     this.registry = registry
     this.shards = shards
     this.replays = replays
+    this.#rateSlots = rateSlots
   }
 
   /**
@@ -44,8 +49,11 @@ export class ShardSet implements Shard {
   static async open(config: Config, hooks: LocalNodeHooks): Promise<ShardSet> {
     const registry = await LocalNode.open({ ...config, dataDir: registryDir(config.dataDir) }, { ...hooks, registry: true, clusterShard: config.shards })
     const workerHooks = { ...hooks, warn: hooks.warn ?? ((line: string) => { process.stderr.write(`${line}\n`) }) }
-    const started = await Promise.all(Array.from({ length: config.shards }, (_, index) => WorkerShard.start(index, { ...config, dataDir: shardDir(config.dataDir, index) }, registry.runtime.system, workerHooks)))
-    const set = new ShardSet(registry, started.map(({ shard }) => shard), [registry.replay, ...started.map(({ replay }) => replay)])
+    const rateSlots = config.edgeThreads ? new RateSlots(registry.runtime.system.workspaces.keys()) : null
+    // Each thread's copy starts from the registry's state as it is now, and the slots assigned so far (none without edges there).
+    const edgeState = rateSlots === null ? null : { system: registry.runtime.system, rate: rateSlots.state }
+    const started = await Promise.all(Array.from({ length: config.shards }, (_, index) => WorkerShard.start(index, { ...config, dataDir: shardDir(config.dataDir, index) }, edgeState, workerHooks)))
+    const set = new ShardSet(registry, started.map(({ shard }) => shard), [registry.replay, ...started.map(({ replay }) => replay)], rateSlots)
     // An edge on a shard's thread sends another shard's operations and the system's through this set.
     for (const shard of set.shards) shard.forwardTo((operation) => set.send(operation))
     if (config.cluster !== null) set.#followRegistry()
@@ -58,13 +66,17 @@ export class ShardSet implements Shard {
   }
 
   /**
-   * Cluster mode. The registry's commands another node accepted (followed here) reach every thread's registry copy, and
+   * Cluster mode. The registry's commands another node accepted (followed here) reach every thread's registry copy (kept with EDGE_THREADS=1), and
    * a new workspace its shard when this node serves that shard; a shard this node starts serving (a takeover) is given
    * every workspace of the registry it lacks. A shard refuses a workspace it already holds, writing nothing.
    */
   #followRegistry(): void {
     this.registry.onFollowedSystem((command) => {
-      for (const shard of this.shards) void shard.applyRegistry(command)
+      // Copies only where the threads keep them (EDGE_THREADS=1); a new workspace's rate slot as the registry's own would give it.
+      if (this.#rateSlots !== null) {
+        const rate = command.type === 'workspace.create' ? this.#rateSlots.assign(command.id) : null
+        for (const shard of this.shards) void shard.applyRegistry(command, rate)
+      }
       if (command.type === 'workspace.create') this.#give(this.shards[shardOf(command.id, this.shards.length)], command.id)
     })
     for (const shard of this.shards) {
@@ -108,16 +120,20 @@ export class ShardSet implements Shard {
   }
 
   /**
-   * The registry decides; an accepted command, once durable, is applied to every thread's registry copy (in the
-   * registry's order: its answers resolve in log order), and the answer waits until each has it, so a revoked key
-   * is refused on every thread once the revoke is answered. A new workspace then goes to its shard, and the answer
-   * waits for both logs.
+   * The registry decides; with the edges on the shards' threads, an accepted command, once durable, is applied to
+   * every thread's registry copy (in the registry's order: its answers resolve in log order; a new workspace with
+   * its rate slot), and the answer waits until each has it, so a revoked key is refused on every thread once the
+   * revoke is answered. A new workspace then goes to its shard, and the answer waits for both logs.
    */
   async #system(operation: Extract<Operation, { op: 'system.command' }>): Promise<Reply> {
     const reply = await this.registry.shard.send(operation)
     const command = operation.command
     if (reply.status >= 300) return reply
-    await Promise.all(this.shards.map((shard) => shard.applyRegistry(command)))
+    if (this.#rateSlots !== null) {
+      // Assigned in the same turn as the posts, so every thread hears the slots (and a new page) in the registry's order.
+      const rate = command.type === 'workspace.create' ? this.#rateSlots.assign(command.id) : null
+      await Promise.all(this.shards.map((shard) => shard.applyRegistry(command, rate)))
+    }
     if (command.type !== 'workspace.create') return reply
     const shard = this.shards[shardOf(command.id, this.shards.length)]
     if (shard.route(false).kind === 'local') await shard.send({ op: 'system.command', command })

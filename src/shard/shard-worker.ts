@@ -1,20 +1,23 @@
 /**
  * @module One shard on a worker thread: its own LocalNode (log, replay, actors, group commit, snapshots,
  * retention, webhooks) under DATA_DIR/shards/<n>, executing the operations the main thread forwards over the
- * thread's port and posting back each Reply (after durable) and each live update, in the order they leave; and a
- * read-only copy of the registry's system state (registry-copy.ts) kept up to date from the main thread.
+ * thread's port and posting back each Reply (after durable) and each live update, in the order they leave. With
+ * its own edge (EDGE_THREADS=1) also a read-only copy of the registry's system state (registry-copy.ts) and the
+ * workspaces' rate slots (rate-slots.ts), kept up to date from the main thread; without, neither.
  */
 
 import { parentPort, workerData } from 'node:worker_threads'
 import type { Config } from '../config.js'
-import type { SystemState } from '../ledger/system.js'
+import { SharedRateBuckets } from '../edge/shared-rate-buckets.js'
+import type { SystemCommand } from '../ledger/system.js'
 import { LocalNode } from './local-node.js'
 import type { Operation, Reply } from './operation.js'
 import { PortBatch } from './port-batch.js'
 import { runProbe } from './probe.js'
 import { RegistryCopy } from './registry-copy.js'
 import { ThreadShard } from './thread-shard.js'
-import type { FromShard, ToShard } from './worker-messages.js'
+import type { RateSlotAssigned } from './rate-slots.js'
+import type { EdgeState, FromShard, ToShard } from './worker-messages.js'
 import type { ThreadEdge } from '../edge/thread-edge.js'
 
 /** How often the replica's route is looked at (cluster mode), in ms. */
@@ -23,10 +26,13 @@ const routePollMs = 100
 const holdsPollMs = 10
 
 const port = parentPort!
-const { config, index, system } = workerData as { readonly config: Config; readonly index: number; readonly system: SystemState }
+const { config, index, edge: edgeState } = workerData as { readonly config: Config; readonly index: number; readonly edge: EdgeState | null }
 const toMain = new PortBatch<FromShard>(port)
 const post = (message: FromShard) => toMain.post(message)
-const registry = new RegistryCopy(system, (line) => post({ kind: 'warn', line }))
+const registry = edgeState === null ? null : new RegistryCopy(edgeState.system, (line) => post({ kind: 'warn', line }))
+/** Each workspace's slot of the shared rate budgets, as the registry assigned it. */
+const rateSlots = new Map(edgeState?.rate.slots ?? [])
+const rateBuckets = edgeState === null ? null : new SharedRateBuckets(edgeState.rate.pages, (workspace) => rateSlots.get(workspace) ?? -1)
 
 let node: LocalNode
 try {
@@ -50,11 +56,38 @@ node.shard.onUpdate((topic, text) => post({ kind: 'update', topic, text }))
 /** Operations this thread's edge forwarded to the main thread, waiting for their replies (by id). */
 const forwarding = new Map<number, (reply: Reply) => void>()
 let nextForward = 1
-const edge = new ThreadShard(index, config.shards, node.shard, registry, (operation) => new Promise((resolve) => {
+const edge = registry === null ? null : new ThreadShard(index, config.shards, node.shard, registry, (operation) => new Promise((resolve) => {
   const id = nextForward++
   forwarding.set(id, resolve)
   post({ kind: 'forward', id, operation })
 }))
+/** The edge's parts; only a thread started with EDGE_THREADS=1 has them (the main thread asks no other for them). */
+function edgeParts(): { edge: ThreadShard; registry: RegistryCopy; rateBuckets: SharedRateBuckets } {
+  if (edge === null || registry === null || rateBuckets === null) throw new Error(`shard ${index}: this thread has no edge (EDGE_THREADS=0)`)
+  return { edge, registry, rateBuckets }
+}
+/** GET /metrics on this thread's edge: the main thread adds up every thread's (threaded-server.ts). */
+const scrapes = new Map<number, (text: string | null) => void>()
+let nextScrape = 1
+const scrape = () => new Promise<string | null>((resolve) => {
+  const id = nextScrape++
+  scrapes.set(id, resolve)
+  post({ kind: 'scrape', id })
+})
+const scraped = (id: number, text: string | null) => {
+  const resolve = scrapes.get(id)
+  scrapes.delete(id)
+  resolve?.(text)
+}
+/** A command the registry accepted: a new workspace's slot (and the page it opened) first, then the copy. */
+const applyRegistry = (command: SystemCommand, rate: RateSlotAssigned | null) => {
+  const parts = edgeParts()
+  if (rate !== null && command.type === 'workspace.create') {
+    if (rate.page !== null) parts.rateBuckets.addPage(rate.page)
+    rateSlots.set(command.id, rate.slot)
+  }
+  parts.registry.apply(command)
+}
 const forwarded = (id: number, reply: Reply) => {
   const resolve = forwarding.get(id)
   forwarding.delete(id)
@@ -62,9 +95,12 @@ const forwarded = (id: number, reply: Reply) => {
 }
 /** The thread's own HTTP edge (EDGE_THREADS=1), loaded only then: without it the thread never loads uWebSockets.js. */
 let threadEdge: ThreadEdge | null = null
-const edgeStart = async (adminToken: string) => {
+const edgeStart = async (adminToken: string, clockCell: Float64Array | null) => {
   const { startThreadEdge } = await import('../edge/thread-edge.js')
-  threadEdge = startThreadEdge(config, adminToken, edge)
+  const parts = edgeParts()
+  // The service's clock when it has one in shared memory (a test's), else the system's.
+  const clock = clockCell === null ? () => Date.now() : () => clockCell[0]
+  threadEdge = startThreadEdge(config, adminToken, parts.edge, { buckets: parts.rateBuckets, scrape, clock })
   return threadEdge.descriptor
 }
 const answer = (id: number, value: Promise<unknown>) => void value.then((settled) => post({ kind: 'answered', id, value: settled }))
@@ -108,16 +144,21 @@ function heard(message: ToShard): void {
     case 'operation': return void node.shard.send(message.operation as Operation).then((reply) => post({ kind: 'reply', id: message.id, reply }))
     // Applied before `applied` leaves: the registry releases the command's answer only once every thread has it.
     case 'registry': {
-      registry.apply(message.command)
+      applyRegistry(message.command, message.rate)
       return post({ kind: 'applied', id: message.id })
     }
     case 'forwarded': return forwarded(message.id, message.reply)
-    case 'edge': return void edge.send(message.operation as Operation).then((reply) => post({ kind: 'edged', id: message.id, reply, hops: edge.hops }))
-    case 'edgeStart': return answer(message.id, edgeStart(message.adminToken))
+    case 'edge': {
+      const { edge } = edgeParts()
+      return void edge.send(message.operation as Operation).then((reply) => post({ kind: 'edged', id: message.id, reply, hops: edge.hops }))
+    }
+    case 'edgeStart': return answer(message.id, edgeStart(message.adminToken, message.clockCell))
     case 'edgeClose': return answer(message.id, threadEdge === null ? Promise.resolve(null) : threadEdge.close(message.graceMs))
-    case 'update': return edge.relayedUpdate(message.topic, message.text)
-    case 'edgeHops': return answer(message.id, Promise.resolve(edge.hops))
-    case 'copy': return post({ kind: 'copy', id: message.id, system: registry.system })
+    case 'update': return edgeParts().edge.relayedUpdate(message.topic, message.text)
+    case 'edgeHops': return answer(message.id, Promise.resolve(edgeParts().edge.hops))
+    case 'edgeMetrics': return answer(message.id, threadEdge === null ? Promise.resolve([]) : threadEdge.metrics())
+    case 'scraped': return scraped(message.id, message.text)
+    case 'copy': return post({ kind: 'copy', id: message.id, system: edgeParts().registry.system })
     case 'holds': return answer(message.id, holds(message.workspace, message.waitMs))
     case 'start': return node.start()
     case 'stats': return postStats()

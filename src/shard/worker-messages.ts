@@ -6,6 +6,16 @@ import type { SystemCommand, SystemState } from '../ledger/system.js'
 import type { AttemptResult } from '../webhooks/deliverer.js'
 import type { Operation, Reply } from './operation.js'
 import type { Probe } from './probe.js'
+import type { RateSlotAssigned, RateSlotsState } from './rate-slots.js'
+
+/**
+ * What a thread starts with when it serves HTTP (EDGE_THREADS=1): the registry's state for its copy
+ * (registry-copy.ts) and the rate slots assigned so far (rate-slots.ts). Null without: the thread keeps neither.
+ */
+export interface EdgeState {
+  readonly system: SystemState
+  readonly rate: RateSlotsState
+}
 
 export type ToShard =
   | { readonly kind: 'operation'; readonly id: number; readonly operation: Operation }
@@ -17,7 +27,7 @@ export type ToShard =
   /** A test seam (probe.ts): run against the shard's runtime, answered by `probed`. */
   | { readonly kind: 'probe'; readonly id: number; readonly probe: Probe }
   /** A system command the registry accepted (durable), for the thread's registry copy (registry-copy.ts), answered by `applied`. */
-  | { readonly kind: 'registry'; readonly id: number; readonly command: SystemCommand }
+  | { readonly kind: 'registry'; readonly id: number; readonly command: SystemCommand; readonly rate: RateSlotAssigned | null }
   /** The reply to an operation the thread's edge forwarded (`forward`). */
   | { readonly kind: 'forwarded'; readonly id: number; readonly reply: Reply }
   /** A test seam: send an operation as the thread's edge would (thread-shard.ts), answered by `edged` with its hops. */
@@ -25,7 +35,7 @@ export type ToShard =
   /** A test seam: post the thread's registry copy as it is now, answered by `copy`. */
   | { readonly kind: 'copy'; readonly id: number }
   /** EDGE_THREADS=1: build the thread's edge (edge/thread-edge.ts), answered with its app's descriptor. */
-  | { readonly kind: 'edgeStart'; readonly id: number; readonly adminToken: string }
+  | { readonly kind: 'edgeStart'; readonly id: number; readonly adminToken: string; readonly clockCell: Float64Array | null }
   /** Drain the thread's edge (the main thread has stopped accepting), answered with its DrainReport. */
   | { readonly kind: 'edgeClose'; readonly id: number; readonly graceMs: number }
   /** EDGE_THREADS=1: a live update of another shard's workspace, for the sessions of this thread's edge. */
@@ -34,6 +44,10 @@ export type ToShard =
   | { readonly kind: 'edgeHops'; readonly id: number }
   /** Cluster mode: whether the shard holds the workspace, waited for up to waitMs (a standby follows its creation); answered true or false. */
   | { readonly kind: 'holds'; readonly id: number; readonly workspace: string; readonly waitMs: number }
+  /** EDGE_THREADS=1: the metrics of the thread's edge (prom-client's JSON form), answered with them, for a scrape on any thread. */
+  | { readonly kind: 'edgeMetrics'; readonly id: number }
+  /** The answer to `scrape`: every thread's and the main thread's metrics as one text, or why not. */
+  | { readonly kind: 'scraped'; readonly id: number; readonly text: string | null }
 
 export interface PostedStats {
   readonly pendingRecords: number
@@ -60,7 +74,9 @@ export type FromShard =
   | { readonly kind: 'forward'; readonly id: number; readonly operation: Operation }
   | { readonly kind: 'edged'; readonly id: number; readonly reply: Reply; readonly hops: { readonly local: number; readonly forwarded: number } }
   | { readonly kind: 'copy'; readonly id: number; readonly system: SystemState }
-  /** The answer to edgeStart, edgeClose or edgeHops. */
+  /** GET /metrics on the thread's edge: the main thread adds up every thread's metrics, answered by `scraped`. */
+  | { readonly kind: 'scrape'; readonly id: number }
+  /** The answer to edgeStart, edgeClose, edgeHops or edgeMetrics. */
   | { readonly kind: 'answered'; readonly id: number; readonly value: unknown }
   | { readonly kind: 'closed'; readonly snapshotsWrittenCount: number; readonly durableSeq: number }
   /** Cluster mode: where a request for the shard goes now (served here, forwarded to its owner, 503), posted when it changes. */

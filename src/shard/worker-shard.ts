@@ -15,16 +15,17 @@ import type { Probe } from './probe.js'
 import type { EdgeHops } from './thread-shard.js'
 import type { AppDescriptor } from '../edge/child-apps.js'
 import type { DrainReport } from '../edge/drain.js'
-import type { FromShard, ToShard } from './worker-messages.js'
+import type { MetricJson } from '../edge/metrics-sum.js'
+import type { RateSlotAssigned } from './rate-slots.js'
+import type { EdgeState, FromShard, ToShard } from './worker-messages.js'
 
 /** A shard no node serves now (a takeover under way), or one this node has not heard its thread's replica about yet. */
 const notServedYet: ReplicaRoute = { kind: 'unavailable', reason: 'The shard of this request is being taken over by another node; retry shortly.' }
 
 export type WorkerShardHooks = Pick<LocalNodeHooks, 'onLogFailure' | 'onCommit' | 'onWebhookAttempt' | 'onWebhookGiveUp'> & { readonly warn: (line: string) => void }
 
-function startWorker(index: number, config: Config, system: SystemState): Worker {
-  // The registry's state as it is now: the thread's copy starts from it (registry-copy.ts).
-  const workerData = { config, index, system }
+function startWorker(index: number, config: Config, edge: EdgeState | null): Worker {
+  const workerData = { config, index, edge }
   if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./shard-worker.js', import.meta.url), { workerData })
   // Under tsx (tests): the worker registers it before loading the TypeScript source.
   const source = new URL('./shard-worker.ts', import.meta.url).href
@@ -46,6 +47,8 @@ export class WorkerShard {
   readonly #applying = new Map<number, () => void>()
   readonly #copies = new Map<number, (system: SystemState) => void>()
   readonly #edged = new Map<number, (edged: { reply: Reply; hops: EdgeHops }) => void>()
+  /** How a scrape on the thread's edge is answered (threaded-server.ts); null: a scrape answers 503. */
+  #scrape: (() => Promise<string>) | null = null
   /** Where an operation the thread's edge forwards goes (the ShardSet: its owner, or the registry). */
   #forward: ((operation: Operation) => Promise<Reply>) | null = null
   #nextId = 1
@@ -77,8 +80,8 @@ export class WorkerShard {
   #messagesHeard = 0
 
   /** Starts the worker on its data dir and resolves once it has replayed its log: its workspaces and its replay. */
-  static start(index: number, config: Config, system: SystemState, hooks: WorkerShardHooks): Promise<{ shard: WorkerShard; workspaces: readonly string[]; replay: ReplayReport }> {
-    const worker = startWorker(index, config, system)
+  static start(index: number, config: Config, edge: EdgeState | null, hooks: WorkerShardHooks): Promise<{ shard: WorkerShard; workspaces: readonly string[]; replay: ReplayReport }> {
+    const worker = startWorker(index, config, edge)
     return new Promise((resolve, reject) => {
       // Warnings of the replay may come before `ready`, in the same batch or earlier ones.
       const first = (batch: readonly FromShard[]) => {
@@ -133,12 +136,12 @@ export class WorkerShard {
     })
   }
 
-  /** A system command the registry accepted, applied to the thread's registry copy: resolves once it is. */
-  applyRegistry(command: SystemCommand): Promise<void> {
+  /** A system command the registry accepted, applied to the thread's registry copy (a new workspace with its rate slot): resolves once it is. */
+  applyRegistry(command: SystemCommand, rate: RateSlotAssigned | null): Promise<void> {
     const id = this.#nextId++
     return new Promise((resolve) => {
       this.#applying.set(id, resolve)
-      this.#post({ kind: 'registry', id, command })
+      this.#post({ kind: 'registry', id, command, rate })
     })
   }
 
@@ -166,8 +169,8 @@ export class WorkerShard {
   }
 
   /** EDGE_THREADS=1: the thread builds its edge (edge/thread-edge.ts); its app's descriptor, for the listening app. */
-  startEdge(adminToken: string): Promise<AppDescriptor> {
-    return this.#ask((id) => ({ kind: 'edgeStart', id, adminToken })) as Promise<AppDescriptor>
+  startEdge(adminToken: string, clockCell: Float64Array | null): Promise<AppDescriptor> {
+    return this.#ask((id) => ({ kind: 'edgeStart', id, adminToken, clockCell })) as Promise<AppDescriptor>
   }
 
   /** The thread's edge drained and its app closed (null: it had none). Its app is removed from the listening one first. */
@@ -178,6 +181,16 @@ export class WorkerShard {
   /** A test seam: the thread's edge's operations so far, executed there or forwarded here (thread-shard.ts). */
   edgeHops(): Promise<EdgeHops> {
     return this.#ask((id) => ({ kind: 'edgeHops', id })) as Promise<EdgeHops>
+  }
+
+  /** EDGE_THREADS=1: the metrics of the thread's edge, in prom-client's JSON form (metrics-sum.ts adds them up). */
+  edgeMetrics(): Promise<MetricJson[]> {
+    return this.#ask((id) => ({ kind: 'edgeMetrics', id })) as Promise<MetricJson[]>
+  }
+
+  /** EDGE_THREADS=1: how a scrape of /metrics on the thread's edge is answered (every thread's metrics as one text). */
+  answerScrapes(render: () => Promise<string>): void {
+    this.#scrape = render
   }
 
   /** EDGE_THREADS=1: another shard's update, for the sessions of this thread's edge. */
@@ -220,6 +233,15 @@ export class WorkerShard {
 
   #post(message: ToShard): void {
     this.#toShard.post(message)
+  }
+
+  #scraped(id: number): void {
+    const scrape = this.#scrape
+    if (scrape === null) return this.#post({ kind: 'scraped', id, text: null })
+    scrape().then((text) => this.#post({ kind: 'scraped', id, text }), (error: unknown) => {
+      this.#hooks.warn(`trueup: metrics of the shards' threads could not be added up: ${error instanceof Error ? error.message : String(error)}`)
+      this.#post({ kind: 'scraped', id, text: null })
+    })
   }
 
   #received(batch: readonly FromShard[]): void {
@@ -278,6 +300,7 @@ export class WorkerShard {
         return resolve?.()
       }
       case 'forward': return void this.#forward?.(message.operation).then((reply) => this.#post({ kind: 'forwarded', id: message.id, reply }))
+      case 'scrape': return this.#scraped(message.id)
       case 'edged': {
         const resolve = this.#edged.get(message.id)
         this.#edged.delete(message.id)

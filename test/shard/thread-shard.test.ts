@@ -33,7 +33,7 @@ const accountCreate = (workspace: string, name: string): Operation => ({
 
 t.test('a thread\'s own workspaces without a hop, the others forwarded', async (t) => {
   claimLayout(dataDir, shards)
-  const set = await ShardSet.open(resolveConfig({ dataDir, shards }), { clock: () => Date.now(), onLogFailure: (error) => { throw error }, warn: () => {} })
+  const set = await ShardSet.open(resolveConfig({ dataDir, shards, edgeThreads: true }), { clock: () => Date.now(), onLogFailure: (error) => { throw error }, warn: () => {} })
   t.teardown(() => set.close())
   const own = workspaceOn(0)
   const other = workspaceOn(1)

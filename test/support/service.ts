@@ -5,6 +5,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { loadConfig } from '../../src/config.ts'
 import type { CommitFaults } from '../../src/log/command-log.ts'
+import { clockCellOf } from './clock.ts'
 import { startService, type Service } from '../../src/service.ts'
 
 export interface TestService {
@@ -52,6 +53,7 @@ export async function startTestService(options: StartOptions = {}): Promise<Test
   const service = await startService(config, {
     print: (line) => lines.push(line),
     clock: options.clock ?? (() => Date.now()),
+    clockCell: options.clock === undefined ? undefined : clockCellOf(options.clock),
     onLogFailure: options.onLogFailure ?? ((error) => { throw error }),
     warn: options.warn,
     logFaults: options.logFaults,
