@@ -16,7 +16,7 @@ export interface Row {
 }
 
 /** Postings spread over several workspaces' keys in turn, each between its two accounts. */
-function spreadPost(keys: readonly string[]): () => LoadRequest {
+export function spreadPost(keys: readonly string[]): () => LoadRequest {
   let index = 0
   return () => {
     index++

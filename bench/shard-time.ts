@@ -14,7 +14,8 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { shardOf } from '../src/shard/placement.ts'
-import { measure, nodePidUnder, type Child, type LoadRequest, type LoadSettings } from './http.ts'
+import { spreadPost } from './boundary-rows.ts'
+import { measure, nodePidUnder, type Child, type LoadSettings } from './http.ts'
 import { buildDist, loadNow, makeWorkspaces, runContext, startShards, writeResult } from './shard-servers.ts'
 import { measureWithThreads, type ThreadSplit } from './threads.ts'
 
@@ -37,16 +38,6 @@ function workspaceIds(): string[] {
     ids.push(id)
   }
   return ids
-}
-
-/** Postings spread over the workspaces' keys in turn, each between its two accounts. */
-function spreadPost(keys: readonly string[]): () => LoadRequest {
-  let index = 0
-  return () => {
-    index++
-    const body = JSON.stringify({ lines: [{ account: 'assets:bank', amount: index }, { account: 'income:sales', amount: -index }], description: `spread ${index}` })
-    return { method: 'POST', path: '/v2/entries', headers: { authorization: `Bearer ${keys[index % keys.length]}`, 'content-type': 'application/json' }, body }
-  }
 }
 
 interface Measured {
