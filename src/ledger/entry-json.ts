@@ -1,30 +1,7 @@
 /** @module Entries as JSON text straight from state, without a view object per entry: a batch answers thousands at once. */
 
 import { formatTimestamp } from './calendar.js'
-import type { Account, Entry, WorkspaceState } from './state.js'
-
-/** An account's line prefix, and the name and currency it was written with (either may change later). */
-interface LinePrefix {
-  readonly name: string
-  readonly currency: string
-  readonly text: string
-}
-
-/**
- * Each account's line prefix as last written, for the answers of single postings (three JSON.stringify calls a
- * line otherwise, on every POST /v2/entries). Weak: it goes with its account's state. A prefix is used only
- * while the account still has the name and currency it was written with; a rename writes it again.
- */
-const linePrefixes = new WeakMap<Account, LinePrefix>()
-
-/** `{"account":…,"account_id":…,"currency":…,"amount":` of the account as it is now. */
-function linePrefixOf(account: Account): string {
-  const known = linePrefixes.get(account)
-  if (known !== undefined && known.name === account.name && known.currency === account.currency) return known.text
-  const text = `{"account":${JSON.stringify(account.name)},"account_id":${JSON.stringify(account.id)},"currency":${JSON.stringify(account.currency)},"amount":`
-  linePrefixes.set(account, { name: account.name, currency: account.currency, text })
-  return text
-}
+import type { Entry, WorkspaceState } from './state.js'
 
 /**
  * Writes entries as entryView's JSON.stringify would (the same fields in the same order;
@@ -33,7 +10,7 @@ function linePrefixOf(account: Account): string {
  */
 export class EntryJsonWriter {
   readonly #state: WorkspaceState
-  /** Null for a writer of one entry (entries.ts's entryJson): it takes the prefixes the module keeps per account. */
+  /** Null for a writer of one entry (entries.ts's entryJson): its lines' accounts differ, a map would only cost. */
   readonly #linePrefixes: Map<number, string> | null
   #lastAtMs = Number.NaN
   #lastAt = ''
@@ -68,13 +45,11 @@ export class EntryJsonWriter {
   }
 
   #linePrefix(accountSeq: number): string {
-    const prefixes = this.#linePrefixes
-    const account = this.#state.accounts[accountSeq - 1]
-    if (prefixes === null) return linePrefixOf(account)
-    let prefix = prefixes.get(accountSeq)
+    let prefix = this.#linePrefixes?.get(accountSeq)
     if (prefix === undefined) {
-      prefix = linePrefixOf(account)
-      prefixes.set(accountSeq, prefix)
+      const account = this.#state.accounts[accountSeq - 1]
+      prefix = `{"account":${JSON.stringify(account.name)},"account_id":${JSON.stringify(account.id)},"currency":${JSON.stringify(account.currency)},"amount":`
+      this.#linePrefixes?.set(accountSeq, prefix)
     }
     return prefix
   }

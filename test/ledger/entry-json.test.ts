@@ -60,20 +60,3 @@ t.test('fields a record from before them lacks are left out, as JSON.stringify l
   t.equal(entryJson(state, old), JSON.stringify(entryView(state, old)))
   t.same(JSON.parse(entryJson(state, old)), { id: old.id, lines: [{ account: 'assets:bank', account_id: state.accounts[0].id, currency: 'USD', amount: 5 }, { account: 'income:sales', account_id: state.accounts[1].id, currency: 'USD', amount: -5 }], effective_at: '2026-11-22T12:00:00.000Z', posted_at: '2026-11-22T12:00:00.000Z' })
 })
-
-t.test('a posting after its account was renamed names the account as it is now', async (t) => {
-  const state = workspace(['assets:bank', 'income:sales'])
-  const post = (amount: number): string => {
-    const outcome = executeWorkspace(state, { type: 'entry.post', lines: [{ account: state.accounts[0].name, amount }, { account: 'income:sales', amount: -amount }], effective_at_ms: null, description: null, metadata: null, at_ms: atMs, key_id: 'key_test', visibility: null })
-    if (!outcome.ok) throw new Error(`rejected: ${outcome.code}`)
-    return (outcome as { json: string }).json
-  }
-  t.match(post(5), /"account":"assets:bank"/, 'the name it had')
-  for (const name of ['assets:bank:eur', 'assets:cash']) {
-    const renamed = executeWorkspace(state, { type: 'account.update', account: state.accounts[0].id, name, at_ms: atMs, key_id: 'key_test', visibility: null })
-    t.ok(renamed.ok, `renamed to ${name}`)
-    const json = post(7)
-    t.equal(json, JSON.stringify(entryView(state, state.entries.at(-1)!)), 'exactly the view\'s JSON')
-    t.equal((JSON.parse(json) as { lines: { account: string }[] }).lines[0].account, name, 'the new name')
-  }
-})
