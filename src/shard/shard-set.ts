@@ -72,11 +72,7 @@ export class ShardSet implements Shard {
    */
   #followRegistry(): void {
     this.registry.onFollowedSystem((command) => {
-      // Copies only where the threads keep them (EDGE_THREADS=1); a new workspace's rate slot as the registry's own would give it.
-      if (this.#rateSlots !== null) {
-        const rate = command.type === 'workspace.create' ? this.#rateSlots.assign(command.id) : null
-        for (const shard of this.shards) void shard.applyRegistry(command, rate)
-      }
+      void this.#copyToThreads(command)
       if (command.type === 'workspace.create') this.#give(this.shards[shardOf(command.id, this.shards.length)], command.id)
     })
     for (const shard of this.shards) {
@@ -84,6 +80,17 @@ export class ShardSet implements Shard {
         for (const id of this.registry.runtime.system.workspaces.keys()) if (shardOf(id, this.shards.length) === shard.index) this.#give(shard, id)
       })
     }
+  }
+
+  /**
+   * A system command the registry accepted (here or followed from another node) applied to every thread's registry
+   * copy, kept only with EDGE_THREADS=1 (else nothing to do); a new workspace with its rate slot, assigned in the same
+   * turn as the posts, so every thread hears the slots (and a new page) in the registry's order.
+   */
+  #copyToThreads(command: SystemCommand): Promise<unknown> {
+    if (this.#rateSlots === null) return Promise.resolve()
+    const rate = command.type === 'workspace.create' ? this.#rateSlots.assign(command.id) : null
+    return Promise.all(this.shards.map((shard) => shard.applyRegistry(command, rate)))
   }
 
   #give(shard: WorkerShard, workspace: string): void {
@@ -129,11 +136,7 @@ export class ShardSet implements Shard {
     const reply = await this.registry.shard.send(operation)
     const command = operation.command
     if (reply.status >= 300) return reply
-    if (this.#rateSlots !== null) {
-      // Assigned in the same turn as the posts, so every thread hears the slots (and a new page) in the registry's order.
-      const rate = command.type === 'workspace.create' ? this.#rateSlots.assign(command.id) : null
-      await Promise.all(this.shards.map((shard) => shard.applyRegistry(command, rate)))
-    }
+    await this.#copyToThreads(command)
     if (command.type !== 'workspace.create') return reply
     const shard = this.shards[shardOf(command.id, this.shards.length)]
     if (shard.route(false).kind === 'local') await shard.send({ op: 'system.command', command })
