@@ -1,6 +1,7 @@
 /** Tests for the shutdown drain (src/edge/drain.ts) without a server: what it waits for, and what it reports. */
+import { performance } from 'node:perf_hooks'
 import t from 'tap'
-import { Drain } from '../../src/edge/drain.ts'
+import { Drain, idleCloseGraceMs } from '../../src/edge/drain.ts'
 
 /** close() with its callbacks recorded in `calls`; `during` runs once the drain has started. */
 async function closeWith(drain: Drain, graceMs: number, during: () => void = () => {}, calls: string[] = []) {
@@ -33,17 +34,28 @@ t.test('a request in flight is answered before the connections are closed', asyn
   t.same(report, { inFlightCount: 1, refusedCount: 0, abandonedCount: 0, connectionsClosedCount: 0 })
 })
 
-t.test('a request arriving on an open connection is counted as refused; an idle connection is closed after the quiet time', async (t) => {
+t.test('a request arriving on an open connection is counted as refused; an idle connection is closed after the idle grace', async (t) => {
   const drain = new Drain()
   drain.connectionsChanged(+1)
   drain.connectionsChanged(+1)
+  const startedMs = performance.now()
   const { report } = await closeWith(drain, 10_000, () => {
     drain.requestStarted()
     drain.requestRefused()
     drain.requestSettled()
     drain.connectionsChanged(-1)
   })
+  const closedAfterMs = performance.now() - startedMs
   t.same(report, { inFlightCount: 0, refusedCount: 1, abandonedCount: 0, connectionsClosedCount: 1 }, 'the other connection sent nothing: closed by the drain')
+  t.ok(closedAfterMs >= idleCloseGraceMs, `not before idleCloseGraceMs (${Math.round(closedAfterMs)} ms)`)
+})
+
+t.test('a grace shorter than idleCloseGraceMs bounds the idle connections\' too', async (t) => {
+  const drain = new Drain()
+  drain.connectionsChanged(+1)
+  const { report, calls } = await closeWith(drain, 50)
+  t.same(calls, ['stop listening', 'close all'])
+  t.same(report, { inFlightCount: 0, refusedCount: 0, abandonedCount: 0, connectionsClosedCount: 1 })
 })
 
 t.test('the grace bounds the wait: a request still unanswered is reported', async (t) => {
