@@ -209,6 +209,9 @@ export function sendStream(exchange: Exchange, status: number, headers: readonly
     res.writeStatus(`${status} ${statusText[status] ?? 'Unknown'}`)
     res.writeHeader('Request-Id', exchange.requestId)
     for (const [name, value] of headers) res.writeHeader(name, value)
+    // During the drain the answer asks the client to close the connection, as write() does; only the headers
+    // can say so for a chunked body (see the end below).
+    if (exchange.server.closing) res.writeHeader('connection', 'close')
     if (exchange.method === 'HEAD') res.endWithoutBody()
   })
   if (exchange.method === 'HEAD') return settle()
@@ -219,7 +222,10 @@ export function sendStream(exchange: Exchange, status: number, headers: readonly
       return settle()
     }
     if (chunk === null) {
-      res.cork(() => res.end(undefined, exchange.server.closing))
+      // Never end(…, true) here: uWS would then write its Connection: close header after the headers, into
+      // the body's last chunk, and the client would read a broken body. The header above asks the client to
+      // close; a stream begun before the drain leaves its connection as any other kept alive (drain.ts).
+      res.cork(() => res.end())
       return settle()
     }
     let sent = true
