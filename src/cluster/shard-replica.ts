@@ -10,6 +10,7 @@
  */
 
 import { AppendOutcomeUnknown, appendThroughFailover } from './append-outcome.js'
+import { LeaseRenewer } from './lease-renewer.js'
 import { FencedError, PgLog, type LogRecord, type OwnedShard } from './pg-log.js'
 import { PgTail } from './pg-tail.js'
 import { registerNode, seePlacement, type SeenPlacement } from './node-directory.js'
@@ -17,13 +18,15 @@ import { registerNode, seePlacement, type SeenPlacement } from './node-directory
 /** How long a claim or a renewal holds a shard, in the database's clock: another node may take it this long after the last renewal. */
 export const leaseMs = 3_000
 /**
- * Renewals this often: a renewal is due at most this long after the last, so an owner whose process is paused (or
- * starved of CPU) for less than leaseMs - renewIntervalMs - renewRoundTripMarginMs keeps its lease (docs/CLUSTER.md).
+ * Renewals this often, from the owner's renewer thread (src/cluster/lease-renewer.ts): a renewal is due at most this
+ * long after the last, so an owner whose whole process is paused (stopped, or starved of CPU) for less than
+ * leaseMs - renewIntervalMs - renewRoundTripMarginMs keeps its lease (docs/CLUSTER.md). A blocked event loop alone
+ * does not hold renewals up, up to the renewer's mainThreadStallMsMax.
  */
 export const renewIntervalMs = 500
 /** What of the lease is left for a late renewal's round trip to the database (and the timer's own lateness). */
 export const renewRoundTripMarginMs = 300
-/** The longest pause (event loop blocked, process stopped) an owner is sure to keep its lease through: 2.2 s. */
+/** The longest pause of the whole process (stopped, starved of CPU) an owner is sure to keep its lease through: 2.2 s. */
 export const ownerPauseMsMax = leaseMs - renewIntervalMs - renewRoundTripMarginMs
 /** A standby looks at the placement this often (where to forward, whether the owner's lease lapsed). */
 export const watchIntervalMs = 1_000
@@ -167,15 +170,13 @@ export class ShardReplica {
   #started = false
   /** The takeover attempt (look at the placement, take it, apply the log) in progress, or null. */
   #attempt: Attempt | null = null
-  /** The renewal in flight (when it was sent), or null: counted only once the database answered it. */
-  #renewal: { readonly sentMs: number } | null = null
   /** When a standby last looked at the placement. */
   #watchedMs = 0
   /** The epoch whose takeover was last said to wait for the placement row. */
   #lockWaitSaidEpoch: number | null = null
   #closed = false
 
-  private constructor(private readonly log: PgLog, private readonly options: ShardReplicaOptions) {}
+  private constructor(private readonly log: PgLog, private readonly options: ShardReplicaOptions, private readonly renewer: LeaseRenewer) {}
 
   /**
    * Connects, records this node's URL, acquires the shard or becomes its standby, and brings the local log to the
@@ -185,18 +186,31 @@ export class ShardReplica {
    * followed: the replica starts lost, with a warning saying why, and forwards.
    */
   static async open(options: ShardReplicaOptions): Promise<ShardReplica> {
-    const log = await PgLog.open({ url: options.databaseUrl, node: options.nodeId, leaseMs, poolSize: replicaPoolSize })
-    const replica = new ShardReplica(log, options)
+    let replica: ShardReplica | null = null
+    // The renewer thread loads while the database is reached, so it is ready before the shard is acquired.
+    const renewing = LeaseRenewer.start({
+      url: options.databaseUrl, node: options.nodeId, shard: options.shard, leaseMs, renewIntervalMs, warn: options.warn,
+      onLost: (reason) => { if (replica !== null) replica.#stepDown(reason) },
+    })
+    renewing.catch(() => undefined)
+    const log = await PgLog.open({ url: options.databaseUrl, node: options.nodeId, leaseMs, poolSize: replicaPoolSize }).catch(async (error: unknown) => {
+      await renewing.then((renewer) => renewer.stop(), () => undefined)
+      throw error
+    })
     try {
+      replica = new ShardReplica(log, options, await renewing)
       await registerNode(log, options.nodeUrl)
       await replica.#begin(options.claim === false ? null : await acquire(log, options.shard, options.nodeId))
     } catch (error) {
+      await renewing.then((renewer) => renewer.stop(), () => undefined)
       await log.close()
       throw error
     }
-    // Renewals from now on (a replay may outlast a lease); a standby's watch does nothing until start(). A timer held
-    // up by a busy event loop fires as soon as the loop is free: a late renewal is sent at once.
-    replica.#timer = setInterval(() => replica.#tick(), renewIntervalMs)
+    // Renewals from now on (a replay may outlast a lease), on the renewer thread; a standby's watch does nothing
+    // until start().
+    if (replica.#owned !== null && replica.#lost === null) replica.renewer.renew(replica.#owned.epoch)
+    const opened = replica
+    replica.#timer = setInterval(() => opened.#tick(), renewIntervalMs)
     replica.#timer.unref()
     return replica
   }
@@ -309,9 +323,10 @@ export class ShardReplica {
 
   #tick(): void {
     if (this.#closed) return
-    // Before the renewal: an attempt stuck after its UPDATE holds the placement, and must not be renewed as if served.
+    // An attempt stuck after its UPDATE holds the placement, and must not be renewed as if served: it steps down,
+    // which stops the renewer.
     if (this.#attempt !== null) this.#abandonIfStuck(this.#attempt)
-    if (this.#owned !== null && this.#lost === null) return void this.#renew()
+    if (this.#owned !== null && this.#lost === null) return
     if (!this.#started || Date.now() - this.#watchedMs < watchIntervalMs - renewIntervalMs / 2) return
     this.#watchedMs = Date.now()
     if (this.#following && this.#tail === null) void this.#startTail().catch((error: unknown) => this.#warnOnce('following', error))
@@ -412,6 +427,8 @@ export class ShardReplica {
     }
     this.#owned = owned
     this.#following = false
+    // Renewed from the moment of the takeover, so a long tail does not lose it.
+    this.renewer.renew(owned.epoch)
     // Closed at once (no more pages are handed over); its connection ends in the background, never waited for.
     const tail = this.#tail
     this.#tail = null
@@ -486,39 +503,14 @@ export class ShardReplica {
     }
   }
 
-  /**
-   * One renewal at a time, each sent at once when due. One the database has not answered within a lease (a connection
-   * that never answers) no longer holds later ones back: another is sent. Only the database's answer counts: success
-   * extends the lease by its own clock; another owner found steps down.
-   */
-  async #renew(): Promise<void> {
-    const owned = this.#owned
-    if (owned === null || this.#lost !== null) return
-    const pending = this.#renewal
-    if (pending !== null) {
-      const waitedMs = Date.now() - pending.sentMs
-      if (waitedMs < leaseMs) return
-      this.options.warn(`trueup: cluster: a renewal of the lease of shard ${this.shard} sent ${waitedMs} ms ago has no answer; sending another`)
-    }
-    const renewal = { sentMs: Date.now() }
-    this.#renewal = renewal
-    try {
-      if (!(await owned.renew())) this.#stepDown(`another node took it over (lease of epoch ${owned.epoch} lost)`)
-    } catch (error) {
-      // The database unreachable for a moment: the next renewal tries again; if the lease lapses meanwhile and
-      // another node takes the shard, the next append or renewal is fenced.
-      this.options.warn(`trueup: cluster: renewing the lease of shard ${this.shard} failed: ${messageOf(error)}`)
-    } finally {
-      if (this.#renewal === renewal) this.#renewal = null
-    }
-  }
-
   /** Lost for the rest of the process (memory may hold records the database refused); requests are then forwarded. */
   #stepDown(reason: string): ShardNotOwned {
     if (this.#lost !== null) return this.#lost
     const lost = new ShardNotOwned(this.shard, reason)
     this.#lost = lost
     this.#following = false
+    // At once: no renewal is sent after this (the lease lapses unless another node takes the shard first).
+    void this.renewer.stop()
     this.options.warn(`trueup: cluster: stepping down: ${lost.message}; its requests are now forwarded to its owner, or answer 503`)
     this.options.onLost(lost)
     return lost
@@ -536,6 +528,7 @@ export class ShardReplica {
     this.#closed = true
     if (this.#timer !== null) clearInterval(this.#timer)
     this.#timer = null
+    await this.renewer.stop()
     await this.#tail?.close()
     this.#tail = null
     await this.#applying.catch(() => undefined)
