@@ -136,19 +136,86 @@ export type ReplicaRoute =
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /**
+ * Acquiring at start starts no attempt after this long: the lease of this node's earlier life lapses within leaseMs,
+ * and a takeover that waited on its placement row has ended the session holding it well within a step's bound.
+ */
+export const acquireWindowMs = leaseMs + takeoverStepMsMax
+
+/** A step of acquiring at start that has not answered within takeoverStepMsMax: the attempt is abandoned. */
+class StepAbandoned extends Error {
+  constructor(readonly step: string) {
+    super(`${step} waited ${takeoverStepMsMax} ms`)
+    this.name = 'StepAbandoned'
+  }
+}
+
+/** The step's result, or StepAbandoned once it waited takeoverStepMsMax; a result that comes later goes to `late`. */
+function withinStep<T>(step: string, promise: Promise<T>, late: (value: T) => void = () => undefined): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  let abandoned = false
+  const bound = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      abandoned = true
+      reject(new StepAbandoned(step))
+    }, takeoverStepMsMax)
+  })
+  promise.then((value) => { if (abandoned) late(value) }, () => undefined)
+  return Promise.race([promise, bound]).finally(() => clearTimeout(timer))
+}
+
+/** What a takeover that waited takeoverLockWaitMs for the placement row says, with the sessions it ended. */
+function lockWaitLine(shard: number, seenEpoch: number, ended: readonly EndedHolder[]): string {
+  const held = ended.map((holder) => `pid ${holder.pid} (${holder.application || 'no application name'}, ${holder.state}, its transaction open ${holder.openMs} ms)`)
+  return `trueup: cluster: taking shard ${shard} over waited ${takeoverLockWaitMs} ms for its placement row, held past the lapsed lease of epoch ${seenEpoch}`
+    + (held.length > 0 ? ` by ${held.join(', ')}: ended it; tried again at the next second` : '; tried again at the next second')
+}
+
+/**
+ * One attempt at acquiring the shard at start: the shard owned; null when another node holds it; 'wait' while the
+ * lease of this node's earlier life runs (or its placement row is held). Each step is bounded as a standby's
+ * takeover is: the UPDATE waits takeoverLockWaitMs for the row, then the session holding it past the lapsed lease
+ * is ended (endStuckHolder); a step that does not answer within takeoverStepMsMax abandons the attempt.
+ */
+async function acquireOnce(log: PgLog, shard: number, nodeId: string, warn: (line: string) => void): Promise<OwnedShard | null | 'wait'> {
+  const claimed = await withinStep('claiming the placement', log.claim(shard))
+  if (claimed !== null) return claimed
+  const seen = await withinStep('reading the placement', log.placement(shard))
+  if (seen === null) return 'wait'
+  if (seen.lapsed) {
+    try {
+      const step = `the UPDATE of the placement (epoch ${seen.epoch} seen)`
+      const owned = await withinStep(step, log.takeover(shard, seen.epoch, takeoverLockWaitMs), (late) => {
+        if (late !== null) warn(`trueup: cluster: shard ${shard} taken at epoch ${late.epoch} by an abandoned attempt at start: left to lapse`)
+      })
+      if (owned !== null) return owned
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== lockNotAvailable) throw error
+      warn(lockWaitLine(shard, seen.epoch, await withinStep('ending the session that holds the placement row', endStuckHolder(log, shard, seen.epoch))))
+      return 'wait'
+    }
+  }
+  return seen.owner === nodeId ? 'wait' : null
+}
+
+/**
  * The shard's placement: claimed when nobody has it, taken over when its lease lapsed. Held by this node's earlier
  * life (a restart within the lease), it is waited for until it lapses, then taken over: the epoch goes up, which
- * fences that earlier process should it still be running. Null when another node holds it.
+ * fences that earlier process should it still be running. Null when another node holds it, or when acquireWindowMs
+ * passed (the node then stands by for the shard, and takes it over as any standby would).
  */
-async function acquire(log: PgLog, shard: number, nodeId: string): Promise<OwnedShard | null> {
-  const attemptsMax = Math.ceil(leaseMs / watchIntervalMs) + 3
-  for (let attempt = 0; attempt < attemptsMax; attempt++) {
-    const owned = await log.acquire(shard)
-    if (owned !== null) return owned
-    const seen = await log.placement(shard)
-    if (seen !== null && seen.owner !== nodeId) return null
+async function acquire(log: PgLog, shard: number, nodeId: string, warn: (line: string) => void): Promise<OwnedShard | null> {
+  const deadlineMs = Date.now() + acquireWindowMs
+  while (Date.now() < deadlineMs) {
+    try {
+      const owned = await acquireOnce(log, shard, nodeId, warn)
+      if (owned !== 'wait') return owned
+    } catch (error) {
+      if (!(error instanceof StepAbandoned)) throw error
+      warn(`trueup: cluster: acquiring shard ${shard} at start: ${error.message}; abandoned, tried again at the next second`)
+    }
     await sleep(watchIntervalMs)
   }
+  warn(`trueup: cluster: shard ${shard} not acquired within ${acquireWindowMs} ms of the start: standing by for it`)
   return null
 }
 
@@ -200,7 +267,7 @@ export class ShardReplica {
     try {
       replica = new ShardReplica(log, options, await renewing)
       await registerNode(log, options.nodeUrl)
-      await replica.#begin(options.claim === false ? null : await acquire(log, options.shard, options.nodeId))
+      await replica.#begin(options.claim === false ? null : await acquire(log, options.shard, options.nodeId, options.warn))
     } catch (error) {
       await renewing.then((renewer) => renewer.stop(), () => undefined)
       await log.close()
@@ -406,9 +473,7 @@ export class ShardReplica {
     // Said once per epoch when nothing could be ended (the next seconds' waits are the same), each time a session is.
     if (ended.length === 0 && this.#lockWaitSaidEpoch === seenEpoch) return
     this.#lockWaitSaidEpoch = seenEpoch
-    const held = ended.map((holder) => `pid ${holder.pid} (${holder.application || 'no application name'}, ${holder.state}, its transaction open ${holder.openMs} ms)`)
-    this.options.warn(`trueup: cluster: taking shard ${this.shard} over waited ${takeoverLockWaitMs} ms for its placement row, held past the lapsed lease of epoch ${seenEpoch}`
-      + (held.length > 0 ? ` by ${held.join(', ')}: ended it; tried again at the next second` : '; tried again at the next second'))
+    this.options.warn(lockWaitLine(this.shard, seenEpoch, ended))
   }
 
   /**

@@ -210,3 +210,41 @@ t.test('an owner whose main thread is blocked past the stall bound loses its sha
   t.match(lost?.text, /another node took it over/, 'once running again, the old owner learns it lost the shard and steps down')
   t.ok(owner.lines.some((line) => line.text.startsWith('warn') && line.text.includes('showed no progress')), `it said its thread had stalled: ${JSON.stringify(owner.lines)}`)
 })
+
+t.test('a node restarted within its lease whose placement row its earlier life holds: the wait is bounded, the holder ended, the shard taken at epoch 2', async (t) => {
+  await resetDatabase(database.db)
+  // The earlier life: claimed the shard, appended, then stopped with a transaction open on the placement row.
+  const earlierLog = await PgLog.open({ url: database.url, node: 'node-a', leaseMs, poolSize: 1 })
+  t.teardown(() => earlierLog.close())
+  const earlier = (await earlierLog.claim(0))!
+  await earlier.append([Buffer.from('one')])
+  const holder = new pg.Client({ connectionString: database.url, application_name: 'earlier life' })
+  await holder.connect()
+  holder.on('error', () => undefined)
+  t.teardown(() => holder.end().catch(() => undefined))
+  await holder.query('BEGIN')
+  await holder.query('SELECT shard FROM placement WHERE shard = 0 FOR UPDATE')
+
+  const warnings: string[] = []
+  const local = memoryLog()
+  const opening = ShardReplica.open({
+    databaseUrl: database.url, nodeId: 'node-a', nodeUrl: 'http://127.0.0.1:1/node-a', shard: 0, local,
+    warn: (line) => warnings.push(line), onLost: () => undefined, onServing: () => undefined,
+  })
+  // Closed at the end however it went (before the fix it returned only once the holder was gone).
+  t.teardown(async () => {
+    await holder.end().catch(() => undefined)
+    await (await opening.catch(() => null))?.close()
+  })
+  const waitMs = leaseMs + takeoverStepMsMax + 5_000
+  const opened = await Promise.race([opening, new Promise<null>((resolve) => setTimeout(() => resolve(null), waitMs))])
+  t.ok(opened !== null, `the restarted node's open returned within ${waitMs} ms: ${JSON.stringify(warnings)}`)
+  if (opened === null) return
+  t.equal(opened.epoch, 2, 'it holds the shard at epoch 2')
+  t.same(await placementOf(database.db), { owner: 'node-a', epoch: 2 })
+  t.same(local.records.map((record) => record.toString()), ['one'], 'its local log caught up')
+  t.ok(warnings.some((line) => line.includes(`waited ${takeoverLockWaitMs} ms for its placement row`) && line.includes('earlier life') && line.includes('ended it')),
+    `it said what it waited on, and which session it ended: ${JSON.stringify(warnings)}`)
+  await t.rejects(holder.query('SELECT 1'), 'the earlier life\'s session was ended (its transaction rolled back)')
+  await t.rejects(earlier.append([Buffer.from('two')]), FencedError, 'the earlier life is fenced')
+})
