@@ -45,6 +45,7 @@ interface ClusterState {
   keepers: { name: string; port: number; pid: number; dataDir: string }[]
   nodes: { id: string; url: string; pid: number }[]
   proxy: { url: string; pid: number }
+  pooler?: { port: number; pid: number } | null
 }
 
 /** A process's CPU (user + system, its reaped children's included) and that of its live descendants, in ms. */
@@ -305,11 +306,15 @@ async function clusterUp(tmp: string): Promise<{ side: Side; state: () => Cluste
     throw error
   }
   const state = () => JSON.parse(fs.readFileSync(stateFile, 'utf8')) as ClusterState
-  const cpuMs = () => [...state().nodes.map((node) => node.pid), ...state().keepers.map((keeper) => keeper.pid)].reduce((sum, pid) => sum + treeCpuMs(pid), 0)
+  // The pooler in front of the monitor counts with the database (it serves the keepers).
+  const poolerPids = (now: ClusterState) => now.pooler == null ? [] : [now.pooler.pid]
+  const cpuMs = () => [...state().nodes.map((node) => node.pid), ...state().keepers.map((keeper) => keeper.pid), ...poolerPids(state())]
+    .reduce((sum, pid) => sum + treeCpuMs(pid), 0)
   const parts = () => {
     const now = state()
     const byPart: Record<string, number> = Object.fromEntries(now.nodes.map((node) => [node.id, treeCpuMs(node.pid)]))
     for (const keeper of now.keepers) byPart[`postgres ${keeper.name}`] = treeCpuMs(keeper.pid)
+    for (const pid of poolerPids(now)) byPart.pgbouncer = treeCpuMs(pid)
     return byPart
   }
   const committerPort = async () => {

@@ -36,6 +36,8 @@ export interface ClusterState {
   readonly keepers: { name: string; port: number; pid: number; dataDir: string }[]
   readonly nodes: { id: string; url: string; pid: number; dataDir: string }[]
   proxy: { url: string; pid: number } | null
+  /** PgBouncer in front of the monitor for the keepers (null when pgbouncer is not installed). */
+  pooler?: { port: number; pid: number } | null
 }
 
 export function statePath(): string {
@@ -85,6 +87,33 @@ async function startMonitor(user: RunAs | null, state: ClusterState): Promise<st
 }
 
 /**
+ * PgBouncer in front of the monitor, in session mode, for the keepers: a keeper opens a new connection to the monitor
+ * for each call (about four a second each), and a new PostgreSQL backend costs about 8 ms of CPU on this kind of
+ * machine, so the monitor alone took 0.19 of a core with nothing happening (2026-11-27: measured by stopping the
+ * keepers, which took it to 0). Through the pooler a keeper's connection is PgBouncer's, cheap, and the monitor keeps
+ * a few backends. Session mode keeps each client's session whole (LISTEN, settings). The monitor's own keeper and
+ * its health checks of the servers do not go through it. Without pgbouncer installed, the keepers connect directly.
+ */
+async function startPooler(user: RunAs | null, state: ClusterState, monitorUrl: string, monitorPort: number): Promise<string> {
+  const pgbouncer = execFileSync('bash', ['-c', 'command -v pgbouncer || ls /usr/sbin/pgbouncer 2>/dev/null || true'], { encoding: 'utf8' }).trim()
+  if (pgbouncer === '') {
+    console.warn('cluster: pgbouncer is not installed; the keepers connect to the monitor directly (about 0.2 of a core more)')
+    return monitorUrl
+  }
+  const port = await freePort()
+  const configFile = path.join(state.dir, 'pgbouncer.ini')
+  fs.writeFileSync(configFile, ['[databases]', `pg_auto_failover = host=127.0.0.1 port=${monitorPort} dbname=pg_auto_failover user=autoctl_node`,
+    '[pgbouncer]', 'listen_addr = 127.0.0.1', `listen_port = ${port}`, 'unix_socket_dir =', 'auth_type = any', 'pool_mode = session',
+    'max_client_conn = 100', 'default_pool_size = 20', 'log_connections = 0', 'log_disconnections = 0',
+    'ignore_startup_parameters = extra_float_digits,application_name', ''].join('\n'))
+  const pooler = spawnServer(user, pgbouncer, [configFile], path.join(state.dir, 'pgbouncer.log'))
+  state.pooler = { port, pid: pooler.pid! }
+  saveState(state)
+  await waitForPort(port, stepTimeoutMs, () => processAlive(pooler.pid!))
+  return `postgres://autoctl_node@127.0.0.1:${port}/pg_auto_failover?sslmode=disable`
+}
+
+/**
  * One PostgreSQL server under its keeper: the first (its data dir made by initdb, with the small settings) becomes the
  * primary; the others (no data dir yet) standbys, copied from the primary by pg_basebackup, settings included.
  */
@@ -125,8 +154,9 @@ async function query<Row extends pg.QueryResultRow>(port: number, database: stri
 /** The database: the monitor, the primary, then both standbys at once; resolves once both replicate synchronously. */
 async function startDatabase(user: RunAs | null, state: ClusterState): Promise<void> {
   // The primary's initdb runs while the monitor is made: the two are independent and each takes seconds.
-  const [monitorUrl, primaryDataDir] = await Promise.all([startMonitor(user, state), initDataDir(user, state.dir, 'pg1')])
+  const [directUrl, primaryDataDir] = await Promise.all([startMonitor(user, state), initDataDir(user, state.dir, 'pg1')])
   const monitorPort = state.keepers[0].port
+  const monitorUrl = await startPooler(user, state, directUrl, monitorPort)
   await startKeeper(user, state, 'pg1', monitorUrl, primaryDataDir)
   await waitForStates(monitorPort, { pg1: 'single' })
   for (const name of standbyNames) await startKeeper(user, state, name, monitorUrl, path.join(state.dir, name))
@@ -320,6 +350,7 @@ async function down(): Promise<void> {
   const standbysFirst = [...state.keepers].reverse()
   await Promise.all(standbysFirst.slice(0, -1).map((keeper) => stopProcess(keeper.pid, 'SIGTERM', stopGraceMs)))
   await Promise.all(standbysFirst.slice(-1).map((keeper) => stopProcess(keeper.pid, 'SIGTERM', stopGraceMs)))
+  if (state.pooler != null) await stopProcess(state.pooler.pid, 'SIGTERM', stopGraceMs)
   // A server whose keeper was killed outright would outlive it: stop it by the pid its data dir holds.
   for (const keeper of state.keepers) {
     const pid = postmasterPid(keeper.dataDir)

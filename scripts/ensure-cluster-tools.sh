@@ -25,6 +25,18 @@ if [ ${#missing[@]} -gt 0 ]; then
   fi
 fi
 
+# PgBouncer in front of the pg_auto_failover monitor saves the keepers' new connection per call (scripts/cluster.ts);
+# the cluster runs without it (the keepers then connect directly), so failing to install it only warns.
+if ! command -v pgbouncer >/dev/null 2>&1 && [ ! -x /usr/sbin/pgbouncer ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "ensure-cluster-tools: installing pgbouncer with apt-get (the keepers' connections to the monitor)"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends pgbouncer \
+      || echo "ensure-cluster-tools: pgbouncer could not be installed; the keepers will connect to the monitor directly" >&2
+  else
+    echo "ensure-cluster-tools: pgbouncer is missing (optional: sudo apt-get install pgbouncer); the keepers will connect to the monitor directly" >&2
+  fi
+fi
+
 if [ "$(id -u)" = 0 ] && ! id postgres >/dev/null 2>&1; then
   echo "ensure-cluster-tools: adding the system user postgres (PostgreSQL does not run as root)"
   useradd --system --user-group --home-dir /var/lib/postgresql --shell /usr/sbin/nologin postgres

@@ -19,6 +19,17 @@ import { Submitted } from './completion.js'
 import { SnapshotRetries } from './snapshot-retries.js'
 import { WorkspaceActor } from './workspace-actor.js'
 
+/**
+ * Cluster mode: the records a node read from the database at its start, before its memory was built (a standby's
+ * catch-up, or an owner's records its local log lacked), from `fromSeq` on. Replay computes what the owner wrote
+ * beside each of them (webhook outbox items, the same bytes as for a followed record) into `into`, for the caller
+ * to keep: without them a takeover would never deliver those records' pending events.
+ */
+export interface CaughtUpSideWrites {
+  readonly fromSeq: number
+  readonly into: SideWrites[]
+}
+
 export interface ReplayReport {
   /** Log records applied (those below a snapshot are skipped, not counted). */
   readonly records: number
@@ -79,7 +90,7 @@ export class Runtime {
    * A damaged snapshot is ignored with a warning (the log is complete, so replay rebuilds its state);
    * a damaged or missing log record throws StoreDamaged: no start on state that could be wrong.
    */
-  replay(nowMs: () => number): ReplayReport {
+  replay(nowMs: () => number, caughtUp: CaughtUpSideWrites | null = null): ReplayReport {
     const startedMs = nowMs()
     const loaded = loadSnapshots(this.log.root, sha256Hex, ed25519Signer)
     const snapshots = loaded.workspaces
@@ -104,7 +115,7 @@ export class Runtime {
     // Retention deleted the records below firstSeq once snapshots covered them; a snapshot found unusable
     // now (or missing) would need them: no start on a state that cannot be rebuilt.
     if (startSeq < this.log.firstSeq) throw recordsRetainedAway(this.log.path, startSeq, this.log.firstSeq, unusable.map(({ name }) => name))
-    const records = this.#replayLog(startSeq, snapshots)
+    const records = this.#replayLog(startSeq, snapshots, caughtUp)
     this.#snapshots = new Map()
     return {
       records, snapshots: snapshots.size, recordsSkipped: startSeq - this.log.firstSeq, unusableSnapshots: unusable,
@@ -122,7 +133,7 @@ export class Runtime {
   }
 
   /** Applies every log record from startSeq that no snapshot covers; returns how many. */
-  #replayLog(startSeq: number, snapshots: ReadonlyMap<string, LoadedSnapshot>): number {
+  #replayLog(startSeq: number, snapshots: ReadonlyMap<string, LoadedSnapshot>, caughtUp: CaughtUpSideWrites | null): number {
     let records = 0
     for (const { seq, record } of this.log.readFrom(startSeq)) {
       if (record.workspace === null) {
@@ -135,7 +146,11 @@ export class Runtime {
       if (snapshot !== undefined && seq <= snapshot.seq) continue
       const actor = this.actors.get(record.workspace)
       assert.ok(actor !== undefined, `log record ${seq} names unknown workspace ${record.workspace}`)
-      actor.replay(seq, record.command)
+      if (caughtUp === null || seq < caughtUp.fromSeq) actor.replay(seq, record.command)
+      else {
+        const side = actor.replay(seq, record.command, true)
+        if (side !== undefined) caughtUp.into.push(side)
+      }
       records++
     }
     return records

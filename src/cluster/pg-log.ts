@@ -56,6 +56,14 @@ WITH fence AS (
 )
 SELECT (SELECT count(*) FROM fence)::int AS fenced_in, (SELECT count(*) FROM written)::int AS written, (SELECT count(*) FROM notified)::int AS notified` }
 
+/**
+ * A renewal: the lease extended by the database's clock, only while the row still holds this node and epoch (so
+ * never after another node took the shard). Parameters: shard, node, epoch, lease in ms. The owner's renewals run
+ * on a thread of their own (src/cluster/lease-renewer.ts); OwnedShard.renew runs the same statement.
+ */
+export const renewSql: NamedStatement = { name: 'trueup_lease_renew', text: `UPDATE placement SET lease_until = clock_timestamp() + $4 * interval '1 millisecond'
+       WHERE shard = $1 AND owner = $2 AND epoch = $3` }
+
 /** A standby's read of what follows a seq (a page of the tail, or of a catch-up). */
 const readSql: NamedStatement = { name: 'trueup_log_read', text: 'SELECT seq, epoch, record FROM log WHERE shard = $1 AND seq > $2 ORDER BY seq LIMIT $3' }
 
@@ -152,9 +160,7 @@ export class OwnedShard {
   /** Extends the lease by the log's leaseMs; false (and lost) when the shard is no longer ours at this epoch. */
   async renew(): Promise<boolean> {
     if (this.#lost) return false
-    const result = await this.log.pool.query(
-      `UPDATE placement SET lease_until = clock_timestamp() + $4 * interval '1 millisecond'
-       WHERE shard = $1 AND owner = $2 AND epoch = $3`, [this.shard, this.log.node, this.epoch, this.log.leaseMs])
+    const result = await this.log.pool.query(renewSql, [this.shard, this.log.node, this.epoch, this.log.leaseMs])
     if (result.rowCount === 1) return true
     this.#lost = true
     return false

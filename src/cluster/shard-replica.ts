@@ -10,6 +10,7 @@
  */
 
 import { AppendOutcomeUnknown, appendThroughFailover } from './append-outcome.js'
+import { LeaseRenewer } from './lease-renewer.js'
 import { FencedError, PgLog, type LogRecord, type OwnedShard } from './pg-log.js'
 import { PgTail } from './pg-tail.js'
 import { registerNode, seePlacement, type SeenPlacement } from './node-directory.js'
@@ -17,13 +18,15 @@ import { registerNode, seePlacement, type SeenPlacement } from './node-directory
 /** How long a claim or a renewal holds a shard, in the database's clock: another node may take it this long after the last renewal. */
 export const leaseMs = 3_000
 /**
- * Renewals this often: a renewal is due at most this long after the last, so an owner whose process is paused (or
- * starved of CPU) for less than leaseMs - renewIntervalMs - renewRoundTripMarginMs keeps its lease (docs/CLUSTER.md).
+ * Renewals this often, from the owner's renewer thread (src/cluster/lease-renewer.ts): a renewal is due at most this
+ * long after the last, so an owner whose whole process is paused (stopped, or starved of CPU) for less than
+ * leaseMs - renewIntervalMs - renewRoundTripMarginMs keeps its lease (docs/CLUSTER.md). A blocked event loop alone
+ * does not hold renewals up, up to the renewer's mainThreadStallMsMax.
  */
 export const renewIntervalMs = 500
 /** What of the lease is left for a late renewal's round trip to the database (and the timer's own lateness). */
 export const renewRoundTripMarginMs = 300
-/** The longest pause (event loop blocked, process stopped) an owner is sure to keep its lease through: 2.2 s. */
+/** The longest pause of the whole process (stopped, starved of CPU) an owner is sure to keep its lease through: 2.2 s. */
 export const ownerPauseMsMax = leaseMs - renewIntervalMs - renewRoundTripMarginMs
 /** A standby looks at the placement this often (where to forward, whether the owner's lease lapsed). */
 export const watchIntervalMs = 1_000
@@ -133,19 +136,86 @@ export type ReplicaRoute =
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /**
+ * Acquiring at start starts no attempt after this long: the lease of this node's earlier life lapses within leaseMs,
+ * and a takeover that waited on its placement row has ended the session holding it well within a step's bound.
+ */
+export const acquireWindowMs = leaseMs + takeoverStepMsMax
+
+/** A step of acquiring at start that has not answered within takeoverStepMsMax: the attempt is abandoned. */
+class StepAbandoned extends Error {
+  constructor(readonly step: string) {
+    super(`${step} waited ${takeoverStepMsMax} ms`)
+    this.name = 'StepAbandoned'
+  }
+}
+
+/** The step's result, or StepAbandoned once it waited takeoverStepMsMax; a result that comes later goes to `late`. */
+function withinStep<T>(step: string, promise: Promise<T>, late: (value: T) => void = () => undefined): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  let abandoned = false
+  const bound = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      abandoned = true
+      reject(new StepAbandoned(step))
+    }, takeoverStepMsMax)
+  })
+  promise.then((value) => { if (abandoned) late(value) }, () => undefined)
+  return Promise.race([promise, bound]).finally(() => clearTimeout(timer))
+}
+
+/** What a takeover that waited takeoverLockWaitMs for the placement row says, with the sessions it ended. */
+function lockWaitLine(shard: number, seenEpoch: number, ended: readonly EndedHolder[]): string {
+  const held = ended.map((holder) => `pid ${holder.pid} (${holder.application || 'no application name'}, ${holder.state}, its transaction open ${holder.openMs} ms)`)
+  return `trueup: cluster: taking shard ${shard} over waited ${takeoverLockWaitMs} ms for its placement row, held past the lapsed lease of epoch ${seenEpoch}`
+    + (held.length > 0 ? ` by ${held.join(', ')}: ended it; tried again at the next second` : '; tried again at the next second')
+}
+
+/**
+ * One attempt at acquiring the shard at start: the shard owned; null when another node holds it; 'wait' while the
+ * lease of this node's earlier life runs (or its placement row is held). Each step is bounded as a standby's
+ * takeover is: the UPDATE waits takeoverLockWaitMs for the row, then the session holding it past the lapsed lease
+ * is ended (endStuckHolder); a step that does not answer within takeoverStepMsMax abandons the attempt.
+ */
+async function acquireOnce(log: PgLog, shard: number, nodeId: string, warn: (line: string) => void): Promise<OwnedShard | null | 'wait'> {
+  const claimed = await withinStep('claiming the placement', log.claim(shard))
+  if (claimed !== null) return claimed
+  const seen = await withinStep('reading the placement', log.placement(shard))
+  if (seen === null) return 'wait'
+  if (seen.lapsed) {
+    try {
+      const step = `the UPDATE of the placement (epoch ${seen.epoch} seen)`
+      const owned = await withinStep(step, log.takeover(shard, seen.epoch, takeoverLockWaitMs), (late) => {
+        if (late !== null) warn(`trueup: cluster: shard ${shard} taken at epoch ${late.epoch} by an abandoned attempt at start: left to lapse`)
+      })
+      if (owned !== null) return owned
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== lockNotAvailable) throw error
+      warn(lockWaitLine(shard, seen.epoch, await withinStep('ending the session that holds the placement row', endStuckHolder(log, shard, seen.epoch))))
+      return 'wait'
+    }
+  }
+  return seen.owner === nodeId ? 'wait' : null
+}
+
+/**
  * The shard's placement: claimed when nobody has it, taken over when its lease lapsed. Held by this node's earlier
  * life (a restart within the lease), it is waited for until it lapses, then taken over: the epoch goes up, which
- * fences that earlier process should it still be running. Null when another node holds it.
+ * fences that earlier process should it still be running. Null when another node holds it, or when acquireWindowMs
+ * passed (the node then stands by for the shard, and takes it over as any standby would).
  */
-async function acquire(log: PgLog, shard: number, nodeId: string): Promise<OwnedShard | null> {
-  const attemptsMax = Math.ceil(leaseMs / watchIntervalMs) + 3
-  for (let attempt = 0; attempt < attemptsMax; attempt++) {
-    const owned = await log.acquire(shard)
-    if (owned !== null) return owned
-    const seen = await log.placement(shard)
-    if (seen !== null && seen.owner !== nodeId) return null
+async function acquire(log: PgLog, shard: number, nodeId: string, warn: (line: string) => void): Promise<OwnedShard | null> {
+  const deadlineMs = Date.now() + acquireWindowMs
+  while (Date.now() < deadlineMs) {
+    try {
+      const owned = await acquireOnce(log, shard, nodeId, warn)
+      if (owned !== 'wait') return owned
+    } catch (error) {
+      if (!(error instanceof StepAbandoned)) throw error
+      warn(`trueup: cluster: acquiring shard ${shard} at start: ${error.message}; abandoned, tried again at the next second`)
+    }
     await sleep(watchIntervalMs)
   }
+  warn(`trueup: cluster: shard ${shard} not acquired within ${acquireWindowMs} ms of the start: standing by for it`)
   return null
 }
 
@@ -167,15 +237,13 @@ export class ShardReplica {
   #started = false
   /** The takeover attempt (look at the placement, take it, apply the log) in progress, or null. */
   #attempt: Attempt | null = null
-  /** The renewal in flight (when it was sent), or null: counted only once the database answered it. */
-  #renewal: { readonly sentMs: number } | null = null
   /** When a standby last looked at the placement. */
   #watchedMs = 0
   /** The epoch whose takeover was last said to wait for the placement row. */
   #lockWaitSaidEpoch: number | null = null
   #closed = false
 
-  private constructor(private readonly log: PgLog, private readonly options: ShardReplicaOptions) {}
+  private constructor(private readonly log: PgLog, private readonly options: ShardReplicaOptions, private readonly renewer: LeaseRenewer) {}
 
   /**
    * Connects, records this node's URL, acquires the shard or becomes its standby, and brings the local log to the
@@ -185,18 +253,31 @@ export class ShardReplica {
    * followed: the replica starts lost, with a warning saying why, and forwards.
    */
   static async open(options: ShardReplicaOptions): Promise<ShardReplica> {
-    const log = await PgLog.open({ url: options.databaseUrl, node: options.nodeId, leaseMs, poolSize: replicaPoolSize })
-    const replica = new ShardReplica(log, options)
+    let replica: ShardReplica | null = null
+    // The renewer thread loads while the database is reached, so it is ready before the shard is acquired.
+    const renewing = LeaseRenewer.start({
+      url: options.databaseUrl, node: options.nodeId, shard: options.shard, leaseMs, renewIntervalMs, warn: options.warn,
+      onLost: (reason) => { if (replica !== null) replica.#stepDown(reason) },
+    })
+    renewing.catch(() => undefined)
+    const log = await PgLog.open({ url: options.databaseUrl, node: options.nodeId, leaseMs, poolSize: replicaPoolSize }).catch(async (error: unknown) => {
+      await renewing.then((renewer) => renewer.stop(), () => undefined)
+      throw error
+    })
     try {
+      replica = new ShardReplica(log, options, await renewing)
       await registerNode(log, options.nodeUrl)
-      await replica.#begin(options.claim === false ? null : await acquire(log, options.shard, options.nodeId))
+      await replica.#begin(options.claim === false ? null : await acquire(log, options.shard, options.nodeId, options.warn))
     } catch (error) {
+      await renewing.then((renewer) => renewer.stop(), () => undefined)
       await log.close()
       throw error
     }
-    // Renewals from now on (a replay may outlast a lease); a standby's watch does nothing until start(). A timer held
-    // up by a busy event loop fires as soon as the loop is free: a late renewal is sent at once.
-    replica.#timer = setInterval(() => replica.#tick(), renewIntervalMs)
+    // Renewals from now on (a replay may outlast a lease), on the renewer thread; a standby's watch does nothing
+    // until start().
+    if (replica.#owned !== null && replica.#lost === null) replica.renewer.renew(replica.#owned.epoch)
+    const opened = replica
+    replica.#timer = setInterval(() => opened.#tick(), renewIntervalMs)
     replica.#timer.unref()
     return replica
   }
@@ -309,9 +390,10 @@ export class ShardReplica {
 
   #tick(): void {
     if (this.#closed) return
-    // Before the renewal: an attempt stuck after its UPDATE holds the placement, and must not be renewed as if served.
+    // An attempt stuck after its UPDATE holds the placement, and must not be renewed as if served: it steps down,
+    // which stops the renewer.
     if (this.#attempt !== null) this.#abandonIfStuck(this.#attempt)
-    if (this.#owned !== null && this.#lost === null) return void this.#renew()
+    if (this.#owned !== null && this.#lost === null) return
     if (!this.#started || Date.now() - this.#watchedMs < watchIntervalMs - renewIntervalMs / 2) return
     this.#watchedMs = Date.now()
     if (this.#following && this.#tail === null) void this.#startTail().catch((error: unknown) => this.#warnOnce('following', error))
@@ -391,9 +473,7 @@ export class ShardReplica {
     // Said once per epoch when nothing could be ended (the next seconds' waits are the same), each time a session is.
     if (ended.length === 0 && this.#lockWaitSaidEpoch === seenEpoch) return
     this.#lockWaitSaidEpoch = seenEpoch
-    const held = ended.map((holder) => `pid ${holder.pid} (${holder.application || 'no application name'}, ${holder.state}, its transaction open ${holder.openMs} ms)`)
-    this.options.warn(`trueup: cluster: taking shard ${this.shard} over waited ${takeoverLockWaitMs} ms for its placement row, held past the lapsed lease of epoch ${seenEpoch}`
-      + (held.length > 0 ? ` by ${held.join(', ')}: ended it; tried again at the next second` : '; tried again at the next second'))
+    this.options.warn(lockWaitLine(this.shard, seenEpoch, ended))
   }
 
   /**
@@ -412,6 +492,8 @@ export class ShardReplica {
     }
     this.#owned = owned
     this.#following = false
+    // Renewed from the moment of the takeover, so a long tail does not lose it.
+    this.renewer.renew(owned.epoch)
     // Closed at once (no more pages are handed over); its connection ends in the background, never waited for.
     const tail = this.#tail
     this.#tail = null
@@ -486,39 +568,14 @@ export class ShardReplica {
     }
   }
 
-  /**
-   * One renewal at a time, each sent at once when due. One the database has not answered within a lease (a connection
-   * that never answers) no longer holds later ones back: another is sent. Only the database's answer counts: success
-   * extends the lease by its own clock; another owner found steps down.
-   */
-  async #renew(): Promise<void> {
-    const owned = this.#owned
-    if (owned === null || this.#lost !== null) return
-    const pending = this.#renewal
-    if (pending !== null) {
-      const waitedMs = Date.now() - pending.sentMs
-      if (waitedMs < leaseMs) return
-      this.options.warn(`trueup: cluster: a renewal of the lease of shard ${this.shard} sent ${waitedMs} ms ago has no answer; sending another`)
-    }
-    const renewal = { sentMs: Date.now() }
-    this.#renewal = renewal
-    try {
-      if (!(await owned.renew())) this.#stepDown(`another node took it over (lease of epoch ${owned.epoch} lost)`)
-    } catch (error) {
-      // The database unreachable for a moment: the next renewal tries again; if the lease lapses meanwhile and
-      // another node takes the shard, the next append or renewal is fenced.
-      this.options.warn(`trueup: cluster: renewing the lease of shard ${this.shard} failed: ${messageOf(error)}`)
-    } finally {
-      if (this.#renewal === renewal) this.#renewal = null
-    }
-  }
-
   /** Lost for the rest of the process (memory may hold records the database refused); requests are then forwarded. */
   #stepDown(reason: string): ShardNotOwned {
     if (this.#lost !== null) return this.#lost
     const lost = new ShardNotOwned(this.shard, reason)
     this.#lost = lost
     this.#following = false
+    // At once: no renewal is sent after this (the lease lapses unless another node takes the shard first).
+    void this.renewer.stop()
     this.options.warn(`trueup: cluster: stepping down: ${lost.message}; its requests are now forwarded to its owner, or answer 503`)
     this.options.onLost(lost)
     return lost
@@ -536,6 +593,7 @@ export class ShardReplica {
     this.#closed = true
     if (this.#timer !== null) clearInterval(this.#timer)
     this.#timer = null
+    await this.renewer.stop()
     await this.#tail?.close()
     this.#tail = null
     await this.#applying.catch(() => undefined)

@@ -84,6 +84,8 @@ async function dropUnanswered(log: CommandLog, seq: number): Promise<{ records: 
 /** What a LocalNode hears of its replica: set once the node exists (the replica is opened before it). */
 interface ReplicaEvents {
   followedSystem: Set<(command: SystemCommand) => void>
+  /** The first seq the replica wrote into the local log before memory was built (its start's catch-up), or null. */
+  caughtUpFromSeq: number | null
   serving: () => void
   lost: () => void
 }
@@ -119,7 +121,8 @@ async function replicaOf(config: Config, hooks: LocalNodeHooks, log: CommandLog,
       recordAt: (seq) => log.recordBytes(seq),
       write: async (firstSeq, records) => {
         await log.appendFollowed(firstSeq, records)
-        if (!memoryBuilt()) return
+        // Read before memory is built: replay applies these and keeps what the owner wrote beside them (open()).
+        if (!memoryBuilt()) return void (events.caughtUpFromSeq ??= firstSeq)
         const sides: SideWrites[] = []
         records.forEach((bytes, index) => {
           const read = decodeRecord(firstSeq + index, bytes)
@@ -181,11 +184,13 @@ export class LocalNode {
     const runtime = new Runtime(log, config.snapshotCommandsInterval, hooks.warn)
     let replica: ShardReplica | null = null
     let memoryBuilt = false
-    const events: ReplicaEvents = { followedSystem: new Set(), serving: () => undefined, lost: () => undefined }
+    const events: ReplicaEvents = { followedSystem: new Set(), caughtUpFromSeq: null, serving: () => undefined, lost: () => undefined }
     try {
       replica = await replicaOf(config, hooks, log, runtime, () => memoryBuilt, events)
-      const replay = runtime.replay(hooks.clock)
+      const caughtUp = events.caughtUpFromSeq === null ? null : { fromSeq: events.caughtUpFromSeq, into: [] }
+      const replay = runtime.replay(hooks.clock, caughtUp)
       memoryBuilt = true
+      if (caughtUp !== null) await keepSideWrites(log, caughtUp.into)
       // Workspaces made before seal keys existed get theirs, and their closed windows a signature (docs/API.md,
       // "The seal"). Not in the registry of several shards (its workspaces' states live in the shards), nor on a
       // standby (the owner gives them).

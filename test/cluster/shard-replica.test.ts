@@ -1,34 +1,23 @@
 /**
  * @module ShardReplica against a real PostgreSQL (scripts/local-postgres.ts), with an in-memory local log: a takeover
- * attempt that would wait forever is bounded and tried again, and the owner's lease renewals (docs/CLUSTER.md,
- * "Standbys and takeover" and "The node's cluster mode").
+ * attempt that would wait forever is bounded and tried again, a node's own restart within its lease too, and the
+ * owner's lease renewals from their own thread (docs/CLUSTER.md, "Standbys and takeover" and "The node's cluster mode").
  */
 
+import { spawn } from 'node:child_process'
+import readline from 'node:readline'
 import pg from 'pg'
 import t, { type Test } from 'tap'
+import { mainThreadStallMsMax } from '../../src/cluster/lease-renewer.ts'
 import { FencedError, PgLog } from '../../src/cluster/pg-log.ts'
-import { leaseMs, ownerPauseMsMax, renewIntervalMs, ShardReplica, takeoverLockWaitMs, takeoverStepMsMax, type LocalFollow } from '../../src/cluster/shard-replica.ts'
+import { leaseMs, renewIntervalMs, ShardReplica, takeoverLockWaitMs, takeoverStepMsMax, watchIntervalMs, type LocalFollow } from '../../src/cluster/shard-replica.ts'
 import { placementOf, resetDatabase, testDatabase, waitFor } from '../support/cluster-nodes.ts'
+import { memoryLog } from '../support/memory-follow.ts'
+import { repositoryRoot } from '../support/process.ts'
 
 t.setTimeout(120_000)
 
 const database = testDatabase(t)
-
-/** A local log in memory: the records a standby followed, at their seqs. */
-function memoryLog(): LocalFollow & { readonly records: Buffer[] } {
-  const records: Buffer[] = []
-  return {
-    records,
-    lastSeq: () => records.length,
-    recordAt: (seq) => records[seq - 1] ?? null,
-    write: async (firstSeq, written) => {
-      if (firstSeq !== records.length + 1) throw new Error(`written at ${firstSeq}, the log ends at ${records.length}`)
-      records.push(...written)
-    },
-    unansweredRecordsMax: 8,
-    dropAfter: async (seq) => ({ records: records.splice(seq).length, snapshots: [] }),
-  }
-}
 
 async function openReplica(t: Test, nodeId: string, local: LocalFollow, warnings: string[]): Promise<ShardReplica & { servingSeen: () => boolean }> {
   let serving = false
@@ -135,7 +124,7 @@ async function pauseBeforeRenewal(pauseMs: number): Promise<void> {
   while (Date.now() < endMs) { /* the owner's process paused */ }
 }
 
-t.test('an owner paused for less than the lease minus the margin keeps its lease; paused past the lease, it lapses', async (t) => {
+t.test('an owner whose event loop is blocked 4 s keeps its lease: its renewer thread renews it throughout', async (t) => {
   await resetDatabase(database.db)
   const warnings: string[] = []
   const owner = await openReplica(t, 'node-a', memoryLog(), warnings)
@@ -144,13 +133,118 @@ t.test('an owner paused for less than the lease minus the margin keeps its lease
   await recordRenewals()
   t.teardown(() => database.db.query('DROP TRIGGER IF EXISTS record_renewal ON placement'))
 
-  await pauseBeforeRenewal(ownerPauseMsMax)
-  t.ok(await waitFor(async () => (await renewals()).length >= 2, 5_000), 'renewed after the pause')
-  t.same((await renewals()).slice(0, 2), [false, false], `a pause of ${ownerPauseMsMax} ms just before a renewal was due: the lease never lapsed`)
+  const blockMs = 4_000
+  await pauseBeforeRenewal(blockMs)
+  // The renewals the block let through, and those right after it.
+  t.ok(await waitFor(async () => (await renewals()).length >= 2, 5_000), 'renewed')
+  const seen = await renewals()
+  t.same(seen.filter((lapsed) => lapsed), [], `a block of ${blockMs} ms just before a renewal was due: the lease never lapsed (${seen.length} renewals)`)
+  t.ok(seen.length >= Math.floor(blockMs / renewIntervalMs) - 2, `renewed during the block, not only after it (${seen.length} renewals)`)
   t.same(await placementOf(database.db), { owner: 'node-a', epoch: 1 })
+  t.equal(owner.serving, true, 'it still serves')
+  t.same(warnings.filter((line) => /renew|progress/.test(line)), [], 'no renewal failed, no stall said')
+})
 
-  await pauseBeforeRenewal(leaseMs + 500)
-  t.ok(await waitFor(async () => (await renewals()).length >= 1, 5_000), 'renewed after the pause')
-  t.equal((await renewals())[0], true, 'a pause past the lease: it lapsed (a standby may take the shard; the epoch fences this owner)')
-  t.same(warnings.filter((line) => /renew/.test(line)), [], 'no renewal failed')
+t.test('an owner stepping down sends no renewal after it: its lease lapses', async (t) => {
+  await resetDatabase(database.db)
+  const warnings: string[] = []
+  const owner = await openReplica(t, 'node-a', memoryLog(), warnings)
+  await owner.start()
+  await recordRenewals()
+  t.teardown(() => database.db.query('DROP TRIGGER IF EXISTS record_renewal ON placement'))
+  t.ok(await waitFor(async () => (await renewals()).length >= 2, 5_000), 'renewing')
+  // A group commit that does not follow the database's log: a step-down with the placement row still this node's.
+  await t.rejects(owner.append(5, [Buffer.from('gap')]), { name: 'ShardNotOwned' })
+  t.equal(owner.lost !== null, true, 'stepped down')
+  // One renewal already sent may still land; none is sent after.
+  await new Promise((resolve) => setTimeout(resolve, 300))
+  const count = (await renewals()).length
+  await new Promise((resolve) => setTimeout(resolve, 3 * renewIntervalMs))
+  t.equal((await renewals()).length, count, 'no renewal after the step-down')
+  const lapsed = await waitFor(async () => (await database.db.query<{ lapsed: boolean }>('SELECT lease_until < clock_timestamp() AS lapsed FROM placement WHERE shard = 0')).rows[0].lapsed, leaseMs + 2_000)
+  t.ok(lapsed, 'its lease lapsed: another node may take the shard')
+})
+
+/** The owner process of test/support/lease-owner.ts: its lines as they come (with when), and a way to send it commands. */
+function startLeaseOwner(t: Test, nodeId: string) {
+  const child = spawn(process.execPath, ['--import=tsx', 'test/support/lease-owner.ts', database.url, nodeId], {
+    cwd: repositoryRoot, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' }, stdio: ['pipe', 'pipe', 'inherit'],
+  })
+  const lines: { readonly text: string; readonly atMs: number }[] = []
+  readline.createInterface({ input: child.stdout! }).on('line', (text) => lines.push({ text, atMs: Date.now() }))
+  t.teardown(() => { child.kill('SIGKILL') })
+  return {
+    lines,
+    send: (command: string) => child.stdin!.write(`${command}\n`),
+    /** The first line starting with `prefix`, waited for at most waitMs. */
+    line: async (prefix: string, waitMs: number) => {
+      await waitFor(async () => lines.some((line) => line.text.startsWith(prefix)), waitMs)
+      return lines.find((line) => line.text.startsWith(prefix)) ?? null
+    },
+  }
+}
+
+t.test('an owner whose main thread is blocked past the stall bound loses its shard: a standby takes it over meanwhile', async (t) => {
+  await resetDatabase(database.db)
+  const owner = startLeaseOwner(t, 'node-a')
+  t.ok(await owner.line('serving', 60_000), 'node-a serves the shard, in a process of its own')
+  const warnings: string[] = []
+  const standby = await openReplica(t, 'node-b', memoryLog(), warnings)
+  await standby.start()
+  t.equal(standby.following, true, 'node-b is its standby')
+
+  const blockMs = mainThreadStallMsMax + leaseMs + 5_000
+  owner.send(`block ${blockMs}`)
+  const blocking = await owner.line('blocking', 10_000)
+  t.ok(blocking, 'the owner\'s main thread is blocked')
+  const taken = await waitFor(async () => standby.serving, blockMs + 5_000)
+  const takenAtMs = Date.now()
+  t.ok(taken, `the standby took the shard over: ${JSON.stringify(warnings)}`)
+  const takenAfterMs = takenAtMs - blocking!.atMs
+  t.ok(takenAfterMs >= mainThreadStallMsMax, `not before the stall bound (${takenAfterMs} ms after the block began): the owner's thread renewed its lease meanwhile`)
+  t.ok(takenAfterMs <= mainThreadStallMsMax + leaseMs + watchIntervalMs + 3_000, `nor long after it (${takenAfterMs} ms)`)
+  t.notOk(owner.lines.some((line) => line.text === 'unblocked'), 'while the owner was still blocked')
+  t.same(await placementOf(database.db), { owner: 'node-b', epoch: 2 })
+
+  const lost = await owner.line('lost', blockMs + 10_000)
+  t.match(lost?.text, /another node took it over/, 'once running again, the old owner learns it lost the shard and steps down')
+  t.ok(owner.lines.some((line) => line.text.startsWith('warn') && line.text.includes('showed no progress')), `it said its thread had stalled: ${JSON.stringify(owner.lines)}`)
+})
+
+t.test('a node restarted within its lease whose placement row its earlier life holds: the wait is bounded, the holder ended, the shard taken at epoch 2', async (t) => {
+  await resetDatabase(database.db)
+  // The earlier life: claimed the shard, appended, then stopped with a transaction open on the placement row.
+  const earlierLog = await PgLog.open({ url: database.url, node: 'node-a', leaseMs, poolSize: 1 })
+  t.teardown(() => earlierLog.close())
+  const earlier = (await earlierLog.claim(0))!
+  await earlier.append([Buffer.from('one')])
+  const holder = new pg.Client({ connectionString: database.url, application_name: 'earlier life' })
+  await holder.connect()
+  holder.on('error', () => undefined)
+  t.teardown(() => holder.end().catch(() => undefined))
+  await holder.query('BEGIN')
+  await holder.query('SELECT shard FROM placement WHERE shard = 0 FOR UPDATE')
+
+  const warnings: string[] = []
+  const local = memoryLog()
+  const opening = ShardReplica.open({
+    databaseUrl: database.url, nodeId: 'node-a', nodeUrl: 'http://127.0.0.1:1/node-a', shard: 0, local,
+    warn: (line) => warnings.push(line), onLost: () => undefined, onServing: () => undefined,
+  })
+  // Closed at the end however it went (before the fix it returned only once the holder was gone).
+  t.teardown(async () => {
+    await holder.end().catch(() => undefined)
+    await (await opening.catch(() => null))?.close()
+  })
+  const waitMs = leaseMs + takeoverStepMsMax + 5_000
+  const opened = await Promise.race([opening, new Promise<null>((resolve) => setTimeout(() => resolve(null), waitMs))])
+  t.ok(opened !== null, `the restarted node's open returned within ${waitMs} ms: ${JSON.stringify(warnings)}`)
+  if (opened === null) return
+  t.equal(opened.epoch, 2, 'it holds the shard at epoch 2')
+  t.same(await placementOf(database.db), { owner: 'node-a', epoch: 2 })
+  t.same(local.records.map((record) => record.toString()), ['one'], 'its local log caught up')
+  t.ok(warnings.some((line) => line.includes(`waited ${takeoverLockWaitMs} ms for its placement row`) && line.includes('earlier life') && line.includes('ended it')),
+    `it said what it waited on, and which session it ended: ${JSON.stringify(warnings)}`)
+  await t.rejects(holder.query('SELECT 1'), 'the earlier life\'s session was ended (its transaction rolled back)')
+  await t.rejects(earlier.append([Buffer.from('two')]), FencedError, 'the earlier life is fenced')
 })
