@@ -21,7 +21,6 @@ const withoutOwnTest: readonly string[] = [
   'api/route.ts',
   'api/routes/accounts.ts',
   'api/routes/approvals.ts',
-  'api/routes/entries.ts',
   'api/routes/entry-batch.ts',
   'api/routes/entry-fields.ts',
   'api/routes/exceptions.ts',
