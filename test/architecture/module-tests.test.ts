@@ -19,7 +19,6 @@ const withoutOwnTest: readonly string[] = [
   'api/idempotency.ts',
   'api/route-table.ts',
   'api/route.ts',
-  'api/routes/accounts.ts',
   'api/routes/approvals.ts',
   'api/routes/entry-batch.ts',
   'api/routes/entry-fields.ts',
