@@ -25,7 +25,6 @@ const withoutOwnTest: readonly string[] = [
   'api/routes/exceptions.ts',
   'api/routes/exports.ts',
   'api/routes/matching-rules.ts',
-  'api/routes/matching.ts',
   'api/routes/statements.ts',
   'api/routes/webhooks.ts',
   'api/routes/workspace.ts',
