@@ -36,7 +36,6 @@ const withoutOwnTest: readonly string[] = [
   'api/surfaces.ts',
   'client/index.ts',
   'client/types.ts',
-  'cluster/node-directory.ts',
   'cluster/pg-tail.ts',
   'data-dir.ts',
   'edge/forward.ts',
