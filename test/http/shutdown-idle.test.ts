@@ -12,6 +12,10 @@ import { idleCloseGraceMs } from '../../src/edge/drain.ts'
 import { parseAnswer } from '../support/raw-exchange.ts'
 import { startTestService } from '../support/service.ts'
 
+// Each test starts a service (four shards in npm test's second run), which on a loaded CI machine takes
+// tens of seconds: tap's default 120 s per file was met with 90-105 s at load 17.
+t.setTimeout(300_000)
+
 const answerWaitMs = 10_000
 
 function sleep(ms: number): Promise<void> {

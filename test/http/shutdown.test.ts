@@ -12,6 +12,10 @@ import { listAll } from '../support/api.ts'
 import { killHard, startProcess, type RunningProcess } from '../support/process.ts'
 import { call } from '../support/service.ts'
 
+// Each test starts a service (four shards in npm test's second run), which on a loaded CI machine takes
+// tens of seconds: tap's default 120 s per file was met with 90-105 s at load 17.
+t.setTimeout(300_000)
+
 const connectionsCount = 40
 const adminToken = 'shutdown-admin-token'
 
