@@ -59,7 +59,6 @@ const withoutOwnTest: readonly string[] = [
   'ledger/approval-actions.ts',
   'ledger/approvals-state.ts',
   'ledger/auto-match-plan.ts',
-  'ledger/balances.ts',
   'ledger/commands.ts',
   'ledger/matching-rules-state.ts',
   'ledger/matching-rules.ts',
