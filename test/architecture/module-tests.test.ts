@@ -57,7 +57,6 @@ const withoutOwnTest: readonly string[] = [
   'exports/seal-signature.ts',
   'index.ts',
   'ledger/approval-actions.ts',
-  'ledger/approvals-state.ts',
   'ledger/auto-match-plan.ts',
   'ledger/commands.ts',
   'ledger/matching-rules-state.ts',
