@@ -58,7 +58,6 @@ const withoutOwnTest: readonly string[] = [
   'index.ts',
   'ledger/auto-match-plan.ts',
   'ledger/commands.ts',
-  'ledger/matching-rules-state.ts',
   'ledger/matching-rules.ts',
   'ledger/outcome.ts',
   'ledger/pack-pages.ts',
