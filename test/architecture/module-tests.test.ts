@@ -69,7 +69,6 @@ const withoutOwnTest: readonly string[] = [
   'ledger/state.ts',
   'ledger/webhooks-state.ts',
   'ledger/window-effects.ts',
-  'ledger/window-entries.ts',
   'ledger/windows-state.ts',
   'ledger/workspace.ts',
   'log/doctor.ts',
