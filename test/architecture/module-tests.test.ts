@@ -68,7 +68,6 @@ const withoutOwnTest: readonly string[] = [
   'ledger/queries.ts',
   'ledger/state.ts',
   'ledger/webhooks-state.ts',
-  'ledger/window-effects.ts',
   'ledger/windows-state.ts',
   'ledger/workspace.ts',
   'log/doctor.ts',
