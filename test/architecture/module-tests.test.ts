@@ -62,7 +62,6 @@ const withoutOwnTest: readonly string[] = [
   'ledger/outcome.ts',
   'ledger/pack-pages.ts',
   'ledger/proposal-chosen.ts',
-  'ledger/proposal-groups.ts',
   'ledger/proposal-items.ts',
   'ledger/proposal-work.ts',
   'ledger/queries.ts',
