@@ -56,7 +56,6 @@ const withoutOwnTest: readonly string[] = [
   'edge/v2-pipeline.ts',
   'exports/seal-signature.ts',
   'index.ts',
-  'ledger/auto-match-plan.ts',
   'ledger/commands.ts',
   'ledger/matching-rules.ts',
   'ledger/outcome.ts',
