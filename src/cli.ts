@@ -11,7 +11,7 @@ const variables: readonly (readonly [name: string, defaultText: string, meaning:
   ['GROUP_COMMIT_RECORDS_MAX', '8192', 'log records in one transaction at most'],
   ['PENDING_RECORDS_MAX', '65536', 'unflushed records at most; past it, writes get 503'],
   ['SNAPSHOT_COMMANDS_INTERVAL', '100000', 'a workspace is snapshotted after this many commands'],
-  ['EDGE_THREADS', '0', 'with SHARDS above 1, 1 serves HTTP and WebSockets on the shards\' threads (opt-in, incomplete: docs/API.md, Shards)'],
+  ['EDGE_THREADS', '0', 'with SHARDS above 1, 1 serves HTTP and WebSockets on the shards\' threads (opt-in: docs/API.md, Shards)'],
   ['SHARDS', 'cores', 'workspaces placed on this many shards (worker threads) by a hash of their id; unset: the number the data dir was written with, else the cores'],
   ['LOG_RETENTION_COMMANDS', '2 x SNAPSHOT_COMMANDS_INTERVAL', 'the log keeps at least its last this many records'],
   ['LOG_RETENTION_BYTES', 'unset', 'the log keeps at least its newest records that add up to this many bytes'],

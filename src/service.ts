@@ -11,7 +11,7 @@ import { createKeyCommand, newKeySecret, randomText } from './api/admin-routes.j
 import { newSealKeyFields } from './exports/seal-signature.js'
 import { Metrics } from './edge/metrics.js'
 import type { DrainReport } from './edge/drain.js'
-import type { StreamEndpoint } from './edge/stream.js'
+import type { EdgeCounts, StreamEndpoint } from './edge/stream.js'
 import { startServer, type RunningServer } from './edge/server.js'
 import { forwardingByShard, type Forwarding } from './edge/forward.js'
 import { limitsDefault, scopes, type SystemCommand } from './ledger/system.js'
@@ -46,6 +46,11 @@ export interface Service {
   readonly stream: StreamEndpoint | null
   /** A test seam: each shard thread's edge's operations, executed there or forwarded ([] without EDGE_THREADS=1). */
   edgeHops(): Promise<readonly EdgeHops[]>
+  /**
+   * A test seam, the same whichever threads serve HTTP: the WebSocket sessions of every thread, the sockets closed
+   * over a send-buffer bound, the unread bytes counted, the statement files read off the event loop.
+   */
+  edgeCounts(): Promise<EdgeCounts>
   /**
    * A test seam (src/shard/probe.ts), the same for any SHARDS: with a workspace, run against the runtime that
    * holds it; without, against every runtime, the one holding the system state (workspaces, keys) first.
@@ -306,6 +311,7 @@ function running(parts: Running): Service {
     retention: (node instanceof ShardSet ? node.registry : node as LocalNode).retention,
     stream: server.stream,
     edgeHops: () => server.edgeHops(),
+    edgeCounts: () => server.edgeCounts(),
     probe: (probe, workspace) => node.probe(probe, workspace),
     stop: async () => {
       await node.stopHousekeeping()

@@ -19,7 +19,9 @@ import { RateBuckets } from './rate-buckets.js'
 import { requestIdOf } from './request-id.js'
 import type { Shard } from '../shard/operation.js'
 import type { EdgeHops } from '../shard/thread-shard.js'
-import { attachStream, type StreamEndpoint } from './stream.js'
+import { attachStream, countsOf, type EdgeCounts, type StreamEndpoint } from './stream.js'
+import type { SendBufferCounts } from '../stream/send-buffers.js'
+import { filesReadInWorker } from '../api/statement-worker-pool.js'
 import type { PlainRoute } from '../api/route.js'
 import { health } from '../api/schemas/responses.js'
 import { httpLifecycles, sendRejection } from './v2-pipeline.js'
@@ -52,6 +54,8 @@ export interface ServerOptions {
   readonly streamProcessBufferBytesMax: number
   /** The rate budgets; absent, this edge's own (RateBuckets). The edges on the shards' threads share theirs. */
   readonly buckets?: RateBudgets
+  /** Where the WebSockets' unread bytes are counted; absent, this edge's own (SendBuffers). The edges on the shards' threads share theirs. */
+  readonly sendBuffers?: SendBufferCounts
   /** GET /metrics's text; absent, `metrics.render()`. The edges on the shards' threads answer every thread's. */
   readonly renderMetrics?: () => Promise<string>
 }
@@ -62,6 +66,8 @@ export interface RunningServer {
   readonly stream: StreamEndpoint | null
   /** A test seam: each shard thread's edge's operations, executed there or forwarded ([] when the main thread serves). */
   edgeHops(): Promise<readonly EdgeHops[]>
+  /** A test seam: the WebSocket sessions and counts of every thread that serves them (stream.ts, EdgeCounts). */
+  edgeCounts(): Promise<EdgeCounts>
   /** Stops accepting, answers what is in flight and 503 to what comes on open connections, then closes them (at most graceMs). */
   close(graceMs: number): Promise<DrainReport>
 }
@@ -235,6 +241,7 @@ export function buildEdge(options: EdgeOptions): Edge {
   const stream = attachStream(app, {
     shard: options.shard, buckets, clock: options.clock, bodyBytesMax: options.bodyBytesMax, importBodyBytesMax: options.importBodyBytesMax,
     authTimeoutMs: options.streamAuthTimeoutMs, keyBufferBytesMax: options.streamKeyBufferBytesMax, processBufferBytesMax: options.streamProcessBufferBytesMax, onRateLimited, closing: () => drain.closing,
+    buffers: options.sendBuffers,
     elsewhere: options.forwarding === undefined ? undefined : (workspace) => options.forwarding!.routeOfWorkspace(workspace),
   })
   const close = (graceMs: number, stopListening: () => void) => drain.close(graceMs, stopListening, () => {
@@ -261,6 +268,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     port: us_socket_local_port(socket),
     stream: edge.stream,
     edgeHops: async () => [],
+    edgeCounts: async () => countsOf(edge.stream, filesReadInWorker()),
     close: (graceMs) => edge.close(graceMs, () => us_listen_socket_close(socket)),
   }
 }

@@ -19,8 +19,8 @@ const flagsPerSlot = 2
 /** Tries of the lock before the thread sleeps on it (the section it guards is a few arithmetic steps). */
 const spinsMax = 64
 
-/** A spin-then-wait lock on one Int32 of shared memory. */
-class SlotLock implements BucketLock {
+/** A spin-then-wait lock on one Int32 of shared memory (also the send buffers' counts: shared-send-buffers.ts). */
+export class SlotLock implements BucketLock {
   readonly #flags: Int32Array
   readonly #at: number
 

@@ -10,7 +10,7 @@ import { v2Surface } from '../api/surfaces.js'
 import { errorBody, reject } from '../errors.js'
 import { LiveHub } from '../stream/hub.js'
 import { authenticated, closeUnauthenticated, firstMessageBytesMax, handleMessage, servedElsewhere, streamTransport, type StreamContext, type WorkspaceRoute } from '../stream/messages.js'
-import { SendBuffers } from '../stream/send-buffers.js'
+import { SendBuffers, type SendBufferCounts } from '../stream/send-buffers.js'
 import { StreamSession } from '../stream/session.js'
 import type { Shard } from '../shard/operation.js'
 
@@ -38,6 +38,8 @@ export interface StreamOptions {
   /** Unread bytes in the send buffers of one key's sockets together, and of all sockets, at most (send-buffers.ts). */
   readonly keyBufferBytesMax: number
   readonly processBufferBytesMax: number
+  /** Where those bytes are counted; absent, on this thread alone (SendBuffers). The edges on the shards' threads share theirs. */
+  readonly buffers?: SendBufferCounts
   /** Whether the server is shutting down (upgrades are then refused). */
   readonly closing: () => boolean
   /** Cluster mode: where a workspace is served (src/edge/forward.ts); a session elsewhere is refused. */
@@ -51,10 +53,42 @@ interface SocketData {
   authTimer: NodeJS.Timeout | null
 }
 
+/** A session as a test sees it from any thread (EdgeCounts). */
+export interface SessionCounts {
+  readonly keyId: string | null
+  /** The socket's send buffer, and that with this turn's unsent messages (session.ts bufferedBytes). */
+  readonly bufferedAmount: number
+  readonly bufferedBytes: number
+  readonly inFlight: number
+  readonly topicsCount: number
+  readonly coalescedCount: number
+  readonly pendingCount: number
+}
+
+/**
+ * A test seam, the same on any thread (Service.edgeCounts adds every thread's up): the WebSocket sessions, the
+ * sockets closed over a send-buffer bound, the unread bytes counted over the process, the statement files read.
+ */
+export interface EdgeCounts {
+  readonly sessions: readonly SessionCounts[]
+  readonly closedCount: number
+  readonly totalBytes: number
+  readonly filesReadInWorker: number
+}
+
+/** This thread's part of EdgeCounts. */
+export function countsOf(stream: StreamEndpoint, filesReadInWorker: number): EdgeCounts {
+  const sessions = [...stream.sessions].map((session) => ({
+    keyId: session.caller?.key?.id ?? null, bufferedAmount: session.socket.getBufferedAmount(), bufferedBytes: session.bufferedBytes, inFlight: session.inFlight,
+    topicsCount: session.topics.size, coalescedCount: session.coalescedCount, pendingCount: session.pendingCount,
+  }))
+  return { sessions, closedCount: stream.buffers.closedCount, totalBytes: stream.buffers.totalBytes, filesReadInWorker }
+}
+
 export interface StreamEndpoint {
   readonly hub: LiveHub
   readonly sessions: ReadonlySet<StreamSession>
-  readonly buffers: SendBuffers
+  readonly buffers: SendBufferCounts
   /** Closes every socket (1001 going away): at shutdown, before the app closes. */
   closeAll(): void
 }
@@ -71,7 +105,7 @@ export function attachStream(app: TemplatedApp, options: StreamOptions): StreamE
     if (command.type !== 'key.revoke') return
     for (const session of sessions) if (session.caller?.key?.id === command.id) session.close(closeUnauthenticated, 'key revoked')
   })
-  const buffers = new SendBuffers(options.keyBufferBytesMax, options.processBufferBytesMax)
+  const buffers = options.buffers ?? new SendBuffers(options.keyBufferBytesMax, options.processBufferBytesMax)
   const handlers = socketHandlers(context, sessions, buffers, options.authTimeoutMs)
   // uWebSockets.js bounds frames per route, and buffers up to that bound before `message` sees a byte: a socket
   // that has not authenticated must not be on a route that lets it park 16 MiB. So /v2/stream is two routes:
@@ -100,7 +134,7 @@ export function attachStream(app: TemplatedApp, options: StreamOptions): StreamE
 }
 
 /** What both routes do with a socket once it is upgraded. */
-function socketHandlers(context: StreamContext, sessions: Set<StreamSession>, buffers: SendBuffers, authTimeoutMs: number): Omit<WebSocketBehavior<SocketData>, 'upgrade' | 'maxPayloadLength'> {
+function socketHandlers(context: StreamContext, sessions: Set<StreamSession>, buffers: SendBufferCounts, authTimeoutMs: number): Omit<WebSocketBehavior<SocketData>, 'upgrade' | 'maxPayloadLength'> {
   const { hub } = context
   return {
     maxBackpressure: streamBackpressureBytesMax,

@@ -15,6 +15,8 @@ import type { DrainReport } from './drain.js'
 import type { Metrics } from './metrics.js'
 import { sumMetrics, type MetricJson } from './metrics-sum.js'
 import { listenOn, type RunningServer } from './server.js'
+import type { EdgeCounts } from './stream.js'
+import { filesReadInWorker } from '../api/statement-worker-pool.js'
 
 /** A shard's thread as the listening thread sees it (worker-shard.ts). */
 export interface EdgeThread {
@@ -22,9 +24,26 @@ export interface EdgeThread {
   closeEdge(graceMs: number): Promise<DrainReport | null>
   edgeHops(): Promise<EdgeHops>
   edgeMetrics(): Promise<MetricJson[]>
+  edgeCounts(): Promise<EdgeCounts>
   answerScrapes(render: () => Promise<string>): void
   onUpdate(listener: (topic: string, text: string) => void): void
   relayUpdate(topic: string, text: string): void
+  onShed(listener: (thread: number, keyId: string | null, hops: number) => void): void
+  relayShed(keyId: string | null, hops: number): void
+}
+
+/** A thread's ring over a send-buffer bound (shared-send-buffers.ts) sent on to the thread it names. */
+function relaySheds(threads: readonly EdgeThread[]): void {
+  for (const from of threads) from.onShed((thread, keyId, hops) => threads[thread]?.relayShed(keyId, hops))
+}
+
+/** Every thread's sessions and counts as one; the unread bytes are counted in memory they share (the first thread's reading). */
+async function edgeCounts(threads: readonly EdgeThread[], mainFilesRead: number): Promise<EdgeCounts> {
+  const all = await Promise.all(threads.map((thread) => thread.edgeCounts()))
+  return {
+    sessions: all.flatMap((counts) => counts.sessions), closedCount: all.reduce((sum, counts) => sum + counts.closedCount, 0),
+    totalBytes: all[0]?.totalBytes ?? 0, filesReadInWorker: all.reduce((sum, counts) => sum + counts.filesReadInWorker, mainFilesRead),
+  }
 }
 
 /** Each shard's live updates relayed to every other thread, so a session on any thread hears every workspace's. */
@@ -65,6 +84,7 @@ export interface ThreadedServerOptions {
 
 export async function startThreadedServer(threads: readonly EdgeThread[], options: ThreadedServerOptions): Promise<RunningServer> {
   relayUpdates(threads)
+  relaySheds(threads)
   answerScrapes(threads, options.metrics)
   const descriptors = await Promise.all(threads.map((thread) => thread.startEdge(options.adminToken, options.clockCell)))
   const listening = App()
@@ -88,6 +108,7 @@ export async function startThreadedServer(threads: readonly EdgeThread[], option
     port: us_socket_local_port(listenSocket),
     stream: null,
     edgeHops: () => Promise.all(threads.map((thread) => thread.edgeHops())),
+    edgeCounts: () => edgeCounts(threads, filesReadInWorker()),
     close: async (graceMs) => {
       us_listen_socket_close(listenSocket)
       const reports = await Promise.all(threads.map((thread) => thread.closeEdge(graceMs)))

@@ -6,7 +6,10 @@ import { startService } from '../service.js'
 export interface CreateServerOptions extends Omit<ConfigInput, 'dataDir'> {
   /** Where the log, snapshots and admin token live; one process at a time per data dir. */
   readonly dataDir: string
-  /** Milliseconds since the epoch; injectable for tests. */
+  /**
+   * Milliseconds since the epoch; injectable for tests. With it, HTTP is served on the main thread unless
+   * `edgeThreads` is set (the shards' threads cannot call it, and would read the system clock).
+   */
   readonly clock?: () => number
   /**
    * Called if the log cannot be written. The service then answers 503 to everything (memory may be
@@ -29,7 +32,9 @@ export interface EmbeddedServer {
 /** Starts the HTTP service as `npm start` does, minus the process: no signals, no stdout secrets. */
 export async function createServer(options: CreateServerOptions): Promise<EmbeddedServer> {
   const { clock, onLogFailure, ...configInput } = options
-  const config = resolveConfig(configInput)
+  // A caller's clock is a function of this thread, which the edges on the shards' threads cannot call: with one
+  // given, the main thread serves unless edgeThreads is set.
+  const config = resolveConfig({ ...configInput, edgeThreads: configInput.edgeThreads ?? (clock === undefined ? undefined : false) })
   const service = await startService(config, {
     // The key and token are returned to the caller instead of printed.
     print: () => {},

@@ -3,7 +3,9 @@
  * the shared rate budgets (edge/shared-rate-buckets.ts), in the order the registry knows them, never reused or
  * moved while the process lives (workspaces are never deleted), so every thread's edge finds a workspace's
  * budget at the same place. The memory is made here, on the main thread, in pages: a page is added when a new
- * workspace's slot is past the last one, and handed to every thread with that workspace.
+ * workspace's slot is past the last one, and handed to every thread with that workspace. The same assignment gives
+ * each API key its slot of the send-buffer counts (edge/shared-send-buffers.ts: keys are never deleted either), in
+ * pages of their own.
  */
 
 import { SharedRateBuckets } from '../edge/shared-rate-buckets.js'
@@ -26,8 +28,11 @@ export interface RateSlotAssigned {
 export class RateSlots {
   readonly #slots = new Map<string, number>()
   readonly #pages: SharedArrayBuffer[] = []
+  readonly #allocatePage: () => SharedArrayBuffer
 
-  constructor(workspaces: Iterable<string>) {
+  /** `allocatePage`: a page of rateSlotsPerPage slots (default: the rate budgets'). */
+  constructor(workspaces: Iterable<string>, allocatePage: () => SharedArrayBuffer = () => SharedRateBuckets.allocate(rateSlotsPerPage)) {
+    this.#allocatePage = allocatePage
     for (const workspace of workspaces) this.assign(workspace)
   }
 
@@ -38,7 +43,7 @@ export class RateSlots {
     const slot = this.#slots.size
     this.#slots.set(workspace, slot)
     if (slot < this.#pages.length * rateSlotsPerPage) return { slot, page: null }
-    const page = SharedRateBuckets.allocate(rateSlotsPerPage)
+    const page = this.#allocatePage()
     this.#pages.push(page)
     return { slot, page }
   }

@@ -4,7 +4,8 @@
  * registry (workspaces and keys, its own small log on this thread). A new workspace is written to the registry
  * first, then to its shard; at start a workspace the registry has and its shard lacks (a crash in between) is
  * given to the shard again. With the edges on the shards' threads (EDGE_THREADS=1) every thread keeps a copy of
- * the registry and the rate slots it assigns (rate-slots.ts); without, the threads keep neither.
+ * the registry and the slots it assigns (rate-slots.ts: each workspace's rate budgets, each key's send-buffer
+ * count); without, the threads keep neither.
  */
 
 import type { ReplayReport } from '../actor/runtime.js'
@@ -16,13 +17,31 @@ import { LocalNode, type LocalNodeHooks } from './local-node.js'
 import type { CrossThreadStats, Operation, Reply, Shard, ShardStats, UpdateListener } from './operation.js'
 import { shardOf } from './placement.js'
 import { runProbe, type Probe } from './probe.js'
-import { RateSlots } from './rate-slots.js'
+import { RateSlots, rateSlotsPerPage, type RateSlotAssigned } from './rate-slots.js'
+import { SharedSendBuffers } from '../edge/shared-send-buffers.js'
 import { WorkerShard } from './worker-shard.js'
 
 /** The command that gives a shard a workspace of the registry (also the seeded simulation's start-up repair). */
 export function createCommand(record: WorkspaceRecord): SystemCommand {
   const keys = record.sealKey === null ? {} : { seal_private_key: record.sealKey.privateKey, seal_public_key: record.sealKey.publicKey }
   return { type: 'workspace.create', at_ms: record.createdAtMs, id: record.id, time_zone: record.timeZone, limits: record.limits, tag: record.tag, currency: record.currency, ...keys }
+}
+
+/** EDGE_THREADS=1: what the registry assigns in memory every thread shares. */
+interface ThreadSlots {
+  /** Each workspace's slot of the rate budgets (edge/shared-rate-buckets.ts). */
+  readonly rate: RateSlots
+  /** Each key's slot of the send-buffer counts, and the process's count (edge/shared-send-buffers.ts). */
+  readonly keys: RateSlots
+  readonly processBuffers: SharedArrayBuffer
+}
+
+function threadSlots(system: SystemState, threads: number): ThreadSlots {
+  return {
+    rate: new RateSlots(system.workspaces.keys()),
+    keys: new RateSlots(system.keys.keys(), () => SharedSendBuffers.allocateKeys(rateSlotsPerPage, threads)),
+    processBuffers: SharedSendBuffers.allocateProcess(threads),
+  }
 }
 
 /** How long the answer to a new workspace waits for its shard's owner (another node) to hold it, in ms. */
@@ -32,14 +51,14 @@ export class ShardSet implements Shard {
   readonly registry: LocalNode
   readonly shards: readonly WorkerShard[]
   readonly replays: readonly ReplayReport[]
-  /** EDGE_THREADS=1: the workspaces' rate slots, given to every thread with the registry's commands; else null. */
-  readonly #rateSlots: RateSlots | null
+  /** EDGE_THREADS=1: the workspaces' rate slots and the keys' send-buffer slots, given to every thread with the registry's commands; else null. */
+  readonly #slots: ThreadSlots | null
 
-  private constructor(registry: LocalNode, shards: readonly WorkerShard[], replays: readonly ReplayReport[], rateSlots: RateSlots | null) {
+  private constructor(registry: LocalNode, shards: readonly WorkerShard[], replays: readonly ReplayReport[], slots: ThreadSlots | null) {
     this.registry = registry
     this.shards = shards
     this.replays = replays
-    this.#rateSlots = rateSlots
+    this.#slots = slots
   }
 
   /**
@@ -49,11 +68,11 @@ export class ShardSet implements Shard {
   static async open(config: Config, hooks: LocalNodeHooks): Promise<ShardSet> {
     const registry = await LocalNode.open({ ...config, dataDir: registryDir(config.dataDir) }, { ...hooks, registry: true, clusterShard: config.shards })
     const workerHooks = { ...hooks, warn: hooks.warn ?? ((line: string) => { process.stderr.write(`${line}\n`) }) }
-    const rateSlots = config.edgeThreads ? new RateSlots(registry.runtime.system.workspaces.keys()) : null
+    const slots = config.edgeThreads ? threadSlots(registry.runtime.system, config.shards) : null
     // Each thread's copy starts from the registry's state as it is now, and the slots assigned so far (none without edges there).
-    const edgeState = rateSlots === null ? null : { system: registry.runtime.system, rate: rateSlots.state }
+    const edgeState = slots === null ? null : { system: registry.runtime.system, rate: slots.rate.state, buffers: { process: slots.processBuffers, keys: slots.keys.state } }
     const started = await Promise.all(Array.from({ length: config.shards }, (_, index) => WorkerShard.start(index, { ...config, dataDir: shardDir(config.dataDir, index) }, edgeState, workerHooks)))
-    const set = new ShardSet(registry, started.map(({ shard }) => shard), [registry.replay, ...started.map(({ replay }) => replay)], rateSlots)
+    const set = new ShardSet(registry, started.map(({ shard }) => shard), [registry.replay, ...started.map(({ replay }) => replay)], slots)
     // An edge on a shard's thread sends another shard's operations and the system's through this set.
     for (const shard of set.shards) shard.forwardTo((operation) => set.send(operation))
     if (config.cluster !== null) set.#followRegistry()
@@ -84,13 +103,16 @@ export class ShardSet implements Shard {
 
   /**
    * A system command the registry accepted (here or followed from another node) applied to every thread's registry
-   * copy, kept only with EDGE_THREADS=1 (else nothing to do); a new workspace with its rate slot, assigned in the same
-   * turn as the posts, so every thread hears the slots (and a new page) in the registry's order.
+   * copy, kept only with EDGE_THREADS=1 (else nothing to do), with the slot it opens (a new workspace's rate slot, a
+   * new key's send-buffer slot): assigned in the same turn as the posts, so every thread hears the slots (and a new
+   * page) in the registry's order. Resolves once every thread has it.
    */
   #copyToThreads(command: SystemCommand): Promise<unknown> {
-    if (this.#rateSlots === null) return Promise.resolve()
-    const rate = command.type === 'workspace.create' ? this.#rateSlots.assign(command.id) : null
-    return Promise.all(this.shards.map((shard) => shard.applyRegistry(command, rate)))
+    const slots = this.#slots
+    if (slots === null) return Promise.resolve()
+    const rate = command.type === 'workspace.create' ? slots.rate.assign(command.id) : null
+    const keySlot: RateSlotAssigned | null = command.type === 'key.create' ? slots.keys.assign(command.id) : null
+    return Promise.all(this.shards.map((shard) => shard.applyRegistry(command, rate, keySlot)))
   }
 
   #give(shard: WorkerShard, workspace: string): void {

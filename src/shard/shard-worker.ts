@@ -2,13 +2,15 @@
  * @module One shard on a worker thread: its own LocalNode (log, replay, actors, group commit, snapshots,
  * retention, webhooks) under DATA_DIR/shards/<n>, executing the operations the main thread forwards over the
  * thread's port and posting back each Reply (after durable) and each live update, in the order they leave. With
- * its own edge (EDGE_THREADS=1) also a read-only copy of the registry's system state (registry-copy.ts) and the
- * workspaces' rate slots (rate-slots.ts), kept up to date from the main thread; without, neither.
+ * its own edge (EDGE_THREADS=1) also a read-only copy of the registry's system state (registry-copy.ts), the
+ * workspaces' rate slots and the keys' send-buffer slots (rate-slots.ts), kept up to date from the main thread;
+ * without, none of them.
  */
 
 import { parentPort, workerData } from 'node:worker_threads'
 import type { Config } from '../config.js'
 import { SharedRateBuckets } from '../edge/shared-rate-buckets.js'
+import { SharedSendBuffers } from '../edge/shared-send-buffers.js'
 import type { SystemCommand } from '../ledger/system.js'
 import { LocalNode } from './local-node.js'
 import type { Operation, Reply } from './operation.js'
@@ -33,6 +35,14 @@ const registry = edgeState === null ? null : new RegistryCopy(edgeState.system, 
 /** Each workspace's slot of the shared rate budgets, as the registry assigned it. */
 const rateSlots = new Map(edgeState?.rate.slots ?? [])
 const rateBuckets = edgeState === null ? null : new SharedRateBuckets(edgeState.rate.pages, (workspace) => rateSlots.get(workspace) ?? -1)
+/** Each key's slot of the send-buffer counts, as the registry assigned it. */
+const keySlots = new Map(edgeState?.buffers.keys.slots ?? [])
+const sendBuffers = edgeState === null ? null : new SharedSendBuffers({
+  keyBytesMax: config.streamKeyBufferBytesMax, processBytesMax: config.streamProcessBufferBytesMax, thread: index, threads: config.shards,
+  process: edgeState.buffers.process, keyPages: edgeState.buffers.keys.pages, slotOfKey: (keyId) => keySlots.get(keyId) ?? -1,
+  // Through the main thread, which sends it on to the thread named.
+  ring: (thread, keyId, hops) => post({ kind: 'shed', thread, keyId, hops }),
+})
 
 let node: LocalNode
 try {
@@ -62,9 +72,9 @@ const edge = registry === null ? null : new ThreadShard(index, config.shards, no
   post({ kind: 'forward', id, operation })
 }))
 /** The edge's parts; only a thread started with EDGE_THREADS=1 has them (the main thread asks no other for them). */
-function edgeParts(): { edge: ThreadShard; registry: RegistryCopy; rateBuckets: SharedRateBuckets } {
-  if (edge === null || registry === null || rateBuckets === null) throw new Error(`shard ${index}: this thread has no edge (EDGE_THREADS=0)`)
-  return { edge, registry, rateBuckets }
+function edgeParts(): { edge: ThreadShard; registry: RegistryCopy; rateBuckets: SharedRateBuckets; sendBuffers: SharedSendBuffers } {
+  if (edge === null || registry === null || rateBuckets === null || sendBuffers === null) throw new Error(`shard ${index}: this thread has no edge (EDGE_THREADS=0)`)
+  return { edge, registry, rateBuckets, sendBuffers }
 }
 /** GET /metrics on this thread's edge: the main thread adds up every thread's (threaded-server.ts). */
 const scrapes = new Map<number, (text: string | null) => void>()
@@ -79,12 +89,16 @@ const scraped = (id: number, text: string | null) => {
   scrapes.delete(id)
   resolve?.(text)
 }
-/** A command the registry accepted: a new workspace's slot (and the page it opened) first, then the copy. */
-const applyRegistry = (command: SystemCommand, rate: RateSlotAssigned | null) => {
+/** A command the registry accepted: a new workspace's or key's slot (and the page it opened) first, then the copy. */
+const applyRegistry = (command: SystemCommand, rate: RateSlotAssigned | null, keySlot: RateSlotAssigned | null) => {
   const parts = edgeParts()
   if (rate !== null && command.type === 'workspace.create') {
     if (rate.page !== null) parts.rateBuckets.addPage(rate.page)
     rateSlots.set(command.id, rate.slot)
+  }
+  if (keySlot !== null && command.type === 'key.create') {
+    if (keySlot.page !== null) parts.sendBuffers.addKeyPage(keySlot.page)
+    keySlots.set(command.id, keySlot.slot)
   }
   parts.registry.apply(command)
 }
@@ -100,7 +114,7 @@ const edgeStart = async (adminToken: string, clockCell: Float64Array | null) => 
   const parts = edgeParts()
   // The service's clock when it has one in shared memory (a test's), else the system's.
   const clock = clockCell === null ? () => Date.now() : () => clockCell[0]
-  threadEdge = startThreadEdge(config, adminToken, parts.edge, { buckets: parts.rateBuckets, scrape, clock })
+  threadEdge = startThreadEdge(config, adminToken, parts.edge, { buckets: parts.rateBuckets, sendBuffers: parts.sendBuffers, scrape, clock })
   return threadEdge.descriptor
 }
 const answer = (id: number, value: Promise<unknown>) => void value.then((settled) => post({ kind: 'answered', id, value: settled }))
@@ -144,7 +158,7 @@ function heard(message: ToShard): void {
     case 'operation': return void node.shard.send(message.operation as Operation).then((reply) => post({ kind: 'reply', id: message.id, reply }))
     // Applied before `applied` leaves: the registry releases the command's answer only once every thread has it.
     case 'registry': {
-      applyRegistry(message.command, message.rate)
+      applyRegistry(message.command, message.rate, message.keySlot)
       return post({ kind: 'applied', id: message.id })
     }
     case 'forwarded': return forwarded(message.id, message.reply)
@@ -157,6 +171,8 @@ function heard(message: ToShard): void {
     case 'update': return edgeParts().edge.relayedUpdate(message.topic, message.text)
     case 'edgeHops': return answer(message.id, Promise.resolve(edgeParts().edge.hops))
     case 'edgeMetrics': return answer(message.id, threadEdge === null ? Promise.resolve([]) : threadEdge.metrics())
+    case 'edgeCounts': return answer(message.id, Promise.resolve(threadEdge === null ? null : threadEdge.counts()))
+    case 'shed': return edgeParts().sendBuffers.rung(message.keyId, message.hops)
     case 'scraped': return scraped(message.id, message.text)
     case 'copy': return post({ kind: 'copy', id: message.id, system: edgeParts().registry.system })
     case 'holds': return answer(message.id, holds(message.workspace, message.waitMs))

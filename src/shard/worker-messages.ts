@@ -10,11 +10,13 @@ import type { RateSlotAssigned, RateSlotsState } from './rate-slots.js'
 
 /**
  * What a thread starts with when it serves HTTP (EDGE_THREADS=1): the registry's state for its copy
- * (registry-copy.ts) and the rate slots assigned so far (rate-slots.ts). Null without: the thread keeps neither.
+ * (registry-copy.ts), the rate slots assigned so far (rate-slots.ts), and the send-buffer counts (the process's,
+ * and the keys' slots so far: edge/shared-send-buffers.ts). Null without: the thread keeps none of them.
  */
 export interface EdgeState {
   readonly system: SystemState
   readonly rate: RateSlotsState
+  readonly buffers: { readonly process: SharedArrayBuffer; readonly keys: RateSlotsState }
 }
 
 export type ToShard =
@@ -26,8 +28,11 @@ export type ToShard =
   | { readonly kind: 'stats' }
   /** A test seam (probe.ts): run against the shard's runtime, answered by `probed`. */
   | { readonly kind: 'probe'; readonly id: number; readonly probe: Probe }
-  /** A system command the registry accepted (durable), for the thread's registry copy (registry-copy.ts), answered by `applied`. */
-  | { readonly kind: 'registry'; readonly id: number; readonly command: SystemCommand; readonly rate: RateSlotAssigned | null }
+  /**
+   * A system command the registry accepted (durable), for the thread's registry copy (registry-copy.ts), answered by `applied`;
+   * with a new workspace's rate slot, a new key's send-buffer slot.
+   */
+  | { readonly kind: 'registry'; readonly id: number; readonly command: SystemCommand; readonly rate: RateSlotAssigned | null; readonly keySlot: RateSlotAssigned | null }
   /** The reply to an operation the thread's edge forwarded (`forward`). */
   | { readonly kind: 'forwarded'; readonly id: number; readonly reply: Reply }
   /** A test seam: send an operation as the thread's edge would (thread-shard.ts), answered by `edged` with its hops. */
@@ -48,6 +53,10 @@ export type ToShard =
   | { readonly kind: 'edgeMetrics'; readonly id: number }
   /** The answer to `scrape`: every thread's and the main thread's metrics as one text, or why not. */
   | { readonly kind: 'scraped'; readonly id: number; readonly text: string | null }
+  /** EDGE_THREADS=1: another thread's ring: a send-buffer count over its bound (a key's, or the process's: null) and this thread's socket the largest. */
+  | { readonly kind: 'shed'; readonly keyId: string | null; readonly hops: number }
+  /** A test seam: the thread's edge's WebSocket sessions and counts (edge/stream.ts, EdgeCounts), answered with them. */
+  | { readonly kind: 'edgeCounts'; readonly id: number }
 
 export interface PostedStats {
   readonly pendingRecords: number
@@ -76,7 +85,9 @@ export type FromShard =
   | { readonly kind: 'copy'; readonly id: number; readonly system: SystemState }
   /** GET /metrics on the thread's edge: the main thread adds up every thread's metrics, answered by `scraped`. */
   | { readonly kind: 'scrape'; readonly id: number }
-  /** The answer to edgeStart, edgeClose, edgeHops or edgeMetrics. */
+  /** A ring for another thread (edge/shared-send-buffers.ts): the main thread sends it on as `shed`. */
+  | { readonly kind: 'shed'; readonly thread: number; readonly keyId: string | null; readonly hops: number }
+  /** The answer to edgeStart, edgeClose, edgeHops, edgeMetrics or edgeCounts. */
   | { readonly kind: 'answered'; readonly id: number; readonly value: unknown }
   | { readonly kind: 'closed'; readonly snapshotsWrittenCount: number; readonly durableSeq: number }
   /** Cluster mode: where a request for the shard goes now (served here, forwarded to its owner, 503), posted when it changes. */

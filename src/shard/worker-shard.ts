@@ -16,6 +16,7 @@ import type { EdgeHops } from './thread-shard.js'
 import type { AppDescriptor } from '../edge/child-apps.js'
 import type { DrainReport } from '../edge/drain.js'
 import type { MetricJson } from '../edge/metrics-sum.js'
+import type { EdgeCounts } from '../edge/stream.js'
 import type { RateSlotAssigned } from './rate-slots.js'
 import type { EdgeState, FromShard, ToShard } from './worker-messages.js'
 
@@ -52,6 +53,7 @@ export class WorkerShard {
   /** Where an operation the thread's edge forwards goes (the ShardSet: its owner, or the registry). */
   #forward: ((operation: Operation) => Promise<Reply>) | null = null
   #nextId = 1
+  #shedListener: ((thread: number, keyId: string | null, hops: number) => void) | null = null
   /** edgeStart, edgeClose and edgeHops asked, waiting for their `answered` (by id). */
   readonly #asked = new Map<number, (value: unknown) => void>()
   #statsWaiting: ((stats: ShardStats) => void)[] = []
@@ -136,12 +138,15 @@ export class WorkerShard {
     })
   }
 
-  /** A system command the registry accepted, applied to the thread's registry copy (a new workspace with its rate slot): resolves once it is. */
-  applyRegistry(command: SystemCommand, rate: RateSlotAssigned | null): Promise<void> {
+  /**
+   * A system command the registry accepted, applied to the thread's registry copy (a new workspace with its rate slot,
+   * a new key with its send-buffer slot): resolves once it is.
+   */
+  applyRegistry(command: SystemCommand, rate: RateSlotAssigned | null, keySlot: RateSlotAssigned | null): Promise<void> {
     const id = this.#nextId++
     return new Promise((resolve) => {
       this.#applying.set(id, resolve)
-      this.#post({ kind: 'registry', id, command, rate })
+      this.#post({ kind: 'registry', id, command, rate, keySlot })
     })
   }
 
@@ -196,6 +201,21 @@ export class WorkerShard {
   /** EDGE_THREADS=1: another shard's update, for the sessions of this thread's edge. */
   relayUpdate(topic: string, text: string): void {
     this.#post({ kind: 'update', topic, text })
+  }
+
+  /** A test seam: the WebSocket sessions and send-buffer counts of the thread's edge. */
+  edgeCounts(): Promise<EdgeCounts> {
+    return this.#ask((id) => ({ kind: 'edgeCounts', id })) as Promise<EdgeCounts>
+  }
+
+  /** EDGE_THREADS=1: the thread's edge rings another thread to shed over a send-buffer bound (edge/shared-send-buffers.ts). */
+  onShed(listener: (thread: number, keyId: string | null, hops: number) => void): void {
+    this.#shedListener = listener
+  }
+
+  /** Another thread's ring, for this thread's edge. */
+  relayShed(keyId: string | null, hops: number): void {
+    this.#post({ kind: 'shed', keyId, hops })
   }
 
   #ask(message: (id: number) => ToShard): Promise<unknown> {
@@ -301,6 +321,7 @@ export class WorkerShard {
       }
       case 'forward': return void this.#forward?.(message.operation).then((reply) => this.#post({ kind: 'forwarded', id: message.id, reply }))
       case 'scrape': return this.#scraped(message.id)
+      case 'shed': return this.#shedListener?.(message.thread, message.keyId, message.hops)
       case 'edged': {
         const resolve = this.#edged.get(message.id)
         this.#edged.delete(message.id)

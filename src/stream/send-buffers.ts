@@ -5,14 +5,29 @@
  * bound, the socket holding the most unread bytes (the slowest reader) is closed at once, which frees them.
  */
 
-import type { StreamSession } from './session.js'
+import type { BufferWatcher, StreamSession } from './session.js'
 
 interface KeyGroup {
   bytes: number
   readonly sessions: Set<StreamSession>
 }
 
-export class SendBuffers {
+/**
+ * What a stream endpoint holds to bound its sockets' unread bytes: this class on one thread, or
+ * edge/shared-send-buffers.ts when several threads serve sockets and the bounds are the process's.
+ */
+export interface SendBufferCounts extends BufferWatcher {
+  readonly keyBytesMax: number
+  readonly processBytesMax: number
+  /** Sockets closed by this thread for being over a bound (the tests and metrics read it). */
+  readonly closedCount: number
+  /** The unread bytes counted over the process. */
+  readonly totalBytes: number
+  /** The socket closed: its bytes no longer count. */
+  removed(session: StreamSession): void
+}
+
+export class SendBuffers implements SendBufferCounts {
   readonly keyBytesMax: number
   readonly processBytesMax: number
   #totalBytes = 0

@@ -22,13 +22,16 @@ interface Logged {
   readonly lines: string[]
 }
 
-/** A service whose JSON log lines are collected in memory. */
+/**
+ * A service whose JSON log lines are collected in memory: one shard, so the main thread's edge (whose logger the
+ * destination replaces) serves; the edges on the shards' threads write to stdout (the last test).
+ */
 async function startLogged(t: Tap, logLevel: string, env: Record<string, string> = {}): Promise<Logged> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'trueup-log-'))
   const lines: string[] = []
   const printed: string[] = []
   const destination = new Writable({ write(chunk, _encoding, done) { lines.push(...String(chunk).split('\n').filter((line) => line !== '')); done() } })
-  const config = loadConfig({ HOST: '127.0.0.1', PORT: '0', DATA_DIR: dataDir, ADMIN_TOKEN: 'log-test-admin-token', LOG_LEVEL: logLevel, ...env })
+  const config = loadConfig({ HOST: '127.0.0.1', PORT: '0', DATA_DIR: dataDir, ADMIN_TOKEN: 'log-test-admin-token', LOG_LEVEL: logLevel, SHARDS: '1', ...env })
   const service = await startService(config, { print: (line) => printed.push(line), clock: () => Date.now(), onLogFailure: (error) => { throw error }, logDestination: destination })
   t.teardown(async () => {
     await service.stop()
@@ -190,4 +193,30 @@ t.test('a stdout that stops reading never stalls the service (asynchronous log d
   t.equal(ok, requests, `${requests} requests answered while stdout is blocked (${Date.now() - startedMs} ms)`)
   const metrics = await (await fetch(`${running.baseUrl}/metrics`)).text()
   t.match(metrics, /trueup_http_requests_total\{method="GET",route="\/healthz",status="200"\} 3000/, 'and counted')
+})
+
+t.test('with the edges on the shards\' threads (SHARDS=2, EDGE_THREADS unset), each request\'s line reaches stdout; nothing secret', async (t) => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'trueup-log-'))
+  const running = await startProcess({ dataDir, adminToken: 'log-test-admin-token', env: { SHARDS: '2', LOG_LEVEL: 'debug' } })
+  t.teardown(async () => {
+    await killHard(running)
+    fs.rmSync(dataDir, { recursive: true, force: true })
+  })
+  const marker = 'do-not-log-this-description'
+  const replies = await eightRequests(running.baseUrl, running.apiKey!, marker)
+  const requestLinesOut = () => running.stdout.filter((line) => line.startsWith('{') && JSON.parse(line).msg === 'request')
+  // Each thread's logger writes on its own (asynchronously): wait, bounded, for all eight.
+  for (let waitedMs = 0; waitedMs < 10_000 && requestLinesOut().length < replies.length; waitedMs += 20) await new Promise((resolve) => setTimeout(resolve, 20))
+  const entries = requestLinesOut().map((line) => JSON.parse(line))
+  t.equal(entries.length, replies.length, 'one line per request')
+  const byId = new Map(entries.map((entry) => [entry.request_id, entry]))
+  t.same(replies.map((reply) => {
+    const entry = byId.get(reply.headers.get('request-id'))
+    return [entry?.method, entry?.route, entry?.status]
+  }), allEight, 'each answer\'s line by its Request-Id: method, route pattern and status')
+  t.ok(entries.every((entry) => entry.level === (entry.status < 400 ? 'debug' : 'info')), 'successes at debug, errors at info')
+  const all = requestLinesOut().join('\n')
+  for (const secret of [running.apiKey!, 'log-test-admin-token', marker, 'assets:bank', 'assets%3Abank', 'idem-secret-ish', 'authorization', '2030-01-01']) {
+    t.notOk(all.includes(secret), `the log holds no ${secret.startsWith('tu_') ? 'API key' : JSON.stringify(secret)}`)
+  }
 })

@@ -63,3 +63,14 @@ t.test('one owner per data dir and per port, in-process too: a second server or 
   t.equal(again.apiKey, undefined, 'released by stop and close: the data dir opens again')
   await again.stop()
 })
+
+t.test('createServer with several shards and a clock: the clock stamps the writes (the main thread serves)', async (t) => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'trueup-embedded-'))
+  t.teardown(() => fs.rmSync(dataDir, { recursive: true, force: true }))
+  const nowMs = Date.UTC(2021, 2, 4, 5, 6, 7)
+  const server = await createServer({ dataDir, port: 0, logLevel: 'silent', shards: 2, clock: () => nowMs })
+  t.teardown(() => server.stop())
+  const created = await call(server.url, 'POST', '/admin/workspaces', { key: server.adminToken, body: { id: 'acme', timezone: 'UTC', currency: 'EUR' } })
+  t.equal(created.status, 201)
+  t.equal(created.body.created_at, new Date(nowMs).toISOString(), 'stamped with the given clock, not the system\'s')
+})

@@ -46,3 +46,15 @@ t.test('buckets over the pages: each workspace its own budget, in whichever page
   t.equal(late.of(workspace('w1', 6), nowMs).writes.remaining(nowMs), 3, 'another workspace\'s budget is untouched')
   t.throws(() => late.of(workspace('unknown', 6), nowMs), /no rate slot/, 'a workspace without a slot is a programmer error')
 })
+
+t.test('the keys\' send-buffer slots: the same assignment over pages of their own', async (t) => {
+  const made: SharedArrayBuffer[] = []
+  const keys = new RateSlots(['k1'], () => {
+    made.push(new SharedArrayBuffer(rateSlotsPerPage * 8))
+    return made.at(-1)!
+  })
+  t.same(keys.state.slots, [['k1', 0]])
+  t.same(keys.state.pages, made, 'the pages are the ones the given allocation made')
+  for (let n = 1; n < rateSlotsPerPage; n++) keys.assign(`k${n + 1}`)
+  t.equal(keys.assign('past').page, made[1], 'the slot past the first page opens a second, made the same way')
+})

@@ -31,13 +31,23 @@ export interface ProcessOptions {
   readonly port?: number
 }
 
+/**
+ * EDGE_THREADS only when the run names it (TEST_EDGE_THREADS); else unset, so a run with TEST_SHARDS above 1 gets
+ * the service's default (the edges on the shards' threads), as a start without the variable would. Used for the
+ * in-process service too (service.ts).
+ */
+export function testEdgeThreads(): { EDGE_THREADS?: string } {
+  const named = process.env.TEST_EDGE_THREADS
+  return named === undefined || named === '' ? {} : { EDGE_THREADS: named }
+}
+
 /** The child's environment: a minimal one, so nothing of the test runner's loaders or options leaks into it. */
 function childEnv(options: ProcessOptions, port: number): Record<string, string> {
   return {
     PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '',
     HOST: '127.0.0.1', PORT: String(port), DATA_DIR: options.dataDir, ADMIN_TOKEN: options.adminToken,
-    // The shards of the run (test/support/service.ts, testShards) unless the test names its own.
-    SHARDS: process.env.TEST_SHARDS ?? '1', ...options.env,
+    // The shards of the run (test/support/service.ts, testShards) and its edge threads unless the test names its own.
+    SHARDS: process.env.TEST_SHARDS ?? '1', ...testEdgeThreads(), ...options.env,
   }
 }
 

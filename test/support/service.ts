@@ -6,6 +6,7 @@ import path from 'node:path'
 import { loadConfig } from '../../src/config.ts'
 import type { CommitFaults } from '../../src/log/command-log.ts'
 import { clockCellOf } from './clock.ts'
+import { testEdgeThreads } from './process.ts'
 import { startService, type Service } from '../../src/service.ts'
 
 export interface TestService {
@@ -48,7 +49,7 @@ export async function startTestService(options: StartOptions = {}): Promise<Test
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'trueup-test-'))
   const adminToken = 'test-admin-token'
   // Request logs off unless a test asks for them (LOG_LEVEL in options.env): they would land in tap's output.
-  const config = loadConfig({ HOST: '127.0.0.1', PORT: '0', DATA_DIR: dataDir, ADMIN_TOKEN: adminToken, LOG_LEVEL: 'silent', SHARDS: testShards(), EDGE_THREADS: process.env.TEST_EDGE_THREADS ?? '0', ...options.env })
+  const config = loadConfig({ HOST: '127.0.0.1', PORT: '0', DATA_DIR: dataDir, ADMIN_TOKEN: adminToken, LOG_LEVEL: 'silent', SHARDS: testShards(), ...testEdgeThreads(), ...options.env })
   const lines: string[] = []
   const service = await startService(config, {
     print: (line) => lines.push(line),
