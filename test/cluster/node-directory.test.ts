@@ -5,23 +5,9 @@
  */
 import t from 'tap'
 import { registerNode, seePlacement } from '../../src/cluster/node-directory.ts'
-import { PgLog } from '../../src/cluster/pg-log.ts'
-import { startLocalPostgres, type LocalPostgres } from '../../scripts/local-postgres.ts'
+import { pgLogsOnLocalServer } from '../support/pg-logs.ts'
 
-let server: LocalPostgres
-const opened: PgLog[] = []
-
-t.before(async () => { server = await startLocalPostgres() })
-t.teardown(async () => {
-  for (const log of opened) await log.close().catch(() => undefined)
-  await server.stop()
-})
-
-async function openLog(node: string, leaseMs = 10_000): Promise<PgLog> {
-  const log = await PgLog.open({ url: server.url, node, leaseMs, poolSize: 2 })
-  opened.push(log)
-  return log
-}
+const openLog = pgLogsOnLocalServer(t)
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 

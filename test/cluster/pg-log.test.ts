@@ -2,24 +2,11 @@
 
 import crypto from 'node:crypto'
 import t from 'tap'
-import { FencedError, PgLog, type LogRecord } from '../../src/cluster/pg-log.ts'
+import { FencedError, type LogRecord } from '../../src/cluster/pg-log.ts'
 import { PgTail } from '../../src/cluster/pg-tail.ts'
-import { startLocalPostgres, type LocalPostgres } from '../../scripts/local-postgres.ts'
+import { pgLogsOnLocalServer } from '../support/pg-logs.ts'
 
-let server: LocalPostgres
-const opened: PgLog[] = []
-
-t.before(async () => { server = await startLocalPostgres() })
-t.teardown(async () => {
-  for (const log of opened) await log.close().catch(() => undefined)
-  await server.stop()
-})
-
-async function openLog(node: string, leaseMs = 10_000): Promise<PgLog> {
-  const log = await PgLog.open({ url: server.url, node, leaseMs, poolSize: 2 })
-  opened.push(log)
-  return log
-}
+const openLog = pgLogsOnLocalServer(t)
 
 const bytes = (text: string) => new TextEncoder().encode(text)
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -144,8 +131,7 @@ t.test('a tail gathers the group commits announced within its gathering into one
 })
 
 t.test('appends and reads run as statements prepared once per connection, not parsed and planned each time', async (t) => {
-  const log = await PgLog.open({ url: server.url, node: 'prepared', leaseMs: 10_000, poolSize: 1 })
-  opened.push(log)
+  const log = await openLog('prepared', 10_000, 1)
   const owned = (await log.claim(42))!
   await owned.append([bytes('p1')])
   await owned.append([bytes('p2'), bytes('p3')])

@@ -5,26 +5,11 @@
  * whichever thread serves it.
  */
 import t from 'tap'
-import type { Caller } from '../../src/api/lifecycle.ts'
 import { SharedSendBuffers } from '../../src/edge/shared-send-buffers.ts'
-import { StreamSession, type SocketLike } from '../../src/stream/session.ts'
+import { fakeSession } from '../support/fake-stream-session.ts'
 
 const mebibyte = 1024 * 1024
 const threads = 2
-
-type FakeSession = StreamSession & { aborted: () => boolean; setBytes: (bytes: number) => void }
-
-function session(buffers: SharedSendBuffers, keyId: string, bytes: number): FakeSession {
-  let buffered = bytes
-  let aborted = false
-  const socket: SocketLike = {
-    send: () => 1, cork: (cb) => cb(), getBufferedAmount: () => buffered, end: () => {}, close: () => { aborted = true },
-    subscribe: () => {}, unsubscribe: () => {},
-  }
-  const made = new StreamSession(socket, buffers)
-  made.caller = { key: { id: keyId } } as unknown as Caller
-  return Object.assign(made, { aborted: () => aborted, setBytes: (next: number) => { buffered = next } })
-}
 
 /** Two threads' buffers on one process count and one page of key slots; rings counted and delivered a turn later. */
 function twoThreads(keyBytesMax: number, processBytesMax: number, keys: readonly string[]) {
@@ -51,11 +36,11 @@ const delivered = async () => { for (let index = 0; index < 4 * threads + 2; ind
 
 t.test('one key over its bound over two threads: the socket holding the most closes, on the other thread', async (t) => {
   const { threads: [a, b], rings } = twoThreads(4 * mebibyte, 64 * mebibyte, ['k1', 'k2'])
-  const slow = session(a, 'k1', 3 * mebibyte)
+  const slow = fakeSession(a, 'k1', 3 * mebibyte)
   a.measured(slow)
-  const other = session(a, 'k2', 3 * mebibyte)
+  const other = fakeSession(a, 'k2', 3 * mebibyte)
   a.measured(other)
-  const fast = session(b, 'k1', 0)
+  const fast = fakeSession(b, 'k1', 0)
   b.measured(fast)
   t.equal(b.totalBytes, 6 * mebibyte, 'every thread reads the process count')
   fast.setBytes(2 * mebibyte)
@@ -71,14 +56,14 @@ t.test('one key over its bound over two threads: the socket holding the most clo
 
 t.test('the process over its bound over two threads: its slowest socket closes; a drained one is read again first', async (t) => {
   const { threads: [a, b], rings } = twoThreads(4 * mebibyte, 6 * mebibyte, ['a', 'b', 'c'])
-  const drained = session(b, 'a', 3 * mebibyte)
+  const drained = fakeSession(b, 'a', 3 * mebibyte)
   b.measured(drained)
-  const heavy = session(b, 'b', 1 * mebibyte)
+  const heavy = fakeSession(b, 'b', 1 * mebibyte)
   b.measured(heavy)
   // Thread b's sockets moved without writing since: its figures are stale, made exact when it is rung.
   drained.setBytes(0)
   heavy.setBytes(4 * mebibyte)
-  const last = session(a, 'c', 2.5 * mebibyte)
+  const last = fakeSession(a, 'c', 2.5 * mebibyte)
   a.measured(last)
   await delivered()
   t.same(rings, [{ thread: 1, keyId: null, hops: 1 }], 'the process count over its bound: the thread with the largest figure rung')
@@ -90,12 +75,12 @@ t.test('the process over its bound over two threads: its slowest socket closes; 
 
 t.test('a ring to a thread whose figure was stale comes back, and the bound is kept within a bounded number of rings', async (t) => {
   const { threads: [a, b], rings } = twoThreads(4 * mebibyte, 64 * mebibyte, ['k'])
-  const once = session(b, 'k', 3 * mebibyte)
+  const once = fakeSession(b, 'k', 3 * mebibyte)
   b.measured(once)
   once.setBytes(2 * mebibyte)
-  const large = session(a, 'k', 2.5 * mebibyte)
+  const large = fakeSession(a, 'k', 2.5 * mebibyte)
   a.measured(large)
-  const small = session(a, 'k', 0.5 * mebibyte)
+  const small = fakeSession(a, 'k', 0.5 * mebibyte)
   a.measured(small)
   await delivered()
   t.ok(rings.every((ring) => ring.hops <= 2 * threads), `no ring past ${2 * threads} hops`)

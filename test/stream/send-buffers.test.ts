@@ -1,30 +1,17 @@
 /** The unread-bytes bounds (src/stream/send-buffers.ts) on sessions over fake sockets: per key, over the process, the slowest closed first. */
 import t from 'tap'
-import type { Caller } from '../../src/api/lifecycle.ts'
 import { SendBuffers } from '../../src/stream/send-buffers.ts'
-import { StreamSession, type SocketLike } from '../../src/stream/session.ts'
+import { fakeSession } from '../support/fake-stream-session.ts'
 
 const mebibyte = 1024 * 1024
 
-function session(buffers: SendBuffers, keyId: string, bytes: number): StreamSession & { aborted: () => boolean; setBytes: (bytes: number) => void } {
-  let buffered = bytes
-  let aborted = false
-  const socket: SocketLike = {
-    send: () => 1, cork: (cb) => cb(), getBufferedAmount: () => buffered, end: () => {}, close: () => { aborted = true },
-    subscribe: () => {}, unsubscribe: () => {},
-  }
-  const made = new StreamSession(socket, buffers)
-  made.caller = { key: { id: keyId } } as unknown as Caller
-  return Object.assign(made, { aborted: () => aborted, setBytes: (next: number) => { buffered = next } })
-}
-
 t.test('one key over its bound: its slowest socket is closed, other keys untouched', async (t) => {
   const buffers = new SendBuffers(4 * mebibyte, 64 * mebibyte)
-  const other = session(buffers, 'k2', 3 * mebibyte)
+  const other = fakeSession(buffers, 'k2', 3 * mebibyte)
   buffers.measured(other)
-  const slow = session(buffers, 'k1', 3 * mebibyte)
+  const slow = fakeSession(buffers, 'k1', 3 * mebibyte)
   buffers.measured(slow)
-  const fast = session(buffers, 'k1', 0)
+  const fast = fakeSession(buffers, 'k1', 0)
   buffers.measured(fast)
   t.equal(buffers.totalBytes, 6 * mebibyte, 'counted')
   fast.setBytes(2 * mebibyte)
@@ -38,11 +25,11 @@ t.test('one key over its bound: its slowest socket is closed, other keys untouch
 
 t.test('the process over its bound: the slowest socket of any key is closed; a drained one is read again first', async (t) => {
   const buffers = new SendBuffers(4 * mebibyte, 6 * mebibyte)
-  const sessions = ['a', 'b', 'c'].map((keyId) => session(buffers, keyId, 2 * mebibyte))
+  const sessions = ['a', 'b', 'c'].map((keyId) => fakeSession(buffers, keyId, 2 * mebibyte))
   for (const each of sessions) buffers.measured(each)
   t.equal(buffers.closedCount, 0, 'at the bound, nothing closed')
   sessions[0].setBytes(0)
-  const heavy = session(buffers, 'd', 3 * mebibyte)
+  const heavy = fakeSession(buffers, 'd', 3 * mebibyte)
   buffers.measured(heavy)
   t.notOk(sessions[0].aborted(), 'a socket that drained since it last wrote is not taken for slow')
   t.ok(heavy.aborted(), 'the one holding the most closed')
