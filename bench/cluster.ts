@@ -21,6 +21,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import pg from 'pg'
+import { threadCpuMs, type ThreadCpu } from './threads.ts'
 import { childLifetimeS, measure, spawnChild, type LoadRequest, type LoadResult, type LoadSettings } from './http.ts'
 
 const benchDir = import.meta.dirname
@@ -99,6 +100,8 @@ interface Side {
   processes(): Record<string, number>
   /** The port of the node that commits the writes (the single node; the cluster's owner), for its /metrics. */
   committerPort(): Promise<number>
+  /** The pid of that node, for its threads' CPU (null when not found). */
+  committerPid(): Promise<number | null>
   /** The cluster's primary's counters so far: reads of the log (index scans: the standbys' follow), records inserted, transactions. */
   databaseCounters(): Promise<Record<string, number> | null>
 }
@@ -195,7 +198,36 @@ interface PostCell {
   groupCommits: { count: number; recordsPerCommit: number; msPerCommit: number } | null
   /** The cluster's primary's counters over the window (their statistics lag by up to a second at each end). */
   database: Record<string, number> | null
+  /**
+   * The committing node's CPU per answer by thread: its main thread (HTTP, the ledger, the log's JavaScript side, the
+   * PostgreSQL client) and all its other threads together (libuv's pool where LMDB commits and fsyncs, V8's compiler
+   * and collector helpers, the lease renewer's thread): where the owner's cost above the single node's lies.
+   */
+  committerThreads: { main: number; others: number } | null
   loadAverage: number[]
+}
+
+/** The node process itself when pid is a wrapper (`timeout`) around it: the first descendant named node. */
+function nodeProcessOf(pid: number): number | null {
+  try {
+    if (fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'node') return pid
+    const children = fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim()
+    return children === '' ? null : nodeProcessOf(Number(children.split(' ')[0]))
+  } catch {
+    return null
+  }
+}
+
+/** A process's CPU between two readings, in µs per answer: its main thread (tid = pid) and the rest of its threads. */
+function threadSplit(pid: number, before: ThreadCpu, after: ThreadCpu, answers: number): { main: number; others: number } {
+  let [main, others] = [0, 0]
+  for (const [tid, { cpuMs }] of after) {
+    const used = cpuMs - (before.get(tid)?.cpuMs ?? 0)
+    if (tid === String(pid)) main += used
+    else others += used
+  }
+  const perAnswer = (ms: number) => answers === 0 ? 0 : Math.round((ms * 1000 / answers) * 10) / 10
+  return { main: perAnswer(main), others: perAnswer(others) }
 }
 
 async function postRow(side: Side, secret: string, idle: Record<string, number> | null): Promise<PostCell> {
@@ -203,16 +235,20 @@ async function postRow(side: Side, secret: string, idle: Record<string, number> 
   let partsBefore: Record<string, number> | null = null
   // Read in measure's callback (at the window's start): an object, so that the reads after see what it set.
   const start = { commits: null as Promise<{ count: number; records: number; seconds: number } | null> | null, database: null as Promise<Record<string, number> | null> | null, ms: 0 }
+  const committerPid = await side.committerPid()
+  let threadsBefore: ThreadCpu | null = null
   const result: LoadResult = await measure(side.port, c64, entryPost(secret), () => {
     proxyBefore ??= side.proxyCpuMs()
     partsBefore ??= side.parts()
     start.commits ??= groupCommits(side).catch(() => null)
     start.database ??= side.databaseCounters()
+    if (committerPid !== null) threadsBefore ??= threadCpuMs(committerPid)
     if (start.ms === 0) start.ms = Date.now()
     return side.cpuMs()
   })
   const proxyCpuMs = side.proxyCpuMs()
   const partsAfter = side.parts()
+  const committerThreads = committerPid === null || threadsBefore === null ? null : threadSplit(committerPid, threadsBefore, threadCpuMs(committerPid), result.total)
   const windowS = (Date.now() - start.ms) / 1000
   const commitsAfter = await groupCommits(side).catch(() => null)
   const before = await start.commits
@@ -230,7 +266,7 @@ async function postRow(side: Side, secret: string, idle: Record<string, number> 
   return {
     reqPerS: Math.round(result.reqPerS), p50Ms: result.p50Ms, p99Ms: result.p99Ms, cpuUsPerAnswer: perAnswer(result.cpuMs),
     proxyCpuUsPerAnswer: proxyBefore === null || proxyCpuMs === null ? null : perAnswer(proxyCpuMs - proxyBefore), non2xx: result.non2xx, errors: result.errors,
-    partsUsPerAnswer, partsUsPerAnswerLessIdle: lessIdle, groupCommits: commits, database, loadAverage: os.loadavg(),
+    partsUsPerAnswer, partsUsPerAnswerLessIdle: lessIdle, groupCommits: commits, database, committerThreads, loadAverage: os.loadavg(),
   }
 }
 
@@ -268,6 +304,7 @@ async function singleNode(tmp: string): Promise<{ side: Side; stop: () => Promis
   }, /listening on http:\/\/127\.0\.0\.1:(\d+)/, 'single', path.join(tmp, 'single.out'))
   const cpuMs = () => treeCpuMs(child.process.pid!)
   const side: Side = { label: 'single node', port: child.port, adminToken, cpuMs, proxyCpuMs: () => null, parts: () => ({ node: cpuMs() }), committerPort: async () => child.port,
+    committerPid: async () => nodeProcessOf(child.process.pid!),
     databaseCounters: async () => null, processes: () => treeProcesses(child.process.pid!) }
   return { side, stop: () => child.stop(10_000) }
 }
@@ -321,6 +358,10 @@ async function clusterUp(tmp: string): Promise<{ side: Side; state: () => Cluste
     const owner = await ownerOf(state())
     return Number(new URL(state().nodes.find((node) => node.id === owner)?.url ?? state().proxy.url).port)
   }
+  const committerPid = async () => {
+    const owner = await ownerOf(state())
+    return state().nodes.find((node) => node.id === owner)?.pid ?? null
+  }
   const databaseCounters = async () => {
     for (const keeper of state().keepers.filter((each) => each.name !== 'monitor')) {
       const counters = await primaryCounters(keeper.port)
@@ -328,7 +369,7 @@ async function clusterUp(tmp: string): Promise<{ side: Side; state: () => Cluste
     }
     return null
   }
-  const side: Side = { label: 'cluster', port: Number(new URL(state().proxy.url).port), adminToken: state().adminToken, cpuMs, proxyCpuMs: () => treeCpuMs(state().proxy.pid), parts, committerPort, databaseCounters,
+  const side: Side = { label: 'cluster', port: Number(new URL(state().proxy.url).port), adminToken: state().adminToken, cpuMs, proxyCpuMs: () => treeCpuMs(state().proxy.pid), parts, committerPort, committerPid, databaseCounters,
     processes: () => state().keepers.reduce((all, keeper) => treeProcesses(keeper.pid, all), {} as Record<string, number>) }
   return { side, state, stateFile, stop }
 }
@@ -402,7 +443,7 @@ function printTable(out: Record<string, any>): void {
   if (rows.has('post')) {
     for (const label of ['single', 'cluster']) {
       const cell = out.post[label] as PostCell
-      process.stdout.write(`POST -c 64, ${label}: CPU µs per answer by part ${JSON.stringify(cell.partsUsPerAnswer)}; group commits ${JSON.stringify(cell.groupCommits)}; primary's counters ${JSON.stringify(cell.database)}; load ${cell.loadAverage.map((value) => value.toFixed(2)).join(' ')}\n`)
+      process.stdout.write(`POST -c 64, ${label}: CPU µs per answer by part ${JSON.stringify(cell.partsUsPerAnswer)}; group commits ${JSON.stringify(cell.groupCommits)}; primary's counters ${JSON.stringify(cell.database)}; committer's threads ${JSON.stringify(cell.committerThreads)}; load ${cell.loadAverage.map((value) => value.toFixed(2)).join(' ')}\n`)
       if (cell.partsUsPerAnswerLessIdle !== null) {
         const total = Object.values(cell.partsUsPerAnswerLessIdle).reduce((sum, us) => sum + us, 0)
         process.stdout.write(`POST -c 64, ${label}: the same less the idle CPU per second ${JSON.stringify(cell.partsUsPerAnswerLessIdle)}, in all ${Math.round(total)}\n`)
