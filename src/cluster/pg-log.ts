@@ -64,6 +64,17 @@ SELECT (SELECT count(*) FROM fence)::int AS fenced_in, (SELECT count(*) FROM wri
 export const renewSql: NamedStatement = { name: 'trueup_lease_renew', text: `UPDATE placement SET lease_until = clock_timestamp() + $4 * interval '1 millisecond'
        WHERE shard = $1 AND owner = $2 AND epoch = $3` }
 
+/**
+ * A local log written into a shard whose log in the database is empty (a single node's data dir joining a cluster):
+ * the placement row held FOR UPDATE under the importer's epoch, then each page inserted at its own seqs, all in one
+ * transaction (OwnedShard.importLog).
+ */
+const importFenceSql = `SELECT (SELECT count(*) FROM placement WHERE shard = $1 AND epoch = $2 AND owner = $3)::int AS fenced_in,
+  (SELECT count(*) FROM log WHERE shard = $1)::int AS rows`
+const importLockSql = 'SELECT shard FROM placement WHERE shard = $1 AND epoch = $2 AND owner = $3 FOR UPDATE'
+const importPageSql = `INSERT INTO log (shard, seq, epoch, record)
+  SELECT $1, $3::bigint + item.ordinal - 1, $2, item.record FROM unnest($4::bytea[]) WITH ORDINALITY AS item(record, ordinal)`
+
 /** A standby's read of what follows a seq (a page of the tail, or of a catch-up). */
 const readSql: NamedStatement = { name: 'trueup_log_read', text: 'SELECT seq, epoch, record FROM log WHERE shard = $1 AND seq > $2 ORDER BY seq LIMIT $3' }
 
@@ -155,6 +166,63 @@ export class OwnedShard {
     }
     this.#nextSeq = firstSeq + records.length
     return { firstSeq, lastSeq: this.#nextSeq - 1 }
+  }
+
+  /**
+   * Writes records 1.. (a local log, page by page) as the shard's log, when the database holds none of it yet: one
+   * transaction, the placement row held FOR UPDATE under this epoch, so the database has either all of them or none
+   * (an importer that dies midway leaves the shard empty, never holding part of a history), and the standbys are
+   * notified at its commit. `leaseMs` first extends the lease, committed on its own, so that no other node takes the
+   * shard (ending this transaction's session as a stuck holder's) while the import runs. Rejects with FencedError
+   * when the shard is no longer this owner's, and with an error, writing nothing, when its log is not empty.
+   */
+  async importLog(pages: Iterable<readonly Uint8Array[]>, leaseMs: number): Promise<{ readonly firstSeq: number; readonly lastSeq: number }> {
+    const run = this.#queue.then(() => this.#importNow(pages, leaseMs))
+    this.#queue = run.catch(() => undefined)
+    return run
+  }
+
+  async #importNow(pages: Iterable<readonly Uint8Array[]>, leaseMs: number): Promise<{ readonly firstSeq: number; readonly lastSeq: number }> {
+    if (this.#lost || !await this.#renewFor(leaseMs)) {
+      this.#lost = true
+      throw new FencedError(this.shard, this.epoch)
+    }
+    const client = await this.log.pool.connect()
+    let failed = false
+    try {
+      await client.query('BEGIN')
+      const fence = [this.shard, this.epoch, this.log.node]
+      await client.query(importLockSql, fence)
+      const seen = (await client.query<{ fenced_in: number; rows: number }>(importFenceSql, fence)).rows[0]
+      if (seen.fenced_in === 0) {
+        this.#lost = true
+        throw new FencedError(this.shard, this.epoch)
+      }
+      if (seen.rows > 0 || this.#nextSeq !== 1) throw new Error(`shard ${this.shard}: its log in the database is not empty: a local log is written into an empty one only`)
+      let nextSeq = 1
+      for (const page of pages) {
+        if (page.length === 0) continue
+        const buffers = page.map((record) => Buffer.from(record.buffer, record.byteOffset, record.byteLength))
+        await client.query(importPageSql, [this.shard, this.epoch, nextSeq, buffers])
+        nextSeq += page.length
+      }
+      if (nextSeq > 1) await client.query(`SELECT pg_notify($1, $2)`, [channelOf(this.shard), String(nextSeq - 1)])
+      await client.query('COMMIT')
+      this.#nextSeq = nextSeq
+      return { firstSeq: 1, lastSeq: nextSeq - 1 }
+    } catch (error) {
+      failed = true
+      this.log.pool.lost(error)
+      await client.query('ROLLBACK').catch(() => undefined)
+      throw error
+    } finally {
+      client.release(failed)
+    }
+  }
+
+  async #renewFor(leaseMs: number): Promise<boolean> {
+    const result = await this.log.pool.query(renewSql, [this.shard, this.log.node, this.epoch, leaseMs])
+    return result.rowCount === 1
   }
 
   /** Extends the lease by the log's leaseMs; false (and lost) when the shard is no longer ours at this epoch. */

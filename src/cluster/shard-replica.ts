@@ -32,6 +32,33 @@ export const ownerPauseMsMax = leaseMs - renewIntervalMs - renewRoundTripMarginM
 export const watchIntervalMs = 1_000
 /** Connections per replica (its appends, one after the other, its renewals, a standby's reads). */
 const replicaPoolSize = 2
+/** A local log written into an empty database (a data dir joining the cluster): records and bytes per insert. */
+const importPageRecordsMax = 1_000
+const importPageBytesMax = 4 * 1024 * 1024
+/**
+ * The lease taken before that import, so that no other node takes the shard while it runs: the usual lease plus the
+ * log's bytes at this rate (1 MB/s, far below what PostgreSQL takes here), in bytes per ms.
+ */
+const importBytesPerMsMin = 1_000
+
+/** The local log's records 1..lastSeq in pages of importPageRecordsMax records or importPageBytesMax bytes at most. */
+function* localPages(local: LocalFollow, lastSeq: number): Generator<Buffer[]> {
+  let page: Buffer[] = []
+  let bytes = 0
+  for (let seq = 1; seq <= lastSeq; seq++) {
+    const record = local.recordAt(seq)
+    if (record === null) throw new Error(`local record ${seq} is missing`)
+    if (page.length > 0 && (page.length === importPageRecordsMax || bytes + record.length > importPageBytesMax)) {
+      yield page
+      page = []
+      bytes = 0
+    }
+    page.push(record)
+    bytes += record.length
+  }
+  if (page.length > 0) yield page
+}
+
 /** Records read from the database per page while catching up. */
 const catchUpPageRecordsMax = 1_000
 /**
@@ -283,6 +310,10 @@ export class ShardReplica {
   }
 
   async #begin(owned: OwnedShard | null): Promise<void> {
+    if (owned !== null && owned.nextSeq === 1 && this.options.local.lastSeq() > 0) {
+      const refused = await this.#importLocal(owned)
+      if (refused !== null) return this.#notServed(refused)
+    }
     const databaseLastSeq = owned === null ? await this.#databaseLastSeq() : owned.nextSeq - 1
     const diverged = await this.#divergence(databaseLastSeq)
     const refused = diverged === null ? null : await this.#dropUnanswered(databaseLastSeq, diverged)
@@ -299,6 +330,31 @@ export class ShardReplica {
     }
     this.#owned = owned
     this.#serve()
+  }
+
+  /**
+   * A data dir written by a single node (or kept from a cluster whose database was replaced) joining a database that
+   * holds nothing of this shard: its records were answered, so they become the database's log, at their own seqs, in
+   * one transaction, before the shard is served; the standbys then catch up from them. Null once written; else why
+   * not (the shard is then not served: a node whose local log lacks its first records, deleted by retention, cannot
+   * give the database the whole log, from which every other node would have to start).
+   */
+  async #importLocal(owned: OwnedShard): Promise<string | null> {
+    const local = this.options.local
+    const lastSeq = local.lastSeq()
+    if (local.recordAt(1) === null) {
+      return `the database holds none of its log and the local log no longer starts at seq 1 (retention deleted its first records): it cannot be written into the database whole (start this data dir as a single node, or give the cluster a data dir whose log starts at seq 1)`
+    }
+    let bytes = 0
+    for (let seq = 1; seq <= lastSeq; seq++) bytes += local.recordAt(seq)?.length ?? 0
+    const startedMs = Date.now()
+    try {
+      await owned.importLog(localPages(local, lastSeq), leaseMs + Math.ceil(bytes / importBytesPerMsMin))
+    } catch (error) {
+      return `writing its local log (records 1..${lastSeq}) into the database, which held none of it, failed, and nothing of it was written: ${messageOf(error)}`
+    }
+    this.options.warn(`trueup: cluster: shard ${this.shard}: the database held none of its log: wrote the local log's records 1..${lastSeq} (${bytes} bytes) into it in ${Date.now() - startedMs} ms (a data dir joining the cluster); the other nodes catch up from them`)
+    return null
   }
 
   /** Why the local log is not a prefix of the database's, or null when it is. */

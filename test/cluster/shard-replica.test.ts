@@ -248,3 +248,63 @@ t.test('a node restarted within its lease whose placement row its earlier life h
   await t.rejects(holder.query('SELECT 1'), 'the earlier life\'s session was ended (its transaction rolled back)')
   await t.rejects(earlier.append([Buffer.from('two')]), FencedError, 'the earlier life is fenced')
 })
+
+/** A local log holding records 1..count (varied sizes, each naming its seq), as a single node would have left it. */
+function localLogOf(count: number): ReturnType<typeof memoryLog> {
+  const local = memoryLog()
+  for (let seq = 1; seq <= count; seq++) local.records.push(Buffer.from(`record ${seq} ${'x'.repeat(seq % 97)}`))
+  return local
+}
+
+t.test('a data dir written by a single node joining an empty database: its log becomes the database\'s, served, and followed', async (t) => {
+  await resetDatabase(database.db)
+  const local = localLogOf(2_345)
+  const warnings: string[] = []
+  const owner = await openReplica(t, 'node-a', local, warnings)
+  await owner.start()
+  t.equal(owner.serving, true, `node-a claimed the shard and serves it: ${JSON.stringify(warnings)}`)
+  t.same(await placementOf(database.db), { owner: 'node-a', epoch: 1 })
+  const rows = (await database.db.query<{ seq: string; record: Buffer }>('SELECT seq, record FROM log WHERE shard = 0 ORDER BY seq')).rows
+  t.equal(rows.length, 2_345, 'every local record is in the database')
+  t.ok(rows.every((row, index) => Number(row.seq) === index + 1 && row.record.equals(local.records[index])), 'at its own seq, byte for byte')
+  t.ok(warnings.some((line) => line.includes("wrote the local log's records 1..2345")), `it said so: ${JSON.stringify(warnings)}`)
+
+  await owner.append(2_346, [Buffer.from('after the import')])
+  t.equal((await database.db.query('SELECT seq FROM log WHERE shard = 0 AND seq = 2346')).rowCount, 1, 'the next group commit follows it')
+
+  const standbyLog = memoryLog()
+  const standby = await openReplica(t, 'node-b', standbyLog, [])
+  await standby.start()
+  t.equal(standby.following, true, 'node-b is its standby')
+  t.equal(standbyLog.records.length, 2_346, 'and caught up from the database')
+  t.ok(standbyLog.records.slice(0, 2_345).every((record, index) => record.equals(local.records[index])), 'with the same records')
+})
+
+t.test('a local log whose first records retention deleted is not written into an empty database, nor served', async (t) => {
+  await resetDatabase(database.db)
+  const kept = localLogOf(50)
+  const local: LocalFollow = { ...kept, recordAt: (seq) => seq < 10 ? null : kept.recordAt(seq) }
+  const warnings: string[] = []
+  const owner = await openReplica(t, 'node-a', local, warnings)
+  t.equal(owner.serving, false, 'not served')
+  t.match(owner.lost?.message ?? '', /no longer starts at seq 1/, 'saying why')
+  t.equal((await database.db.query('SELECT seq FROM log WHERE shard = 0')).rowCount, 0, 'nothing written')
+})
+
+t.test('an import that meets a log in the database is refused whole: the database is written by one or the other', async (t) => {
+  await resetDatabase(database.db)
+  const log = await PgLog.open({ url: database.url, node: 'node-a', leaseMs, poolSize: 1 })
+  t.teardown(() => log.close())
+  const owned = (await log.claim(0))!
+  // Another writer's record lands between the claim (which read an empty log) and the import.
+  await database.db.query(`INSERT INTO log (shard, seq, epoch, record) VALUES (0, 1, 1, '\\x00')`)
+  await t.rejects(owned.importLog([[Buffer.from('a'), Buffer.from('b')]], leaseMs), /not empty/, 'refused')
+  t.equal((await database.db.query('SELECT seq FROM log WHERE shard = 0')).rowCount, 1, 'nothing of the import written')
+  const other = await PgLog.open({ url: database.url, node: 'node-b', leaseMs, poolSize: 1 })
+  t.teardown(() => other.close())
+  await database.db.query('DELETE FROM log WHERE shard = 0')
+  await database.db.query(`UPDATE placement SET lease_until = clock_timestamp() - interval '1 second' WHERE shard = 0`)
+  t.ok(await other.takeover(0, 1), 'another node took the shard')
+  await t.rejects(owned.importLog([[Buffer.from('a')]], leaseMs), FencedError, 'an import at the old epoch is fenced')
+  t.equal((await database.db.query('SELECT seq FROM log WHERE shard = 0')).rowCount, 0, 'and wrote nothing')
+})
