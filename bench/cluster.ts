@@ -99,7 +99,11 @@ interface Side {
   processes(): Record<string, number>
   /** The port of the node that commits the writes (the single node; the cluster's owner), for its /metrics. */
   committerPort(): Promise<number>
-  /** The cluster's primary's counters so far: reads of the log (index scans: the standbys' follow), records inserted, transactions. */
+  /**
+   * The cluster's primary's counters so far: reads of the log (index scans: the standbys' follow), rows inserted (one
+   * per group commit since a row holds a group: docs/CLUSTER.md, "One row per group commit"; one per record before),
+   * transactions.
+   */
   databaseCounters(): Promise<Record<string, number> | null>
 }
 
