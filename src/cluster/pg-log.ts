@@ -84,14 +84,15 @@ export const renewSql: NamedStatement = { name: 'trueup_lease_renew', text: `UPD
  * A standby's read of what follows a seq (a page of the tail, or of a catch-up): the rows holding records after $2,
  * as few as hold $3 of them (each row holds one or more, so $3 rows are the most needed; a row is kept while the
  * records after $2 in the rows before it are fewer than $3). The first row's records at or below $2 are not counted.
- * The page is cut to $3 records when split (recordsOfRows).
+ * The rows are chosen on (seq, count) alone and only those kept are fetched whole, so a page of a catch-up over
+ * large groups does not carry $3 rows' records through the count. The page is cut to $3 records when split.
  */
 const readSql: NamedStatement = { name: 'trueup_log_read', text: `
-SELECT seq, epoch, count, record FROM (
-  SELECT seq, epoch, count, record, sum(least(count, seq - $2::bigint)) OVER (ORDER BY seq) - least(count, seq - $2::bigint) AS before
-  FROM (SELECT seq, epoch, count, record FROM log WHERE shard = $1 AND seq > $2::bigint ORDER BY seq LIMIT $3::bigint) AS page
-) AS counted
-WHERE before < $3::bigint ORDER BY seq` }
+SELECT log.seq, log.epoch, log.count, log.record FROM (
+  SELECT seq, sum(least(count, seq - $2::bigint)) OVER (ORDER BY seq) - least(count, seq - $2::bigint) AS before
+  FROM (SELECT seq, count FROM log WHERE shard = $1 AND seq > $2::bigint ORDER BY seq LIMIT $3::bigint) AS page
+) AS counted JOIN log ON log.shard = $1 AND log.seq = counted.seq
+WHERE counted.before < $3::bigint ORDER BY log.seq` }
 
 /** The channel a shard's appends are announced on (payload: the last seq committed). */
 export function channelOf(shard: number): string {

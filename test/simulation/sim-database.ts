@@ -124,7 +124,7 @@ export class SimDatabase {
     if (sql.includes('UPDATE placement SET lease_until')) return this.#renew(params)
     if (sql.includes('SELECT owner, epoch')) return this.#placementRow()
     if (sql.includes('coalesce(max(seq), 0)')) return { rows: [{ last: String(this.log.length === 0 ? 0 : this.log[this.log.length - 1].seq) }], rowCount: 1 }
-    if (sql.includes('SELECT seq, epoch, count, record FROM log WHERE shard = $1 AND seq > $2')) return this.#read(params)
+    if (sql.includes('SELECT seq, count FROM log WHERE shard = $1 AND seq > $2')) return this.#read(params)
     throw new Error(`the simulated database does not know this statement: ${sql.slice(0, 80)}`)
   }
 
