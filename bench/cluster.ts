@@ -102,7 +102,11 @@ interface Side {
   committerPort(): Promise<number>
   /** The pid of that node, for its threads' CPU (null when not found). */
   committerPid(): Promise<number | null>
-  /** The cluster's primary's counters so far: reads of the log (index scans: the standbys' follow), records inserted, transactions. */
+  /**
+   * The cluster's primary's counters so far: reads of the log (index scans: the standbys' follow), rows inserted (one
+   * per group commit since a row holds a group: docs/CLUSTER.md, "One row per group commit"; one per record before),
+   * transactions.
+   */
   databaseCounters(): Promise<Record<string, number> | null>
 }
 

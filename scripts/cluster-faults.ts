@@ -15,6 +15,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import pg from 'pg'
+import { recordsOfRows, type GroupRow } from '../src/cluster/log-group.ts'
 import { decodeRecord } from '../src/log/codec.ts'
 import { processAlive } from './local-postgres.ts'
 
@@ -140,10 +141,10 @@ async function verify(state: State, node: { url: string; apiKey: string }, load:
   const primary = await primaryOf(state)
   if (primary === null) throw new Error('no primary after the failover')
   const rows = await onServer(primary.port, 'postgres', async (client) =>
-    (await client.query<{ seq: string; record: Buffer }>('SELECT seq, record FROM log WHERE shard = 0 ORDER BY seq')).rows)
+    (await client.query<GroupRow>('SELECT seq, epoch, count, record FROM log WHERE shard = 0 ORDER BY seq')).rows)
   const counts = new Map<string, number>()
-  for (const row of rows) {
-    const decoded = decodeRecord(Number(row.seq), row.record)
+  for (const row of recordsOfRows(rows, 0, Number.POSITIVE_INFINITY)) {
+    const decoded = decodeRecord(row.seq, row.record)
     const text = JSON.stringify(decoded.ok ? decoded.record : null)
     for (const match of text.matchAll(/assets:w\d+-\d+/g)) counts.set(match[0], (counts.get(match[0]) ?? 0) + 1)
   }

@@ -2,7 +2,7 @@
  * @module The replicated log in PostgreSQL: per shard, an ordered log of records and one placement row saying which
  * node owns the shard, under which epoch, until when (its lease).
  *
- *   log(shard, seq, epoch, record bytea)       primary key (shard, seq)
+ *   log(shard, seq, epoch, record bytea, count)  primary key (shard, seq); one row per group commit (log-group.ts)
  *   placement(shard, owner, epoch, lease_until)
  *
  * Fencing: every append checks, in its own transaction, that the placement row still carries the appender's epoch,
@@ -13,11 +13,15 @@
  * by the database's clock alone (clock_timestamp()), so the nodes' clocks need not agree.
  *
  * The shard's group commit calls OwnedShard.append(records) once per batch: one statement, one transaction, one
- * round trip; it resolves once PostgreSQL has committed (with synchronous replication, once a standby holds it too).
- * Standbys follow a shard with PgTail: LISTEN wakes them, then they read `seq > applied`.
+ * round trip, one row; it resolves once PostgreSQL has committed (with synchronous replication, once a standby holds
+ * it too). Standbys follow a shard with PgTail: LISTEN wakes them, then they read `seq > applied`, the rows split
+ * into their records.
  */
 
+import { frameGroup, recordsOfRows, type GroupRow, type LogRecord } from './log-group.js'
 import { PrimaryPool, type NamedStatement } from './pg-connect.js'
+
+export type { LogRecord } from './log-group.js'
 
 /** The tables, created once by whichever node comes first (under an advisory lock, so two first nodes do not race). */
 const schemaSql = `
@@ -33,26 +37,38 @@ CREATE TABLE IF NOT EXISTS log (
   epoch bigint NOT NULL,
   record bytea NOT NULL,
   PRIMARY KEY (shard, seq)
-);`
+);
+DO $$ BEGIN
+  IF NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = 'log'::regclass AND attname = 'count' AND NOT attisdropped) THEN
+    ALTER TABLE log ADD COLUMN IF NOT EXISTS count integer NOT NULL DEFAULT 1;
+  END IF;
+END $$;`
 
-/** The advisory lock key under which the schema is created (any constant: it only keeps creators apart). */
+/**
+ * The advisory lock key under which the schema is created (any constant: it only keeps creators apart). The count
+ * column came with one row per group commit: a log written before has one row per record, which its default (1)
+ * reads as groups of one; adding a column with a constant default rewrites no row. The ALTER runs only when the
+ * column is missing: it takes the table's exclusive lock, which would wait behind any transaction writing the log
+ * (a stopped owner's, for as long as it is stopped) and hold up every read and append queued behind it.
+ */
 const schemaLockKey = 7_264_110_526
 
 /**
- * One group commit: the records inserted only while the placement row, locked, still has the appender's epoch and
+ * One group commit, one row: inserted only while the placement row, locked, still has the appender's epoch and
  * owner; the standbys notified in the same transaction (a NOTIFY is delivered at commit, never for a rollback).
+ * Parameters: shard, epoch, node, the group's last seq, its count, its records framed (log-group.ts) as one bytea,
+ * which node-postgres sends in binary (a Buffer parameter), where an array of records went as hex text to be parsed.
  */
 const appendSql: NamedStatement = { name: 'trueup_log_append', text: `
 WITH fence AS (
   SELECT shard FROM placement WHERE shard = $1 AND epoch = $2 AND owner = $3 FOR UPDATE
 ), written AS (
-  INSERT INTO log (shard, seq, epoch, record)
-  SELECT $1, $4::bigint + item.ordinal - 1, $2, item.record
-  FROM unnest($5::bytea[]) WITH ORDINALITY AS item(record, ordinal)
+  INSERT INTO log (shard, seq, epoch, count, record)
+  SELECT $1, $4::bigint, $2, $5::integer, $6::bytea
   WHERE EXISTS (SELECT 1 FROM fence)
   RETURNING seq
 ), notified AS (
-  SELECT pg_notify('trueup_log_' || $1::text, max(seq)::text) FROM written HAVING count(*) > 0
+  SELECT pg_notify('trueup_log_' || $1::text, seq::text) FROM written
 )
 SELECT (SELECT count(*) FROM fence)::int AS fenced_in, (SELECT count(*) FROM written)::int AS written, (SELECT count(*) FROM notified)::int AS notified` }
 
@@ -66,17 +82,27 @@ export const renewSql: NamedStatement = { name: 'trueup_lease_renew', text: `UPD
 
 /**
  * A local log written into a shard whose log in the database is empty (a single node's data dir joining a cluster):
- * the placement row held FOR UPDATE under the importer's epoch, then each page inserted at its own seqs, all in one
- * transaction (OwnedShard.importLog).
+ * the placement row held FOR UPDATE under the importer's epoch, then each page inserted as one group row (log-group.ts)
+ * at its own seqs, all in one transaction (OwnedShard.importLog).
  */
 const importFenceSql = `SELECT (SELECT count(*) FROM placement WHERE shard = $1 AND epoch = $2 AND owner = $3)::int AS fenced_in,
   (SELECT count(*) FROM log WHERE shard = $1)::int AS rows`
 const importLockSql = 'SELECT shard FROM placement WHERE shard = $1 AND epoch = $2 AND owner = $3 FOR UPDATE'
-const importPageSql = `INSERT INTO log (shard, seq, epoch, record)
-  SELECT $1, $3::bigint + item.ordinal - 1, $2, item.record FROM unnest($4::bytea[]) WITH ORDINALITY AS item(record, ordinal)`
+const importPageSql = 'INSERT INTO log (shard, seq, epoch, count, record) VALUES ($1, $3::bigint, $2, $4::integer, $5::bytea)'
 
-/** A standby's read of what follows a seq (a page of the tail, or of a catch-up). */
-const readSql: NamedStatement = { name: 'trueup_log_read', text: 'SELECT seq, epoch, record FROM log WHERE shard = $1 AND seq > $2 ORDER BY seq LIMIT $3' }
+/**
+ * A standby's read of what follows a seq (a page of the tail, or of a catch-up): the rows holding records after $2,
+ * as few as hold $3 of them (each row holds one or more, so $3 rows are the most needed; a row is kept while the
+ * records after $2 in the rows before it are fewer than $3). The first row's records at or below $2 are not counted.
+ * The rows are chosen on (seq, count) alone and only those kept are fetched whole, so a page of a catch-up over
+ * large groups does not carry $3 rows' records through the count. The page is cut to $3 records when split.
+ */
+const readSql: NamedStatement = { name: 'trueup_log_read', text: `
+SELECT log.seq, log.epoch, log.count, log.record FROM (
+  SELECT seq, sum(least(count, seq - $2::bigint)) OVER (ORDER BY seq) - least(count, seq - $2::bigint) AS before
+  FROM (SELECT seq, count FROM log WHERE shard = $1 AND seq > $2::bigint ORDER BY seq LIMIT $3::bigint) AS page
+) AS counted JOIN log ON log.shard = $1 AND log.seq = counted.seq
+WHERE counted.before < $3::bigint ORDER BY log.seq` }
 
 /** The channel a shard's appends are announced on (payload: the last seq committed). */
 export function channelOf(shard: number): string {
@@ -89,12 +115,6 @@ export class FencedError extends Error {
     super(`shard ${shard}: epoch ${epoch} is no longer the owner's; the append was refused and nothing was written`)
     this.name = 'FencedError'
   }
-}
-
-export interface LogRecord {
-  readonly seq: number
-  readonly epoch: number
-  readonly record: Buffer
 }
 
 export interface Placement {
@@ -158,8 +178,9 @@ export class OwnedShard {
     if (this.#lost) throw new FencedError(this.shard, this.epoch)
     const firstSeq = this.#nextSeq
     if (records.length === 0) return { firstSeq, lastSeq: firstSeq - 1 }
-    const buffers = records.map((record) => Buffer.from(record.buffer, record.byteOffset, record.byteLength))
-    const result = await this.log.pool.query<{ fenced_in: number; written: number }>(appendSql, [this.shard, this.epoch, this.log.node, firstSeq, buffers])
+    const lastSeq = firstSeq + records.length - 1
+    const result = await this.log.pool.query<{ fenced_in: number; written: number }>(appendSql,
+      [this.shard, this.epoch, this.log.node, lastSeq, records.length, frameGroup(records)])
     if (result.rows[0].fenced_in === 0) {
       this.#lost = true
       throw new FencedError(this.shard, this.epoch)
@@ -202,8 +223,7 @@ export class OwnedShard {
       let nextSeq = 1
       for (const page of pages) {
         if (page.length === 0) continue
-        const buffers = page.map((record) => Buffer.from(record.buffer, record.byteOffset, record.byteLength))
-        await client.query(importPageSql, [this.shard, this.epoch, nextSeq, buffers])
+        await client.query(importPageSql, [this.shard, this.epoch, nextSeq + page.length - 1, page.length, frameGroup(page)])
         nextSeq += page.length
       }
       if (nextSeq > 1) await client.query(`SELECT pg_notify($1, $2)`, [channelOf(this.shard), String(nextSeq - 1)])
@@ -274,7 +294,8 @@ export class PgLog {
   /**
    * What the database holds of the shard's seqs firstSeq..firstSeq+count-1, and its placement row, read after any
    * append holding that row has finished: the row is locked FOR SHARE first (an append locks it FOR UPDATE until it
-   * commits), and the log is read in a second statement, whose snapshot is taken after the lock was granted.
+   * commits), and the log is read in a second statement, whose snapshot is taken after the lock was granted. The
+   * rows holding those seqs are the first `count` rows whose last seq is at least firstSeq (each holds one or more).
    */
   async readBack(shard: number, firstSeq: number, count: number): Promise<{ placement: { owner: string; epoch: number } | null; records: LogRecord[] }> {
     const client = await this.pool.connect()
@@ -282,13 +303,13 @@ export class PgLog {
     try {
       await client.query('BEGIN')
       const placement = await client.query<{ owner: string; epoch: string }>('SELECT owner, epoch FROM placement WHERE shard = $1 FOR SHARE', [shard])
-      const log = await client.query<{ seq: string; epoch: string; record: Buffer }>(
-        'SELECT seq, epoch, record FROM log WHERE shard = $1 AND seq >= $2 AND seq < $2::bigint + $3 ORDER BY seq', [shard, firstSeq, count])
+      const log = await client.query<GroupRow>(
+        'SELECT seq, epoch, count, record FROM log WHERE shard = $1 AND seq >= $2 ORDER BY seq LIMIT $3', [shard, firstSeq, count])
       await client.query('COMMIT')
       const row = placement.rows[0]
       return {
         placement: row === undefined ? null : { owner: row.owner, epoch: Number(row.epoch) },
-        records: log.rows.map((record) => ({ seq: Number(record.seq), epoch: Number(record.epoch), record: record.record })),
+        records: recordsOfRows(log.rows, firstSeq - 1, count).filter((record) => record.seq < firstSeq + count),
       }
     } catch (error) {
       failed = true
@@ -343,10 +364,10 @@ export class PgLog {
     return { shard, owner: row.owner, epoch: Number(row.epoch), lapsed: row.lapsed }
   }
 
-  /** The shard's records after `afterSeq`, in seq order, at most `limit` of them. */
+  /** The shard's records after `afterSeq`, in seq order, at most `limit` of them (a page may end inside a group). */
   async read(shard: number, afterSeq: number, limit: number): Promise<LogRecord[]> {
-    const result = await this.pool.query<{ seq: string; epoch: string; record: Buffer }>(readSql, [shard, afterSeq, limit])
-    return result.rows.map((row) => ({ seq: Number(row.seq), epoch: Number(row.epoch), record: row.record }))
+    const result = await this.pool.query<GroupRow>(readSql, [shard, afterSeq, limit])
+    return recordsOfRows(result.rows, afterSeq, limit)
   }
 
   async #nextSeqOf(shard: number): Promise<number> {

@@ -8,6 +8,7 @@ import pg from 'pg'
 import t from 'tap'
 import { startLocalPostgres, type LocalPostgres } from '../../scripts/local-postgres.ts'
 import { AppendOutcomeUnknown, appendThroughFailover } from '../../src/cluster/append-outcome.ts'
+import { frameGroup, recordsOfRows, type GroupRow } from '../../src/cluster/log-group.ts'
 import { FencedError, PgLog } from '../../src/cluster/pg-log.ts'
 
 let server: LocalPostgres
@@ -41,15 +42,15 @@ async function setReadOnly(readOnly: boolean): Promise<void> {
 }
 
 const bytes = (text: string) => Buffer.from(text)
-const logOf = async (shard: number) => (await db.query<{ seq: string; record: Buffer }>('SELECT seq, record FROM log WHERE shard = $1 ORDER BY seq', [shard]))
-  .rows.map((row) => [Number(row.seq), row.record.toString()])
+const logOf = async (shard: number) => recordsOfRows((await db.query<GroupRow>('SELECT seq, epoch, count, record FROM log WHERE shard = $1 ORDER BY seq', [shard])).rows, 0, Number.POSITIVE_INFINITY)
+  .map((row) => [row.seq, row.record.toString()])
 
 t.test('committed before the answer was lost: read back, confirmed, not written twice', async (t) => {
   const log = await openLog('node-a')
   const owned = (await log.claim(10))!
   await appendThroughFailover(log, owned, [bytes('one')])
-  // The next append reached the database, but its answer did not reach us.
-  await db.query(`INSERT INTO log (shard, seq, epoch, record) VALUES (10, 2, 1, 'two'), (10, 3, 1, 'three')`)
+  // The next append reached the database (one row: the group's last seq, its count, its records framed), but its answer did not reach us.
+  await db.query('INSERT INTO log (shard, seq, epoch, count, record) VALUES (10, 3, 1, 2, $1)', [frameGroup([bytes('two'), bytes('three')])])
   await appendThroughFailover(log, owned, [bytes('two'), bytes('three')], 3_000)
   t.equal(owned.nextSeq, 4, 'the next seq moved past it')
   t.same(await logOf(10), [[1, 'one'], [2, 'two'], [3, 'three']])

@@ -13,6 +13,7 @@ import path from 'node:path'
 import pg from 'pg'
 import t from 'tap'
 import { processAlive } from '../../scripts/local-postgres.ts'
+import { recordsOfRows, type GroupRow } from '../../src/cluster/log-group.ts'
 import { checkReplication } from '../../src/cluster/replication-check.ts'
 import { decodeRecord } from '../../src/log/codec.ts'
 import { repositoryRoot } from '../support/process.ts'
@@ -49,9 +50,9 @@ async function namesInLog(port: number): Promise<string[]> {
   const client = new pg.Client({ host: '127.0.0.1', port, user: 'postgres', database: 'postgres' })
   await client.connect()
   try {
-    const rows = (await client.query<{ seq: string; record: Buffer }>('SELECT seq, record FROM log WHERE shard = 0 ORDER BY seq')).rows
-    return rows.flatMap((row) => {
-      const decoded = decodeRecord(Number(row.seq), row.record)
+    const rows = (await client.query<GroupRow>('SELECT seq, epoch, count, record FROM log WHERE shard = 0 ORDER BY seq')).rows
+    return recordsOfRows(rows, 0, Number.POSITIVE_INFINITY).flatMap((row) => {
+      const decoded = decodeRecord(row.seq, row.record)
       return decoded.ok ? [...JSON.stringify(decoded.record).matchAll(/assets:[a-z-]+/g)].map((match) => match[0]) : ['<undecodable>']
     })
   } finally {

@@ -7,6 +7,7 @@
 
 import path from 'node:path'
 import t from 'tap'
+import { recordsOfRows, type GroupRow } from '../../src/cluster/log-group.ts'
 import { decodeRecord, type LogRecord } from '../../src/log/codec.ts'
 import { CommandLog } from '../../src/log/command-log.ts'
 import { killHard } from '../support/process.ts'
@@ -49,8 +50,9 @@ t.test('a node whose local log holds records the database never took drops them 
   // node-b follows (a notification's time), then stops; its local log then gets three records the database never took.
   await new Promise((resolve) => setTimeout(resolve, 1_500))
   await killHard(standby.process)
-  const rows = (await database.db.query<{ seq: string; record: Buffer }>('SELECT seq, record FROM log WHERE shard = 0 ORDER BY seq DESC LIMIT 1')).rows
-  const localLastSeq = await appendUnanswered(standby.dataDir, rows[0].record, Number(rows[0].seq), ['unanswered-1', 'unanswered-2', 'unanswered-3'])
+  const lastGroup = (await database.db.query<GroupRow>('SELECT seq, epoch, count, record FROM log WHERE shard = 0 ORDER BY seq DESC LIMIT 1')).rows
+  const last = recordsOfRows(lastGroup, 0, Number.POSITIVE_INFINITY).at(-1)!
+  const localLastSeq = await appendUnanswered(standby.dataDir, last.record, last.seq, ['unanswered-1', 'unanswered-2', 'unanswered-3'])
   // The owner writes on: the database's records at some of those seqs differ from the local ones.
   t.equal((await request(owner.process.baseUrl, key, 'POST', '/v2/entries', sale('answered-3'))).status, 201, 'answered-3 answered')
   const databaseLastSeq = (await databaseLog(database.db)).length

@@ -9,6 +9,7 @@ import os from 'node:os'
 import path from 'node:path'
 import pg from 'pg'
 import t, { type Test } from 'tap'
+import { recordsOfRows, type GroupRow, type LogRecord } from '../../src/cluster/log-group.ts'
 import { loadConfig } from '../../src/config.ts'
 import { decodeRecord } from '../../src/log/codec.ts'
 import { testDatabase } from '../support/cluster-nodes.ts'
@@ -16,9 +17,10 @@ import { call, startTestService, type TestService } from '../support/service.ts'
 
 const database = testDatabase(t)
 
-async function logRows(shard: number): Promise<{ seq: number; epoch: number; record: Buffer }[]> {
-  const result = await database.db.query<{ seq: string; epoch: string; record: Buffer }>('SELECT seq, epoch, record FROM log WHERE shard = $1 ORDER BY seq', [shard])
-  return result.rows.map((row) => ({ seq: Number(row.seq), epoch: Number(row.epoch), record: row.record }))
+/** The shard's records in the database (its rows, one per group commit, split). */
+async function logRows(shard: number): Promise<LogRecord[]> {
+  const result = await database.db.query<GroupRow>('SELECT seq, epoch, count, record FROM log WHERE shard = $1 ORDER BY seq', [shard])
+  return recordsOfRows(result.rows, 0, Number.POSITIVE_INFINITY)
 }
 
 async function startNode(t: Test, node: string, shards: string, warnings: string[]): Promise<TestService> {

@@ -10,6 +10,7 @@
 import pg from 'pg'
 import t from 'tap'
 import { startLocalPostgres, type LocalPostgres } from '../../scripts/local-postgres.ts'
+import { recordsOfRows, type GroupRow } from '../../src/cluster/log-group.ts'
 import { setReadOnly } from '../support/cluster-nodes.ts'
 import { call, startTestService } from '../support/service.ts'
 
@@ -35,18 +36,20 @@ async function onServer<T>(server: LocalPostgres, work: (client: pg.Client) => P
 async function copyTables(from: LocalPostgres, to: LocalPostgres): Promise<void> {
   const [placement, log] = await onServer(from, async (client) => [
     (await client.query('SELECT shard, owner, epoch, lease_until FROM placement')).rows,
-    (await client.query('SELECT shard, seq, epoch, record FROM log ORDER BY shard, seq')).rows,
+    (await client.query('SELECT shard, seq, epoch, count, record FROM log ORDER BY shard, seq')).rows,
   ])
   await onServer(to, async (client) => {
     await client.query('CREATE TABLE placement (shard integer PRIMARY KEY, owner text NOT NULL, epoch bigint NOT NULL, lease_until timestamptz NOT NULL)')
-    await client.query('CREATE TABLE log (shard integer NOT NULL, seq bigint NOT NULL, epoch bigint NOT NULL, record bytea NOT NULL, PRIMARY KEY (shard, seq))')
+    await client.query('CREATE TABLE log (shard integer NOT NULL, seq bigint NOT NULL, epoch bigint NOT NULL, record bytea NOT NULL, count integer NOT NULL DEFAULT 1, PRIMARY KEY (shard, seq))')
     for (const row of placement) await client.query('INSERT INTO placement VALUES ($1, $2, $3, $4)', [row.shard, row.owner, row.epoch, row.lease_until])
-    for (const row of log) await client.query('INSERT INTO log VALUES ($1, $2, $3, $4)', [row.shard, row.seq, row.epoch, row.record])
+    for (const row of log) await client.query('INSERT INTO log (shard, seq, epoch, count, record) VALUES ($1, $2, $3, $4, $5)', [row.shard, row.seq, row.epoch, row.count, row.record])
   })
 }
 
+/** Shard 0's records on the server (its rows, one per group commit, split). */
 const logOf = (server: LocalPostgres) => onServer(server, async (client) =>
-  (await client.query<{ record: Buffer }>('SELECT record FROM log WHERE shard = 0 ORDER BY seq')).rows.map((row) => row.record.toString('latin1')))
+  recordsOfRows((await client.query<GroupRow>('SELECT seq, epoch, count, record FROM log WHERE shard = 0 ORDER BY seq')).rows, 0, Number.POSITIVE_INFINITY)
+    .map((row) => row.record.toString('latin1')))
 
 t.test('a write in flight across the failover is answered 201 once on the new primary; the node carries on there', async (t) => {
   await setReadOnly(standby, true)

@@ -1,8 +1,9 @@
 /** @module The replicated log in PostgreSQL (src/cluster/pg-log.ts, pg-tail.ts) against a real PostgreSQL: order, fencing, leases, tailing, bytes. */
 
 import crypto from 'node:crypto'
+import pg from 'pg'
 import t from 'tap'
-import { FencedError, type LogRecord } from '../../src/cluster/pg-log.ts'
+import { FencedError, PgLog, type LogRecord } from '../../src/cluster/pg-log.ts'
 import { PgTail } from '../../src/cluster/pg-tail.ts'
 import { pgLogsOnLocalServer } from '../support/pg-logs.ts'
 
@@ -154,4 +155,121 @@ t.test('bytes round-trip exactly: every byte value, an empty record, a large ran
   t.equal(read[1].record.length, 0)
   t.ok(random.equals(read[2].record))
   t.ok(sliced.equals(read[3].record), 'a view into a larger buffer is stored as the view, not the buffer')
+})
+
+/** The shard's rows as stored: one per group commit (seq its last record's, count its records). */
+const rowsOf = async (log: PgLog, shard: number) =>
+  (await log.pool.query<{ seq: string; count: number; epoch: string }>('SELECT seq, count, epoch FROM log WHERE shard = $1 ORDER BY seq', [shard]))
+    .rows.map((row) => [Number(row.seq), row.count, Number(row.epoch)])
+const textsOf = (records: readonly LogRecord[]) => records.map((record) => [record.seq, Buffer.from(record.record).toString()])
+
+t.test('a group commit of several records is one row: seq its last record\'s, count its records; one record alone is stored as itself', async (t) => {
+  const log = await openLog('group-row')
+  const owned = (await log.claim(60))!
+  await owned.append([bytes('a1'), bytes('a2'), bytes('a3')])
+  await owned.append([bytes('b1')])
+  await owned.append([bytes('c1'), bytes('c2')])
+  t.same(await rowsOf(log, 60), [[3, 3, 1], [4, 1, 1], [6, 2, 1]], 'three rows for three group commits')
+  const single = await log.pool.query<{ record: Buffer }>('SELECT record FROM log WHERE shard = 60 AND seq = 4')
+  t.equal(single.rows[0].record.toString(), 'b1', 'a group of one is the record itself, as rows written before groups are')
+  t.same(textsOf(await log.read(60, 0, 100)), [[1, 'a1'], [2, 'a2'], [3, 'a3'], [4, 'b1'], [5, 'c1'], [6, 'c2']])
+})
+
+t.test('rows written one per record (as before groups) and group rows read back as one log in seq order', async (t) => {
+  const log = await openLog('group-mixed')
+  // The statement shape of the earlier code: one row per record, no count column named.
+  await log.pool.query(`INSERT INTO log (shard, seq, epoch, record) VALUES (61, 1, 1, 'old1'), (61, 2, 1, 'old2'), (61, 3, 1, 'old3')`)
+  await log.pool.query(`INSERT INTO placement (shard, owner, epoch, lease_until) VALUES (61, 'gone', 1, clock_timestamp() - interval '1 second')`)
+  const owned = (await log.acquire(61))!
+  t.equal(owned.nextSeq, 4, 'the next seq follows the old rows')
+  await owned.append([bytes('new4'), bytes('new5'), bytes('new6')])
+  await owned.append([bytes('new7')])
+  t.same(await rowsOf(log, 61), [[1, 1, 1], [2, 1, 1], [3, 1, 1], [6, 3, 2], [7, 1, 2]])
+  t.same(textsOf(await log.read(61, 0, 100)), [[1, 'old1'], [2, 'old2'], [3, 'old3'], [4, 'new4'], [5, 'new5'], [6, 'new6'], [7, 'new7']])
+  t.same(textsOf(await log.read(61, 2, 3)), [[3, 'old3'], [4, 'new4'], [5, 'new5']], 'a page across both kinds of row')
+  const back = await log.readBack(61, 3, 3)
+  t.same(back.records.map((record) => [record.seq, record.epoch, record.record.toString()]), [[3, 1, 'old3'], [4, 2, 'new4'], [5, 2, 'new5']], 'read back by seqs, whatever the rows')
+})
+
+t.test('a reader positioned inside a group gets only the records after its seq; pages are bounded in records', async (t) => {
+  const log = await openLog('group-mid')
+  const owned = (await log.claim(62))!
+  await owned.append(['r1', 'r2', 'r3', 'r4', 'r5'].map(bytes))
+  await owned.append(['r6', 'r7', 'r8'].map(bytes))
+  t.same(textsOf(await log.read(62, 2, 100)), [[3, 'r3'], [4, 'r4'], [5, 'r5'], [6, 'r6'], [7, 'r7'], [8, 'r8']], 'from inside the first group')
+  t.same(textsOf(await log.read(62, 0, 2)), [[1, 'r1'], [2, 'r2']], 'a page of 2 records out of a group of 5')
+  t.same(textsOf(await log.read(62, 2, 2)), [[3, 'r3'], [4, 'r4']], 'a page starting and ending inside one group')
+  t.same(textsOf(await log.read(62, 4, 3)), [[5, 'r5'], [6, 'r6'], [7, 'r7']], 'a page across two groups, cut inside the second')
+  t.same(textsOf(await log.read(62, 7, 100)), [[8, 'r8']])
+  t.same(await log.read(62, 8, 100), [])
+  t.same((await log.readBack(62, 4, 3)).records.map((record) => record.seq), [4, 5, 6], 'read back from inside a group')
+
+  // A tail starting inside a group, with pages of 2 records: every record once, in order.
+  const pages: number[][] = []
+  const tail = await PgTail.start({
+    log, shard: 62, appliedSeq: 3, pollMs: 600_000, gatherMs: 0, pageRecordsMax: 2,
+    onRecords: (records) => { pages.push(records.map((record) => record.seq)) }, onError: (error) => t.fail(error.message),
+  })
+  t.teardown(() => tail.close())
+  for (let waited = 0; waited < 50 && tail.appliedSeq < 8; waited++) await sleep(100)
+  t.same(pages, [[4, 5], [6, 7], [8]])
+})
+
+t.test('a log table created before groups (no count column) is given one when a node opens the log; its rows read as groups of one', async (t) => {
+  const first = await openLog('group-old-table')
+  await first.pool.query('CREATE DATABASE before_groups')
+  const url = first.url.replace(/\/postgres$/, '/before_groups')
+  const setup = await PgLog.open({ url, node: 'setup', leaseMs: 10_000, poolSize: 1 }).catch(() => null)
+  t.ok(setup, 'opened on an empty database')
+  await setup!.pool.query('DROP TABLE log')
+  await setup!.pool.query('CREATE TABLE log (shard integer NOT NULL, seq bigint NOT NULL, epoch bigint NOT NULL, record bytea NOT NULL, PRIMARY KEY (shard, seq))')
+  await setup!.pool.query(`INSERT INTO log (shard, seq, epoch, record) VALUES (1, 1, 1, 'x1'), (1, 2, 1, 'x2')`)
+  await setup!.close()
+  const log = await PgLog.open({ url, node: 'after', leaseMs: 10_000, poolSize: 1 })
+  t.teardown(() => log.close())
+  const owned = (await log.claim(1))!
+  await owned.append([bytes('y3'), bytes('y4')])
+  t.same(await rowsOf(log, 1), [[1, 1, 1], [2, 1, 1], [4, 2, 1]])
+  t.same(textsOf(await log.read(1, 0, 10)), [[1, 'x1'], [2, 'x2'], [3, 'y3'], [4, 'y4']])
+})
+
+/** The format codes (0 text, 1 binary) and lengths of the parameters of a Bind message as it goes on the wire. */
+function bindParameters(message: Buffer): { format: number; bytes: number }[] {
+  let offset = 5
+  for (let cString = 0; cString < 2; cString++) offset = message.indexOf(0, offset) + 1
+  const formats: number[] = []
+  const formatCount = message.readInt16BE(offset)
+  for (let index = 0; index < formatCount; index++) formats.push(message.readInt16BE(offset + 2 + 2 * index))
+  offset += 2 + 2 * formatCount
+  const parameters: { format: number; bytes: number }[] = []
+  const valueCount = message.readInt16BE(offset)
+  offset += 2
+  for (let index = 0; index < valueCount; index++) {
+    const bytes = message.readInt32BE(offset)
+    parameters.push({ format: formats[index], bytes })
+    offset += 4 + Math.max(0, bytes)
+  }
+  return parameters
+}
+
+t.test('a group commit goes to PostgreSQL as one binary parameter holding its records framed, not as text', async (t) => {
+  const log = await openLog('group-binary', 10_000, 1)
+  const owned = (await log.claim(63))!
+  const binds: Buffer[] = []
+  const connection = pg.Connection.prototype as unknown as { _send(buffer: Buffer): void }
+  const send = connection._send
+  connection._send = function (this: unknown, buffer: Buffer) {
+    if (buffer[0] === 0x42) binds.push(Buffer.from(buffer))
+    return send.call(this, buffer)
+  }
+  try {
+    await owned.append([Buffer.alloc(1000, 1), Buffer.alloc(2000, 2), Buffer.alloc(3000, 3)])
+  } finally {
+    connection._send = send
+  }
+  t.equal(binds.length, 1, 'one statement')
+  const parameters = bindParameters(binds[0])
+  t.equal(parameters.length, 6)
+  t.same(parameters[5], { format: 1, bytes: 3 * 4 + 6000 }, 'the records: one binary parameter, 4 bytes of length before each')
+  t.same((await log.read(63, 0, 10)).map((record) => [record.seq, record.record.length, record.record[0]]), [[1, 1000, 1], [2, 2000, 2], [3, 3000, 3]])
 })

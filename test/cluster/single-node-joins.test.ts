@@ -51,7 +51,7 @@ for (const shards of ['1', '2']) {
     nodes.push(await restartNode(database.url, { id: 'node-1', process: single, dataDir }, { SHARDS: shards }))
     const first = nodes[0].process
     t.same(await balancesOf(first.baseUrl, key!), before, 'in cluster mode it serves the same books, with the same key')
-    const logs = (await database.db.query<{ shard: number; records: string }>('SELECT shard, count(*) AS records FROM log GROUP BY shard ORDER BY shard')).rows
+    const logs = (await database.db.query<{ shard: number; records: string }>('SELECT shard, sum(count) AS records FROM log GROUP BY shard ORDER BY shard')).rows
     t.ok(logs.length >= 1 && logs.every((row) => Number(row.records) > 0), `the database holds its logs now: ${JSON.stringify(logs)}`)
     t.ok([...first.stdout, ...first.stderr].join('\n').includes("wrote the local log's records 1.."), 'and it said it wrote them')
     const after = { lines: [{ account: 'assets:bank', amount: 1_000 }, { account: 'income:sales', amount: -1_000 }], description: 'after joining' }

@@ -13,6 +13,8 @@
  * The checks of the invariants (check* below) do not use the rules: they watch what the rules let through.
  */
 
+import { splitGroup, type GroupRow } from '../../src/cluster/log-group.ts'
+
 export interface Row {
   readonly seq: number
   readonly epoch: number
@@ -60,8 +62,11 @@ export class SimDatabase {
   nowMs = 0
   readonly rules: DatabaseRules
   #placement: PlacementRow | null = null
+  /** The log's records, one by one (what the checks watch). */
   readonly log: Row[] = []
-  readonly #bySeq = new Map<number, Row>()
+  /** The table's rows: one per group commit, keyed by its last seq (the primary key). */
+  readonly #groups: GroupRow[] = []
+  readonly #groupSeqs = new Set<number>()
   readonly #inFlight: Statement[] = []
   /** Who was granted each epoch (a claim or a takeover): an epoch is granted once, to one node. */
   readonly grants = new Map<number, string>()
@@ -119,27 +124,27 @@ export class SimDatabase {
     if (sql.includes('UPDATE placement SET lease_until')) return this.#renew(params)
     if (sql.includes('SELECT owner, epoch')) return this.#placementRow()
     if (sql.includes('coalesce(max(seq), 0)')) return { rows: [{ last: String(this.log.length === 0 ? 0 : this.log[this.log.length - 1].seq) }], rowCount: 1 }
-    if (sql.includes('SELECT seq, epoch, record FROM log')) return this.#read(params)
+    if (sql.includes('SELECT seq, count FROM log WHERE shard = $1 AND seq > $2')) return this.#read(params)
     throw new Error(`the simulated database does not know this statement: ${sql.slice(0, 80)}`)
   }
 
-  /** WITH fence AS (SELECT … WHERE epoch = $2 AND owner = $3 FOR UPDATE) INSERT … WHERE EXISTS fence; primary key (shard, seq). */
-  #append([, epoch, owner, firstSeq, records]: readonly unknown[]): QueryResult {
+  /**
+   * WITH fence AS (SELECT … WHERE epoch = $2 AND owner = $3 FOR UPDATE) INSERT one row (seq $4, the group's last; count
+   * $5; the records framed, $6) … WHERE EXISTS fence; primary key (shard, seq).
+   */
+  #append([, epoch, owner, lastSeq, count, framed]: readonly unknown[]): QueryResult {
     const row = this.#placement
     const fenced = row !== null && row.owner === owner && (!this.rules.appendChecksEpoch || row.epoch === epoch)
     if (!fenced) return { rows: [{ fenced_in: 0, written: 0, notified: 0 }], rowCount: 1 }
-    const buffers = records as Buffer[]
-    const seqs = buffers.map((_, index) => (firstSeq as number) + index)
     // A duplicate key fails the whole statement: nothing of it is written.
-    const taken = seqs.find((seq) => this.#bySeq.has(seq))
-    if (taken !== undefined) throw new Error(`duplicate key value violates unique constraint "log_pkey": (shard, seq)=(${this.shard}, ${taken})`)
+    if (this.#groupSeqs.has(lastSeq as number)) throw new Error(`duplicate key value violates unique constraint "log_pkey": (shard, seq)=(${this.shard}, ${lastSeq})`)
     this.#checkCommit(owner as string, epoch as number)
-    buffers.forEach((record, index) => {
-      const written = { seq: seqs[index], epoch: epoch as number, record, node: owner as string }
-      this.log.push(written)
-      this.#bySeq.set(written.seq, written)
-    })
-    return { rows: [{ fenced_in: 1, written: buffers.length, notified: 1 }], rowCount: 1 }
+    const records = splitGroup(framed as Buffer, count as number)
+    const firstSeq = (lastSeq as number) - records.length + 1
+    records.forEach((record, index) => this.log.push({ seq: firstSeq + index, epoch: epoch as number, record, node: owner as string }))
+    this.#groups.push({ seq: String(lastSeq), epoch: String(epoch), count: count as number, record: framed as Buffer })
+    this.#groupSeqs.add(lastSeq as number)
+    return { rows: [{ fenced_in: 1, written: 1, notified: 1 }], rowCount: 1 }
   }
 
   /** INSERT … epoch 1 … ON CONFLICT (shard) DO NOTHING RETURNING epoch. */
@@ -175,9 +180,18 @@ export class SimDatabase {
     return { rows: [{ owner: row.owner, epoch: String(row.epoch), lapsed: row.leaseUntilMs < this.nowMs }], rowCount: 1 }
   }
 
+  /** The rows holding records after $2, as few as hold $3 of them (the records at or below $2 not counted). */
   #read([, afterSeq, limit]: readonly unknown[]): QueryResult {
-    const rows = this.log.filter((row) => row.seq > (afterSeq as number)).slice(0, limit as number)
-    return { rows: rows.map((row) => ({ seq: String(row.seq), epoch: String(row.epoch), record: row.record })), rowCount: rows.length }
+    const rows: GroupRow[] = []
+    let before = 0
+    for (const group of this.#groups) {
+      const seq = Number(group.seq)
+      if (seq <= (afterSeq as number)) continue
+      if (before >= (limit as number) || rows.length >= (limit as number)) break
+      rows.push(group)
+      before += Math.min(group.count, seq - (afterSeq as number))
+    }
+    return { rows: rows.map((row) => ({ ...row })), rowCount: rows.length }
   }
 
   /** Whether the lease of the current owner has run out by the database's clock. */

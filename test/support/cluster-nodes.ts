@@ -10,6 +10,7 @@ import path from 'node:path'
 import pg from 'pg'
 import type { Test } from 'tap'
 import { startLocalPostgres, type LocalPostgres } from '../../scripts/local-postgres.ts'
+import { recordsOfRows, type GroupRow } from '../../src/cluster/log-group.ts'
 import { decodeRecord } from '../../src/log/codec.ts'
 import { CommandLog } from '../../src/log/command-log.ts'
 import { freePort, killHard, startProcess, type RunningProcess } from './process.ts'
@@ -206,12 +207,11 @@ export interface DatabaseRecord {
 
 /** Shard 0's log in the database, each record decoded. */
 export async function databaseLog(db: pg.Client): Promise<DatabaseRecord[]> {
-  const result = await db.query<{ seq: string; epoch: string; record: Buffer }>('SELECT seq, epoch, record FROM log WHERE shard = 0 ORDER BY seq')
-  return result.rows.map((row) => {
-    const seq = Number(row.seq)
-    const read = decodeRecord(seq, row.record)
-    if (!read.ok) throw new Error(`database record ${seq} does not decode: ${read.reason}`)
-    return { seq, epoch: Number(row.epoch), text: JSON.stringify(read.record) }
+  const result = await db.query<GroupRow>('SELECT seq, epoch, count, record FROM log WHERE shard = 0 ORDER BY seq')
+  return recordsOfRows(result.rows, 0, Number.POSITIVE_INFINITY).map((row) => {
+    const read = decodeRecord(row.seq, row.record)
+    if (!read.ok) throw new Error(`database record ${row.seq} does not decode: ${read.reason}`)
+    return { seq: row.seq, epoch: row.epoch, text: JSON.stringify(read.record) }
   })
 }
 
@@ -261,12 +261,12 @@ export async function waitFor(check: () => Promise<boolean>, timeoutMs: number):
 
 /** A stopped node's local log, record for record, against the database's shard 0; null when equal, else the first difference. */
 export async function localLogDifference(db: pg.Client, dataDir: string): Promise<string | null> {
-  const rows = (await db.query<{ seq: string; record: Buffer }>('SELECT seq, record FROM log WHERE shard = 0 ORDER BY seq')).rows
+  const rows = recordsOfRows((await db.query<GroupRow>('SELECT seq, epoch, count, record FROM log WHERE shard = 0 ORDER BY seq')).rows, 0, Number.POSITIVE_INFINITY)
   const log = new CommandLog({ path: path.join(dataDir, 'log'), groupCommitRecordsMax: 64, pendingRecordsMax: 64 })
   try {
     if (log.lastSeq !== rows.length) return `the local log ends at ${log.lastSeq}, the database's at ${rows.length}`
     for (const row of rows) {
-      const seq = Number(row.seq)
+      const seq = row.seq
       if (seq < log.firstSeq) continue
       if (!row.record.equals(log.recordBytes(seq) ?? Buffer.alloc(0))) return `record ${seq} differs`
     }
