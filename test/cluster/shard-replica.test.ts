@@ -10,7 +10,7 @@ import pg from 'pg'
 import t, { type Test } from 'tap'
 import { mainThreadStallMsMax } from '../../src/cluster/lease-renewer.ts'
 import { recordsOfRows, type GroupRow, type LogRecord } from '../../src/cluster/log-group.ts'
-import { FencedError, PgLog } from '../../src/cluster/pg-log.ts'
+import { FencedError, PgLog, renewSql } from '../../src/cluster/pg-log.ts'
 import { leaseMs, renewIntervalMs, ShardReplica, takeoverLockWaitMs, takeoverStepMsMax, watchIntervalMs, type LocalFollow } from '../../src/cluster/shard-replica.ts'
 import { placementOf, resetDatabase, testDatabase, waitFor } from '../support/cluster-nodes.ts'
 import { memoryLog } from '../support/memory-follow.ts'
@@ -37,6 +37,10 @@ t.test('a takeover whose UPDATE waits on a placement row held by a stopped owner
   t.teardown(() => ownerLog.close())
   const owned = (await ownerLog.claim(0))!
   await owned.append([Buffer.from('one'), Buffer.from('two')])
+  // The owner renews nothing from here: a lease long enough for node-b's start on a loaded machine (its start took
+  // over 3 s, the lease, at load 15, and it then took the shard at start instead of standing by).
+  const startLeaseMs = 8_000
+  t.equal((await ownerLog.pool.query(renewSql, [0, 'node-a', owned.epoch, startLeaseMs])).rowCount, 1, 'node-a renewed')
   const local = memoryLog()
   const warnings: string[] = []
   const standby = await openReplica(t, 'node-b', local, warnings)
@@ -51,7 +55,7 @@ t.test('a takeover whose UPDATE waits on a placement row held by a stopped owner
   await holder.query('BEGIN')
   await holder.query('SELECT shard FROM placement WHERE shard = 0 FOR UPDATE')
 
-  const taken = await waitFor(async () => standby.serving, leaseMs + 12_000)
+  const taken = await waitFor(async () => standby.serving, startLeaseMs + 12_000)
   t.ok(taken, `the standby took the shard over and serves it: ${JSON.stringify(warnings)}`)
   t.same(await placementOf(database.db), { owner: 'node-b', epoch: 2 }, 'at epoch 2')
   t.equal(standby.servingSeen(), true, 'onServing was called')
