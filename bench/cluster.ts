@@ -117,12 +117,13 @@ async function primaryCounters(port: number): Promise<Record<string, number> | n
   try {
     await client.connect()
     if ((await client.query<{ r: boolean }>('SELECT pg_is_in_recovery() AS r')).rows[0].r) return null
-    const rows = await client.query<{ log_reads: string; log_inserted: string; placement_reads: string; commits: string; wal_bytes: string }>(
+    const rows = await client.query<{ log_reads: string; log_inserted: string; placement_reads: string; commits: string; wal_bytes: string; log_table_bytes: string }>(
       `SELECT (SELECT idx_scan FROM pg_stat_user_tables WHERE relname = 'log') AS log_reads,
               (SELECT n_tup_ins FROM pg_stat_user_tables WHERE relname = 'log') AS log_inserted,
               (SELECT idx_scan FROM pg_stat_user_tables WHERE relname = 'placement') AS placement_reads,
               (SELECT xact_commit FROM pg_stat_database WHERE datname = 'postgres') AS commits,
-              pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0') AS wal_bytes`)
+              pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0') AS wal_bytes,
+              pg_total_relation_size('log') AS log_table_bytes`)
     return Object.fromEntries(Object.entries(rows.rows[0]).map(([name, value]) => [name, Number(value)]))
   } catch {
     return null
@@ -211,6 +212,8 @@ interface PostCell {
   committerThreads: { main: number; others: number } | null
   /** The WAL the primary wrote over the window per answer (bytes): what its synchronous standbys receive and replay. */
   walBytesPerAnswer: number | null
+  /** How much the `log` table (with its TOAST and index) grew over the window per answer (bytes): the log's growth on disk. */
+  logTableBytesPerAnswer: number | null
   loadAverage: number[]
 }
 
@@ -274,7 +277,8 @@ async function postRow(side: Side, secret: string, idle: Record<string, number> 
     reqPerS: Math.round(result.reqPerS), p50Ms: result.p50Ms, p99Ms: result.p99Ms, cpuUsPerAnswer: perAnswer(result.cpuMs),
     proxyCpuUsPerAnswer: proxyBefore === null || proxyCpuMs === null ? null : perAnswer(proxyCpuMs - proxyBefore), non2xx: result.non2xx, errors: result.errors,
     partsUsPerAnswer, partsUsPerAnswerLessIdle: lessIdle, groupCommits: commits, database, committerThreads,
-    walBytesPerAnswer: database === null || result.total === 0 ? null : Math.round(database.wal_bytes / result.total), loadAverage: os.loadavg(),
+    walBytesPerAnswer: database === null || result.total === 0 ? null : Math.round(database.wal_bytes / result.total),
+    logTableBytesPerAnswer: database === null || result.total === 0 ? null : Math.round(database.log_table_bytes / result.total), loadAverage: os.loadavg(),
   }
 }
 
@@ -451,7 +455,7 @@ function printTable(out: Record<string, any>): void {
   if (rows.has('post')) {
     for (const label of ['single', 'cluster']) {
       const cell = out.post[label] as PostCell
-      process.stdout.write(`POST -c 64, ${label}: CPU µs per answer by part ${JSON.stringify(cell.partsUsPerAnswer)}; group commits ${JSON.stringify(cell.groupCommits)}; primary's counters ${JSON.stringify(cell.database)}; committer's threads ${JSON.stringify(cell.committerThreads)}; WAL bytes per answer ${cell.walBytesPerAnswer}; load ${cell.loadAverage.map((value) => value.toFixed(2)).join(' ')}\n`)
+      process.stdout.write(`POST -c 64, ${label}: CPU µs per answer by part ${JSON.stringify(cell.partsUsPerAnswer)}; group commits ${JSON.stringify(cell.groupCommits)}; primary's counters ${JSON.stringify(cell.database)}; committer's threads ${JSON.stringify(cell.committerThreads)}; WAL bytes per answer ${cell.walBytesPerAnswer}; log table bytes per answer ${cell.logTableBytesPerAnswer}; load ${cell.loadAverage.map((value) => value.toFixed(2)).join(' ')}\n`)
       if (cell.partsUsPerAnswerLessIdle !== null) {
         const total = Object.values(cell.partsUsPerAnswerLessIdle).reduce((sum, us) => sum + us, 0)
         process.stdout.write(`POST -c 64, ${label}: the same less the idle CPU per second ${JSON.stringify(cell.partsUsPerAnswerLessIdle)}, in all ${Math.round(total)}\n`)
