@@ -3,7 +3,7 @@
  * forwarded over the thread's port, replies matched back by id, live updates and log failures heard.
  */
 
-import { Worker } from 'node:worker_threads'
+import type { Worker } from 'node:worker_threads'
 import type { ReplayReport } from '../actor/runtime.js'
 import type { ReplicaRoute } from '../cluster/shard-replica.js'
 import type { Config } from '../config.js'
@@ -19,19 +19,12 @@ import type { MetricJson } from '../edge/metrics-sum.js'
 import type { EdgeCounts } from '../edge/stream.js'
 import type { RateSlotAssigned } from './rate-slots.js'
 import type { EdgeState, FromShard, ToShard } from './worker-messages.js'
+import { siblingModuleUrl, startWorkerThread } from '../worker-thread.js'
 
 /** A shard no node serves now (a takeover under way), or one this node has not heard its thread's replica about yet. */
 const notServedYet: ReplicaRoute = { kind: 'unavailable', reason: 'The shard of this request is being taken over by another node; retry shortly.' }
 
 export type WorkerShardHooks = Pick<LocalNodeHooks, 'onLogFailure' | 'onCommit' | 'onWebhookAttempt' | 'onWebhookGiveUp'> & { readonly warn: (line: string) => void }
-
-function startWorker(index: number, config: Config, edge: EdgeState | null): Worker {
-  const workerData = { config, index, edge }
-  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./shard-worker.js', import.meta.url), { workerData })
-  // Under tsx (tests): the worker registers it before loading the TypeScript source.
-  const source = new URL('./shard-worker.ts', import.meta.url).href
-  return new Worker(`import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(source)}) })`, { eval: true, workerData })
-}
 
 export class WorkerShard {
   readonly index: number
@@ -83,7 +76,7 @@ export class WorkerShard {
 
   /** Starts the worker on its data dir and resolves once it has replayed its log: its workspaces and its replay. */
   static start(index: number, config: Config, edge: EdgeState | null, hooks: WorkerShardHooks): Promise<{ shard: WorkerShard; workspaces: readonly string[]; replay: ReplayReport }> {
-    const worker = startWorker(index, config, edge)
+    const worker = startWorkerThread(siblingModuleUrl(import.meta.url, './shard-worker'), { workerData: { config, index, edge } })
     return new Promise((resolve, reject) => {
       // Warnings of the replay may come before `ready`, in the same batch or earlier ones.
       const first = (batch: readonly FromShard[]) => {
