@@ -5,8 +5,9 @@
  * (63,000 empty elements) 200 ms; on the event loop either would hold up every request of every workspace.
  */
 
-import { Worker } from 'node:worker_threads'
+import type { Worker } from 'node:worker_threads'
 import type { ReadResult, Statement, StatementFormat } from '../statements/types.js'
+import { siblingModuleUrl, startWorkerThread } from '../worker-thread.js'
 
 interface Pending {
   readonly resolve: (result: ReadResult) => void
@@ -22,16 +23,6 @@ let worker: Worker | null = null
 let nextId = 1
 const pending = new Map<number, Pending>()
 
-/**
- * Built, the worker is statement-worker.js. Run from the sources under tsx (tests, benches), it is the .ts
- * file, and a worker does not inherit tsx's module hooks: it registers them itself before importing it.
- */
-function createWorker(): Worker {
-  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./statement-worker.js', import.meta.url))
-  const source = new URL('./statement-worker.ts', import.meta.url).href
-  return new Worker(`import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(source)}) })`, { eval: true })
-}
-
 function failAll(error: Error): void {
   worker = null
   for (const [id, waiting] of pending) {
@@ -42,7 +33,7 @@ function failAll(error: Error): void {
 
 function started(): Worker {
   if (worker !== null) return worker
-  const created = createWorker()
+  const created = startWorkerThread(siblingModuleUrl(import.meta.url, './statement-worker'))
   created.unref()
   created.on('message', (message: WorkerMessage) => {
     const waiting = pending.get(message.id)

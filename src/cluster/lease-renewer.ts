@@ -15,9 +15,10 @@
  * until it is told the epoch it owns.
  */
 
-import { parentPort, Worker, workerData } from 'node:worker_threads'
+import { parentPort, type Worker, workerData } from 'node:worker_threads'
 import { PrimaryPool } from './pg-connect.js'
 import { renewSql } from './pg-log.js'
+import { siblingModuleUrl, startWorkerThread } from '../worker-thread.js'
 
 /** The replica's thread bumps its heartbeat this often. */
 export const heartbeatIntervalMs = 100
@@ -74,13 +75,6 @@ export interface LeaseRenewerOptions {
   readonly onLost: (reason: string) => void
 }
 
-function startWorker(data: RenewerData): Worker {
-  const source = new URL(import.meta.url.endsWith('.ts') ? './lease-renewer.ts' : './lease-renewer.js', import.meta.url).href
-  // Under tsx (tests) the thread registers it before loading the TypeScript source.
-  const load = import.meta.url.endsWith('.ts') ? `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(source)}) })` : `import(${JSON.stringify(source)})`
-  return new Worker(`${load}.then((module) => module.renewInThisThread())`, { eval: true, workerData: data })
-}
-
 /** The replica's handle on its renewer thread: the heartbeat it bumps, the epoch it hands over, the stop. */
 export class LeaseRenewer {
   readonly #slots: Int32Array
@@ -102,10 +96,10 @@ export class LeaseRenewer {
   /** Starts the thread; resolves once it has loaded and listens (bounded by renewerStartMsMax). */
   static async start(options: LeaseRenewerOptions): Promise<LeaseRenewer> {
     const shared = new SharedArrayBuffer(2 * Int32Array.BYTES_PER_ELEMENT)
-    const worker = startWorker({
+    const worker = startWorkerThread(siblingModuleUrl(import.meta.url, './lease-renewer'), { afterLoad: 'renewInThisThread', workerData: {
       url: options.url, node: options.node, shard: options.shard, leaseMs: options.leaseMs, renewIntervalMs: options.renewIntervalMs,
       stallMsMax: options.stallMsMax ?? mainThreadStallMsMax, shared,
-    })
+    } satisfies RenewerData })
     try {
       await new Promise<void>((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`the lease renewer thread did not start within ${renewerStartMsMax} ms`)), renewerStartMsMax)

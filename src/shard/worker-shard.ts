@@ -3,10 +3,11 @@
  * forwarded over the thread's port, replies matched back by id, live updates and log failures heard.
  */
 
-import { Worker } from 'node:worker_threads'
+import type { Worker } from 'node:worker_threads'
 import type { ReplayReport } from '../actor/runtime.js'
 import type { ReplicaRoute } from '../cluster/shard-replica.js'
 import type { Config } from '../config.js'
+import { errorBody, reject, statusOf } from '../errors.js'
 import type { SystemCommand, SystemState } from '../ledger/system.js'
 import type { LocalNodeHooks } from './local-node.js'
 import type { Operation, Reply, ShardStats, UpdateListener } from './operation.js'
@@ -19,19 +20,16 @@ import type { MetricJson } from '../edge/metrics-sum.js'
 import type { EdgeCounts } from '../edge/stream.js'
 import type { RateSlotAssigned } from './rate-slots.js'
 import type { EdgeState, FromShard, ToShard } from './worker-messages.js'
+import { siblingModuleUrl, startWorkerThread } from '../worker-thread.js'
 
 /** A shard no node serves now (a takeover under way), or one this node has not heard its thread's replica about yet. */
 const notServedYet: ReplicaRoute = { kind: 'unavailable', reason: 'The shard of this request is being taken over by another node; retry shortly.' }
 
-export type WorkerShardHooks = Pick<LocalNodeHooks, 'onLogFailure' | 'onCommit' | 'onWebhookAttempt' | 'onWebhookGiveUp'> & { readonly warn: (line: string) => void }
+/** What waits on a shard whose thread ended, and every later send, answers (the failure is reported as a failed log is). */
+const threadEnded = reject('unavailable', 'The shard of this request stopped; the service is restarting.')
+const threadEndedReply: Reply = { status: statusOf(threadEnded.code), headers: [], body: errorBody(threadEnded) }
 
-function startWorker(index: number, config: Config, edge: EdgeState | null): Worker {
-  const workerData = { config, index, edge }
-  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./shard-worker.js', import.meta.url), { workerData })
-  // Under tsx (tests): the worker registers it before loading the TypeScript source.
-  const source = new URL('./shard-worker.ts', import.meta.url).href
-  return new Worker(`import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(source)}) })`, { eval: true, workerData })
-}
+export type WorkerShardHooks = Pick<LocalNodeHooks, 'onLogFailure' | 'onCommit' | 'onWebhookAttempt' | 'onWebhookGiveUp'> & { readonly warn: (line: string) => void }
 
 export class WorkerShard {
   readonly index: number
@@ -60,7 +58,11 @@ export class WorkerShard {
   /** Cluster mode: where a request for the shard goes, as the thread's replica last posted (see route). */
   #route: ReplicaRoute
   readonly #served: (() => void)[] = []
-  #closed: ((closed: { snapshotsWrittenCount: number; durableSeq: number }) => void) | null = null
+  #closed: { readonly resolve: (closed: { snapshotsWrittenCount: number; durableSeq: number }) => void; readonly reject: (error: Error) => void } | null = null
+  /** The thread said it closed: its end is the one asked for. */
+  #closedHeard = false
+  /** Why the thread ended unasked (an exit, an uncaught error), or null while it runs. */
+  #failure: Error | null = null
 
   private constructor(index: number, worker: Worker, hooks: WorkerShardHooks, rest: readonly FromShard[], cluster: boolean) {
     this.index = index
@@ -70,7 +72,25 @@ export class WorkerShard {
     this.#hooks = hooks
     this.#toShard = new PortBatch(worker)
     worker.on('message', (batch: readonly FromShard[]) => this.#received(batch))
+    worker.on('error', (error) => this.#ended(`its thread failed: ${error.message}`))
+    worker.on('exit', (code) => this.#ended(`its thread exited (code ${code})`))
     if (rest.length > 0) this.#received(rest)
+  }
+
+  /**
+   * The thread ended unasked: the shard is failed, as a failed log is (reported once, through onLogFailure: the
+   * service exits so that start-up recovers). Its sends and probes waiting answer 503 or fail, and so do later ones.
+   */
+  #ended(reason: string): void {
+    if (this.#closedHeard || this.#failure !== null) return
+    const failure = new Error(`shard ${this.index}: ${reason}`)
+    this.#failure = failure
+    for (const resolve of this.#pending.values()) resolve(threadEndedReply)
+    this.#pending.clear()
+    for (const waiting of this.#probes.values()) waiting.reject(failure)
+    this.#probes.clear()
+    this.#closed?.reject(failure)
+    this.#hooks.onLogFailure(failure)
   }
 
   /** postMessage calls to the shard and the messages they carried; the batches and messages heard back. */
@@ -83,26 +103,32 @@ export class WorkerShard {
 
   /** Starts the worker on its data dir and resolves once it has replayed its log: its workspaces and its replay. */
   static start(index: number, config: Config, edge: EdgeState | null, hooks: WorkerShardHooks): Promise<{ shard: WorkerShard; workspaces: readonly string[]; replay: ReplayReport }> {
-    const worker = startWorker(index, config, edge)
+    const worker = startWorkerThread(siblingModuleUrl(import.meta.url, './shard-worker'), { workerData: { config, index, edge } })
     return new Promise((resolve, reject) => {
       // Warnings of the replay may come before `ready`, in the same batch or earlier ones.
       const first = (batch: readonly FromShard[]) => {
         for (const [at, message] of batch.entries()) {
           if (message.kind === 'warn') { hooks.warn(message.line); continue }
           worker.off('message', first)
-          worker.off('error', failed)
+          worker.off('exit', exited)
+          // After an `error` the thread rethrows it (its own uncaught error): still heard here, never by the process.
+          if (message.kind !== 'error') worker.off('error', failed)
           if (message.kind === 'ready') return resolve({ shard: new WorkerShard(index, worker, hooks, batch.slice(at + 1), config.cluster !== null), workspaces: message.workspaces, replay: message.replay })
           if (message.kind === 'error') return reject(Object.assign(new Error(message.message), { name: message.name }))
+          void worker.terminate()
           return reject(new Error(`shard ${index}: unexpected first message ${message.kind}`))
         }
       }
       const failed = (error: Error) => reject(error)
+      const exited = (code: number) => reject(new Error(`shard ${index}: its thread exited at start (code ${code})`))
       worker.on('message', first)
-      worker.once('error', failed)
+      worker.on('error', failed)
+      worker.on('exit', exited)
     })
   }
 
   send(operation: Operation): Promise<Reply> {
+    if (this.#failure !== null) return Promise.resolve(threadEndedReply)
     const id = this.#nextId++
     return new Promise((resolve) => {
       this.#pending.set(id, resolve)
@@ -131,6 +157,7 @@ export class WorkerShard {
 
   /** A test seam (probe.ts) run on the shard's thread against its runtime. */
   probe(probe: Probe): Promise<unknown> {
+    if (this.#failure !== null) return Promise.reject(this.#failure)
     const id = this.#nextId++
     return new Promise((resolve, reject) => {
       this.#probes.set(id, { resolve, reject })
@@ -242,10 +269,11 @@ export class WorkerShard {
     this.#post({ kind: 'start' })
   }
 
-  /** Its log flushed, snapshots written and closed; then the thread ends. */
+  /** Its log flushed, snapshots written and closed; then the thread ends. Fails if the thread ended unasked. */
   close(): Promise<{ snapshotsWrittenCount: number; durableSeq: number }> {
-    return new Promise((resolve) => {
-      this.#closed = resolve
+    if (this.#failure !== null) return Promise.reject(this.#failure)
+    return new Promise((resolve, reject) => {
+      this.#closed = { resolve, reject }
       this.#post({ kind: 'close' })
       this.#toShard.flush()
     })
@@ -344,7 +372,8 @@ export class WorkerShard {
       case 'webhook': return message.result === 'gave-up' ? hooks.onWebhookGiveUp?.() : hooks.onWebhookAttempt?.(message.result)
       case 'closed': {
         const { snapshotsWrittenCount, durableSeq } = message
-        void this.#worker.terminate().then(() => this.#closed?.({ snapshotsWrittenCount, durableSeq }))
+        this.#closedHeard = true
+        void this.#worker.terminate().then(() => this.#closed?.resolve({ snapshotsWrittenCount, durableSeq }))
         return
       }
       case 'route': {

@@ -72,7 +72,6 @@ const withoutOwnTest: readonly string[] = [
   'shard/probe.ts',
   'shard/shard-set.ts',
   'shard/shard-worker.ts',
-  'shard/worker-shard.ts',
   'statements/balance.ts',
   'statements/limits.ts',
   'statements/read.ts',

@@ -44,11 +44,10 @@ t.test('the import scan sees multi-line, side-effect and dynamic imports, not ty
 })
 
 /**
- * Imported only when src/ runs from its .ts sources (tests, benches), never from dist/: the statement worker and
- * a shard's worker register tsx's hooks themselves then (src/api/statement-worker-pool.ts, src/shard/worker-shard.ts).
- * A devDependency is right for these.
+ * Imported only when src/ runs from its .ts sources (tests, benches), never from dist/: a worker thread started on a
+ * .ts module registers tsx's hooks itself then (src/worker-thread.ts). A devDependency is right for these.
  */
-const sourceOnly = new Map([['tsx', new Set(['src/api/statement-worker-pool.ts', 'src/shard/worker-shard.ts'])]])
+const sourceOnly = new Map([['tsx', new Set(['src/worker-thread.ts'])]])
 
 t.test('every package src/ imports at run time is a dependency', async (t) => {
   t.ok(imported.size > 0, 'src/ imports packages')
