@@ -50,7 +50,6 @@ const withoutOwnTest: readonly string[] = [
   'ledger/commands.ts',
   'ledger/matching-rules.ts',
   'ledger/outcome.ts',
-  'ledger/proposal-chosen.ts',
   'ledger/proposal-items.ts',
   'ledger/proposal-work.ts',
   'ledger/state.ts',
