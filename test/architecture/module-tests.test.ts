@@ -50,7 +50,6 @@ const withoutOwnTest: readonly string[] = [
   'ledger/commands.ts',
   'ledger/matching-rules.ts',
   'ledger/outcome.ts',
-  'ledger/proposal-items.ts',
   'ledger/state.ts',
   'ledger/webhooks-state.ts',
   'ledger/windows-state.ts',
