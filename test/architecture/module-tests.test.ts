@@ -51,7 +51,6 @@ const withoutOwnTest: readonly string[] = [
   'ledger/matching-rules.ts',
   'ledger/outcome.ts',
   'ledger/state.ts',
-  'ledger/windows-state.ts',
   'ledger/workspace.ts',
   'log/doctor.ts',
   'log/record-store.ts',
