@@ -48,7 +48,6 @@ const withoutOwnTest: readonly string[] = [
   'exports/seal-signature.ts',
   'index.ts',
   'ledger/commands.ts',
-  'ledger/outcome.ts',
   'ledger/state.ts',
   'ledger/workspace.ts',
   'log/doctor.ts',
