@@ -64,7 +64,6 @@ const withoutOwnTest: readonly string[] = [
   'shard/shard-set.ts',
   'shard/shard-worker.ts',
   'shard/worker-shard.ts',
-  'statements/text.ts',
   'statements/types.ts',
   'stream/message-schemas.ts',
   'stream/messages.ts',
