@@ -32,7 +32,6 @@ const withoutOwnTest: readonly string[] = [
   'api/statement-csv.ts',
   'api/statement-file.ts',
   'api/statement-worker-pool.ts',
-  'api/statement-worker.ts',
   'api/surfaces.ts',
   'client/index.ts',
   'client/types.ts',
