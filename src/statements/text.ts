@@ -33,10 +33,20 @@ export function decodeText(bytes: Uint8Array): string {
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
 }
 
+/**
+ * The UTC midnight of a day as a Date. setUTCFullYear, not Date.UTC: Date.UTC reads a year 0–99 as 1900–1999, so
+ * 0050-03-01 would be refused as no date and 0050-03-01 plus a day would be 1950-03-02.
+ */
+function utcDay(year: number, month: number, day: number): Date {
+  const date = new Date(0)
+  date.setUTCFullYear(year, month - 1, day)
+  return date
+}
+
 /** YYYY-MM-DD when it names a real calendar date, else null. */
 export function calendarDate(year: number, month: number, day: number): string | null {
   if (!Number.isInteger(year) || year < 1 || year > 9999) return null
-  const probe = new Date(Date.UTC(year, month - 1, day))
+  const probe = utcDay(year, month, day)
   if (probe.getUTCFullYear() !== year || probe.getUTCMonth() !== month - 1 || probe.getUTCDate() !== day) return null
   return `${String(year).padStart(4, '0')}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}`
 }
@@ -58,7 +68,7 @@ export function dateOfIso(text: string): string | null {
 
 export function addDays(date: string, days: number): string {
   const [year, month, day] = date.split('-').map(Number)
-  return new Date(Date.UTC(year, month - 1, day + days)).toISOString().slice(0, 10)
+  return utcDay(year, month, day + days).toISOString().slice(0, 10)
 }
 
 /** A value quoted for an error message, cut to 40 characters: a file may hold megabytes in one field. */
