@@ -18,7 +18,6 @@ const withoutOwnTest: readonly string[] = [
   'api/admin-routes.ts',
   'api/route-table.ts',
   'api/route.ts',
-  'api/routes/entry-batch.ts',
   'api/routes/entry-fields.ts',
   'api/routes/exceptions.ts',
   'api/routes/exports.ts',
