@@ -19,7 +19,6 @@ const withoutOwnTest: readonly string[] = [
   'api/route-table.ts',
   'api/route.ts',
   'api/routes/entry-fields.ts',
-  'api/routes/exports.ts',
   'api/routes/matching-rules.ts',
   'api/routes/statements.ts',
   'api/schemas/ledger.ts',
