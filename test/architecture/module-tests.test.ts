@@ -18,7 +18,6 @@ const withoutOwnTest: readonly string[] = [
   'api/admin-routes.ts',
   'api/route-table.ts',
   'api/route.ts',
-  'api/routes/matching-rules.ts',
   'api/routes/statements.ts',
   'api/schemas/ledger.ts',
   'api/schemas/responses.ts',
