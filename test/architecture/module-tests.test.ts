@@ -18,7 +18,6 @@ const withoutOwnTest: readonly string[] = [
   'api/admin-routes.ts',
   'api/route-table.ts',
   'api/route.ts',
-  'api/routes/statements.ts',
   'api/schemas/ledger.ts',
   'api/schemas/responses.ts',
   'api/schemas/text.ts',
