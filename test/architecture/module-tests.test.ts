@@ -19,7 +19,6 @@ const withoutOwnTest: readonly string[] = [
   'api/route-table.ts',
   'api/route.ts',
   'api/schemas/ledger.ts',
-  'api/schemas/responses.ts',
   'api/schemas/text.ts',
   'api/schemas/validate.ts',
   'api/statement-file.ts',
