@@ -20,7 +20,6 @@ const withoutOwnTest: readonly string[] = [
   'api/route.ts',
   'api/schemas/ledger.ts',
   'api/schemas/text.ts',
-  'api/schemas/validate.ts',
   'api/statement-file.ts',
   'api/statement-worker-pool.ts',
   'api/statement-worker.ts',
