@@ -19,7 +19,6 @@ const withoutOwnTest: readonly string[] = [
   'api/route-table.ts',
   'api/route.ts',
   'api/schemas/ledger.ts',
-  'api/schemas/text.ts',
   'api/statement-file.ts',
   'api/statement-worker-pool.ts',
   'api/statement-worker.ts',
