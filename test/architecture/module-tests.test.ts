@@ -17,7 +17,6 @@ const withoutOwnTest: readonly string[] = [
   'actor/workspace-actor.ts',
   'api/admin-routes.ts',
   'api/route-table.ts',
-  'api/route.ts',
   'api/schemas/ledger.ts',
   'api/statement-file.ts',
   'api/statement-worker-pool.ts',
