@@ -16,7 +16,6 @@ import { isTypesOnly, moduleTests } from '../../scripts/module-tests.ts'
 const withoutOwnTest: readonly string[] = [
   'actor/workspace-actor.ts',
   'api/admin-routes.ts',
-  'api/route-table.ts',
   'api/schemas/ledger.ts',
   'api/statement-file.ts',
   'api/statement-worker-pool.ts',
