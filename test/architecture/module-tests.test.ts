@@ -20,7 +20,6 @@ const withoutOwnTest: readonly string[] = [
   'api/statement-file.ts',
   'api/statement-worker-pool.ts',
   'api/statement-worker.ts',
-  'api/surfaces.ts',
   'client/index.ts',
   'client/types.ts',
   'cluster/pg-tail.ts',
