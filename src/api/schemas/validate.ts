@@ -1,11 +1,16 @@
 /** @module Compiled typebox validators that turn schema failures into request_invalid details. */
 
 import { Compile } from 'typebox/compile'
+import { Settings } from 'typebox/system'
 import type { Static, TSchema } from 'typebox'
 import { reject, type ErrorDetail, type Rejection } from '../../errors.js'
 import { textPattern, textProblem } from './text.js'
 
 const detailsMax = 20
+// typebox stops collecting errors at 8 by default, which made detailsMax unreachable (a body with 12 unknown
+// fields named 8). Each object with an unknown field adds one failure more, dropped below: room for those too.
+// Nothing else in the service compiles typebox schemas, so the setting is this module's.
+Settings.Set({ maxErrors: detailsMax * 2 })
 
 interface SchemaError { readonly keyword: string; readonly schemaPath: string; readonly message: string; readonly params?: unknown }
 
