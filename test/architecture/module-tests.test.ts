@@ -68,7 +68,6 @@ const withoutOwnTest: readonly string[] = [
   'shard/local-node.ts',
   'shard/local-shard.ts',
   'shard/operation.ts',
-  'shard/probe.ts',
   'shard/shard-set.ts',
   'shard/shard-worker.ts',
   'shard/worker-shard.ts',
