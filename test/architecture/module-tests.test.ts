@@ -64,7 +64,6 @@ const withoutOwnTest: readonly string[] = [
   'log/store-file.ts',
   'main.ts',
   'service.ts',
-  'shard/live-watch.ts',
   'shard/local-node.ts',
   'shard/local-shard.ts',
   'shard/operation.ts',
