@@ -5,16 +5,16 @@ import path from 'node:path'
 import type t from 'tap'
 import { Runtime } from '../../src/actor/runtime.ts'
 import { limitsDefault, type SystemCommand } from '../../src/ledger/system.ts'
-import { CommandLog } from '../../src/log/command-log.ts'
+import { CommandLog, type CommitFaults } from '../../src/log/command-log.ts'
 
 type Tap = Parameters<Parameters<typeof t.test>[0]>[0]
 
 export const runtimeNowMs = Date.parse('2026-12-01T12:00:00.000Z')
 
-/** A started runtime with an empty log; the log is closed and the folder removed at the test's end. */
-export function tempRuntime(t: Tap): Runtime {
+/** A started runtime with an empty log (faults: commits made to fail); the log is closed and the folder removed at the test's end. */
+export function tempRuntime(t: Tap, faults?: CommitFaults): Runtime {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'trueup-shard-'))
-  const log = new CommandLog({ path: path.join(dir, 'log'), groupCommitRecordsMax: 1_000, pendingRecordsMax: 10_000 })
+  const log = new CommandLog({ path: path.join(dir, 'log'), groupCommitRecordsMax: 1_000, pendingRecordsMax: 10_000, faults })
   const runtime = new Runtime(log, 1_000_000, () => {})
   runtime.replay(() => runtimeNowMs)
   t.teardown(async () => {
