@@ -65,7 +65,6 @@ const withoutOwnTest: readonly string[] = [
   'main.ts',
   'service.ts',
   'shard/local-node.ts',
-  'shard/shard-set.ts',
   'shard/shard-worker.ts',
   'shard/worker-shard.ts',
   'statements/balance.ts',
