@@ -75,7 +75,6 @@ const withoutOwnTest: readonly string[] = [
   'stream/message-schemas.ts',
   'stream/messages.ts',
   'stream/subscriptions.ts',
-  'version.ts',
 ]
 
 t.test('types-only: what compiles to no JavaScript, and nothing that runs', async (t) => {
