@@ -74,7 +74,6 @@ const withoutOwnTest: readonly string[] = [
   'statements/types.ts',
   'stream/message-schemas.ts',
   'stream/messages.ts',
-  'stream/subscriptions.ts',
 ]
 
 t.test('types-only: what compiles to no JavaScript, and nothing that runs', async (t) => {
