@@ -73,7 +73,6 @@ const withoutOwnTest: readonly string[] = [
   'statements/text.ts',
   'statements/types.ts',
   'stream/message-schemas.ts',
-  'stream/messages.ts',
 ]
 
 t.test('types-only: what compiles to no JavaScript, and nothing that runs', async (t) => {
