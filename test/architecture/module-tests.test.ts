@@ -72,7 +72,6 @@ const withoutOwnTest: readonly string[] = [
   'statements/read.ts',
   'statements/text.ts',
   'statements/types.ts',
-  'stream/message-schemas.ts',
 ]
 
 t.test('types-only: what compiles to no JavaScript, and nothing that runs', async (t) => {
