@@ -37,7 +37,6 @@ const withoutOwnTest: readonly string[] = [
   'client/index.ts',
   'client/types.ts',
   'cluster/pg-tail.ts',
-  'data-dir.ts',
   'edge/http.ts',
   'edge/openapi-stream.ts',
   'edge/server.ts',
