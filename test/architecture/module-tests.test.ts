@@ -38,7 +38,6 @@ const withoutOwnTest: readonly string[] = [
   'client/types.ts',
   'cluster/pg-tail.ts',
   'edge/http.ts',
-  'edge/openapi-stream.ts',
   'edge/server.ts',
   'edge/stream.ts',
   'edge/thread-edge.ts',
