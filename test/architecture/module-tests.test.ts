@@ -59,7 +59,6 @@ const withoutOwnTest: readonly string[] = [
   'ledger/workspace.ts',
   'log/doctor.ts',
   'log/record-store.ts',
-  'log/store-file.ts',
   'main.ts',
   'service.ts',
   'shard/local-node.ts',
