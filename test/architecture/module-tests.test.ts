@@ -58,7 +58,6 @@ const withoutOwnTest: readonly string[] = [
   'ledger/windows-state.ts',
   'ledger/workspace.ts',
   'log/doctor.ts',
-  'log/record-store.ts',
   'main.ts',
   'service.ts',
   'shard/local-node.ts',
