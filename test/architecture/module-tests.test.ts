@@ -57,7 +57,6 @@ const withoutOwnTest: readonly string[] = [
   'ledger/webhooks-state.ts',
   'ledger/windows-state.ts',
   'ledger/workspace.ts',
-  'log/doctor.ts',
   'main.ts',
   'service.ts',
   'shard/local-node.ts',
