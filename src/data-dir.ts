@@ -61,14 +61,26 @@ function tryLock(fd: number, dataDir: string): boolean {
   throw new StartRefused(`cannot lock DATA_DIR ${dataDir}: neither flock(1) (util-linux) nor perl could take the lock (${failures.join('; ')})`)
 }
 
+function statOrNull(file: string): fs.Stats | null {
+  try {
+    return fs.statSync(file)
+  } catch {
+    return null
+  }
+}
+
 /** DATA_DIR exists (created if missing) and this user may read, write and enter it. */
 function checkDataDirAccess(dataDir: string): void {
+  let failed: unknown = null
   try {
     fs.mkdirSync(dataDir, { recursive: true })
   } catch (error) {
-    throw new StartRefused(`DATA_DIR ${dataDir} cannot be created: ${reasonOf(error)}`)
+    failed = error
   }
-  if (!fs.statSync(dataDir).isDirectory()) throw new StartRefused(`DATA_DIR ${dataDir} is not a directory`)
+  // mkdir fails (EEXIST) where DATA_DIR is a file: that is said as what it is, not as a failed create.
+  const stat = statOrNull(dataDir)
+  if (stat === null) throw new StartRefused(`DATA_DIR ${dataDir} cannot be created: ${reasonOf(failed)}`)
+  if (!stat.isDirectory()) throw new StartRefused(`DATA_DIR ${dataDir} is not a directory`)
   try {
     fs.accessSync(dataDir, fs.constants.R_OK | fs.constants.W_OK | fs.constants.X_OK)
   } catch (error) {

@@ -5,6 +5,8 @@
  */
 
 import type { ErrorCode } from '../errors.js'
+import { closeElsewhere, closeUnauthenticated } from '../stream/messages.js'
+import { inFlightMax } from '../stream/session.js'
 
 type Json = Record<string, unknown>
 
@@ -46,9 +48,11 @@ export function streamPathItem(errorResponse: (status: number, codes: readonly E
         serverMessages: { $ref: '#/components/schemas/StreamServerMessage' },
         closeCodes: {
           1001: 'The server is shutting down: reconnect later',
-          4401: 'Not authenticated: a wrong key in the auth message, another message before it, none in time, or the key was revoked',
+          [closeUnauthenticated]: 'Not authenticated: a wrong key in the auth message, another message before it, none in time, or the key was revoked',
+          // Cluster mode: the error message before it names the owner's /v2/stream URL (or says none serves the shard now).
+          [closeElsewhere]: 'The key\'s workspace is served by another node: connect to the URL in the error message before the close, or again shortly during a takeover',
         },
-        unansweredRequestsMax: 4096,
+        unansweredRequestsMax: inFlightMax,
       },
     },
   }

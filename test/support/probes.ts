@@ -33,6 +33,11 @@ export function lastSeqProbe(runtime: Runtime): number {
   return runtime.log.lastSeq
 }
 
+/** Probe: the workspaces this runtime holds an actor for, sorted. */
+export function workspacesHeldProbe(runtime: Runtime): string[] {
+  return [...runtime.actors.keys()].sort()
+}
+
 /** Probe: a system command applied as given, past the routes' checks (to write what an older version logged); resolves once durable. */
 export function submitSystemProbe(runtime: Runtime, command: SystemCommand): Promise<boolean> {
   const submitted = runtime.submitSystem(command)
