@@ -7,7 +7,7 @@
  */
 
 import t from 'tap'
-import { localLogDifference, placementOf, request, startCluster, startLoad, testDatabase, waitFor } from '../support/cluster-nodes.ts'
+import { balancesOf, localLogDifference, placementOf, request, startCluster, startLoad, testDatabase, waitFor } from '../support/cluster-nodes.ts'
 import { call, startTestService } from '../support/service.ts'
 
 // Starting node processes under tsx takes a while on a busy machine; each step is bounded (waitFor, attempts).
@@ -24,16 +24,6 @@ function transferOf(writer: number, i: number): { from: string; to: string; amou
   const from = (writer * 7 + i * 3) % accounts.length
   const to = (from + 1 + ((writer + i) % (accounts.length - 1))) % accounts.length
   return { from: accounts[from], to: accounts[to], amount: 1 + ((writer * 31 + i * 17) % 50) }
-}
-
-async function balancesOf(baseUrl: string, key: string): Promise<Record<string, number>> {
-  const balances: Record<string, number> = {}
-  for (const account of accounts) {
-    const reply = await request(baseUrl, key, 'GET', `/v2/accounts/${encodeURIComponent(account)}/balance`)
-    if (reply.status !== 200) throw new Error(`balance of ${account}: ${reply.status} ${JSON.stringify(reply.body)}`)
-    balances[account] = reply.body.balance
-  }
-  return balances
 }
 
 t.test('transfers across a SIGKILL failover: balances conserved and exact, every node\'s log the database\'s', async (t) => {
@@ -69,7 +59,7 @@ t.test('transfers across a SIGKILL failover: balances conserved and exact, every
   const placement = await placementOf(database.db)
   t.ok(placement !== null && placement.epoch === 2 && standbys.some((node) => node.id === placement.owner), `a standby owns the shard: ${JSON.stringify(placement)}`)
   const newOwner = standbys.find((node) => node.id === placement?.owner) ?? standbys[0]
-  const balances = await balancesOf(newOwner.process.baseUrl, key)
+  const balances = await balancesOf(newOwner.process.baseUrl, key, accounts)
   t.same(balances, expected, `the balances are those of the ${load.acknowledged.length} acknowledged transfers`)
   t.equal(Object.values(balances).reduce((sum, balance) => sum + balance, 0), accounts.length * openingBalance, 'the total is conserved')
 
@@ -80,7 +70,7 @@ t.test('transfers across a SIGKILL failover: balances conserved and exact, every
     t.equal(await localLogDifference(database.db, node.dataDir), null, `${node.id}'s local log is the database's`)
     const replayed = await startTestService({ dataDir: node.dataDir, apiKey: key, env: { SHARDS: '1' } })
     try {
-      t.same(await balancesOf(replayed.baseUrl, key), expected, `${node.id}'s data dir replayed alone gives the same balances`)
+      t.same(await balancesOf(replayed.baseUrl, key, accounts), expected, `${node.id}'s data dir replayed alone gives the same balances`)
       const checked = await call(replayed.baseUrl, 'GET', '/v2/entries?limit=1', { key })
       t.equal(checked.status, 200)
     } finally {

@@ -9,7 +9,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import t from 'tap'
-import { adminToken, killNodes, request, resetDatabase, restartNode, startNode, testDatabase, waitFor, type ClusterNode } from '../support/cluster-nodes.ts'
+import { adminToken, balancesOf, killNodes, request, resetDatabase, restartNode, startNode, testDatabase, waitFor, type ClusterNode } from '../support/cluster-nodes.ts'
 import { startProcess } from '../support/process.ts'
 
 t.setTimeout(300_000)
@@ -17,16 +17,6 @@ t.setTimeout(300_000)
 const database = testDatabase(t)
 
 const accounts = ['assets:bank', 'income:sales', 'expenses:rent']
-
-async function balancesOf(baseUrl: string, key: string): Promise<Record<string, number>> {
-  const balances: Record<string, number> = {}
-  for (const account of accounts) {
-    const reply = await request(baseUrl, key, 'GET', `/v2/accounts/${encodeURIComponent(account)}/balance`)
-    if (reply.status !== 200) throw new Error(`balance of ${account}: ${reply.status} ${JSON.stringify(reply.body)}`)
-    balances[account] = reply.body.balance
-  }
-  return balances
-}
 
 for (const shards of ['1', '2']) {
   t.test(`SHARDS=${shards}: a single node's books, started in cluster mode on an empty database, are served by it and then by a standby`, async (t) => {
@@ -42,7 +32,7 @@ for (const shards of ['1', '2']) {
       statuses.push((await request(single.baseUrl, key!, 'POST', '/v2/entries', body)).status)
     }
     t.same(statuses, Array(33).fill(201), 'the single node took 3 accounts and 30 entries')
-    const before = await balancesOf(single.baseUrl, key!)
+    const before = await balancesOf(single.baseUrl, key!, accounts)
     single.child.kill('SIGTERM')
     t.equal((await single.exited).code, 0, 'the single node stopped cleanly')
 
@@ -50,13 +40,13 @@ for (const shards of ['1', '2']) {
     t.teardown(() => killNodes(nodes))
     nodes.push(await restartNode(database.url, { id: 'node-1', process: single, dataDir }, { SHARDS: shards }))
     const first = nodes[0].process
-    t.same(await balancesOf(first.baseUrl, key!), before, 'in cluster mode it serves the same books, with the same key')
+    t.same(await balancesOf(first.baseUrl, key!, accounts), before, 'in cluster mode it serves the same books, with the same key')
     const logs = (await database.db.query<{ shard: number; records: string }>('SELECT shard, sum(count) AS records FROM log GROUP BY shard ORDER BY shard')).rows
     t.ok(logs.length >= 1 && logs.every((row) => Number(row.records) > 0), `the database holds its logs now: ${JSON.stringify(logs)}`)
     t.ok([...first.stdout, ...first.stderr].join('\n').includes("wrote the local log's records 1.."), 'and it said it wrote them')
     const after = { lines: [{ account: 'assets:bank', amount: 1_000 }, { account: 'income:sales', amount: -1_000 }], description: 'after joining' }
     t.equal((await request(first.baseUrl, key!, 'POST', '/v2/entries', after)).status, 201, 'a write after joining is answered')
-    const expected = await balancesOf(first.baseUrl, key!)
+    const expected = await balancesOf(first.baseUrl, key!, accounts)
 
     nodes.push(await startNode(database.url, 'node-2', { SHARDS: shards }))
     const second = nodes[1].process
@@ -69,6 +59,6 @@ for (const shards of ['1', '2']) {
       const reply = await request(second.baseUrl, key!, 'GET', '/v2/accounts/assets%3Abank/balance', undefined, {}, 5_000)
       return reply.status === 200
     }, 30_000), 'after the first node is killed the second one serves')
-    t.same(await balancesOf(second.baseUrl, key!), expected, 'the same books, from what it caught up from the database')
+    t.same(await balancesOf(second.baseUrl, key!, accounts), expected, 'the same books, from what it caught up from the database')
   })
 }

@@ -8,24 +8,11 @@ import { parse } from 'csv-parse/sync'
 import t from 'tap'
 import { EntriesCsvSource, entriesCsvColumns, entriesPage, type EntriesPage, type EntriesRequest } from '../../src/exports/entries-csv.ts'
 import type { EntryListQuery } from '../../src/ledger/entry-list.ts'
-import type { Operation, Reply, Shard } from '../../src/shard/operation.ts'
+import type { Reply } from '../../src/shard/operation.ts'
+import { scriptedShard } from '../support/scripted-shard.ts'
 
 const header = 'entry,effective_at,posted_at,description,account,account_id,amount,currency,metadata\r\n'
 const query: EntryListQuery = { account: 'assets:bank', reconciliation: null, fromMs: 1_000, toMs: null, limit: 1_000, cursor: null }
-
-/** A shard whose every send is recorded and answered by the next scripted reply. */
-function scriptedShard(replies: Reply[]): { shard: Shard; sent: Operation[] } {
-  const sent: Operation[] = []
-  const shard = {
-    send: async (operation: Operation) => {
-      sent.push(operation)
-      const reply = replies.shift()
-      if (reply === undefined) throw new Error('no reply scripted')
-      return reply
-    },
-  } as unknown as Shard
-  return { shard, sent }
-}
 
 const ok = (page: EntriesPage): Reply => ({ status: 200, headers: [], body: JSON.stringify(page) })
 

@@ -7,21 +7,9 @@
 import t from 'tap'
 import { firstPackPage, packPageItemsMax, PackSource, type PackHead, type PackLine, type PackWriter, type SectionName } from '../../src/exports/pack.ts'
 import type { PackPage } from '../../src/ledger/pack-pages.ts'
-import type { Operation, Reply, Shard } from '../../src/shard/operation.ts'
+import type { Reply } from '../../src/shard/operation.ts'
 import { packHead, packLine } from '../support/pack-items.ts'
-
-function scriptedShard(replies: Reply[]): { shard: Shard; sent: Operation[] } {
-  const sent: Operation[] = []
-  const shard = {
-    send: async (operation: Operation) => {
-      sent.push(operation)
-      const reply = replies.shift()
-      if (reply === undefined) throw new Error('no reply scripted')
-      return reply
-    },
-  } as unknown as Shard
-  return { shard, sent }
-}
+import { scriptedShard } from '../support/scripted-shard.ts'
 
 const ok = (page: PackPage): Reply => ({ status: 200, headers: [], body: JSON.stringify(page) })
 

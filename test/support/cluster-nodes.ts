@@ -249,6 +249,17 @@ export async function resetDatabase(db: pg.Client): Promise<void> {
   for (const table of ['log', 'placement', 'node_url']) await db.query(`DELETE FROM ${table}`).catch(() => undefined)
 }
 
+/** Each account's balance as a node answers it (GET /v2/accounts/:name/balance); throws on any other status than 200. */
+export async function balancesOf(baseUrl: string, key: string, accounts: readonly string[]): Promise<Record<string, number>> {
+  const balances: Record<string, number> = {}
+  for (const account of accounts) {
+    const reply = await request(baseUrl, key, 'GET', `/v2/accounts/${encodeURIComponent(account)}/balance`)
+    if (reply.status !== 200) throw new Error(`balance of ${account}: ${reply.status} ${JSON.stringify(reply.body)}`)
+    balances[account] = reply.body.balance
+  }
+  return balances
+}
+
 /** Polls `check` every 100 ms until it answers true, timeoutMs at most; false when it never did. */
 export async function waitFor(check: () => Promise<boolean>, timeoutMs: number): Promise<boolean> {
   const deadlineMs = Date.now() + timeoutMs

@@ -12,28 +12,15 @@ import { StreamedAnswer, type Chunk } from '../../../src/api/streamed-answer.ts'
 import { packPageItemsMax } from '../../../src/exports/pack.ts'
 import type { PackPage } from '../../../src/ledger/pack-pages.ts'
 import { pageLimitMax } from '../../../src/ledger/pages.ts'
-import type { Operation, Reply, Shard } from '../../../src/shard/operation.ts'
+import type { Reply, Shard } from '../../../src/shard/operation.ts'
 import { packHead, packWindow } from '../../support/pack-items.ts'
 import { atMs, handled, keyRecord, routeOf } from '../../support/route-context.ts'
+import { scriptedShard } from '../../support/scripted-shard.ts'
 
 const pack = routeOf(exportRoutes, 'GET', '/v2/reconciliations/:id/export')
 const entries = routeOf(exportRoutes, 'GET', '/v2/entries/export')
 const visibleKey = { ...keyRecord, accounts: ['assets:*'] }
 const notFound: Reply = { status: 404, headers: [], body: '{"error":{"code":"not_found"}}' }
-
-/** A shard whose every send is recorded and answered by the next scripted reply. */
-function scriptedShard(replies: Reply[]): { shard: Shard; sent: Operation[] } {
-  const sent: Operation[] = []
-  const shard = {
-    send: async (operation: Operation) => {
-      sent.push(operation)
-      const reply = replies.shift()
-      if (reply === undefined) throw new Error('no reply scripted')
-      return reply
-    },
-  } as unknown as Shard
-  return { shard, sent }
-}
 
 const ok = (page: unknown): Reply => ({ status: 200, headers: [], body: JSON.stringify(page) })
 const onePage = (windowId: string): PackPage => ({ head: packHead({ window: packWindow({ id: windowId }) }), items: [], next: null })
