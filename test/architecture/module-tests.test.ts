@@ -15,7 +15,6 @@ import { isTypesOnly, moduleTests } from '../../scripts/module-tests.ts'
  */
 const withoutOwnTest: readonly string[] = [
   'actor/workspace-actor.ts',
-  'api/admin-routes.ts',
   'api/route-table.ts',
   'api/route.ts',
   'api/routes/approvals.ts',
