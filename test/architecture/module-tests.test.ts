@@ -24,7 +24,6 @@ const withoutOwnTest: readonly string[] = [
   'api/routes/exports.ts',
   'api/routes/matching-rules.ts',
   'api/routes/statements.ts',
-  'api/schemas/ledger.ts',
   'api/schemas/responses.ts',
   'api/schemas/text.ts',
   'api/schemas/validate.ts',
