@@ -28,7 +28,6 @@ const withoutOwnTest: readonly string[] = [
   'api/schemas/text.ts',
   'api/schemas/validate.ts',
   'api/statement-csv.ts',
-  'api/statement-file.ts',
   'api/statement-worker-pool.ts',
   'api/statement-worker.ts',
   'api/surfaces.ts',
