@@ -64,12 +64,12 @@ t.test('statementFileOf: the bytes unread, with their type', async (t) => {
 })
 
 t.test('readStatementFile: a balanced file read into its statements; bad and unbalanced files refused', async (t) => {
-  const good = [statement('S1', 'DE89370400440532013000', 1000, [entry(250, '2026-11-03', 'R1'), entry(-100, '2026-11-04')])]
+  const good = [statement('S/1', 'DE89370400440532013000', 1000, [entry(250, '2026-11-03', 'R1'), entry(-100, '2026-11-04')])]
   const read = await readStatementFile(new StatementFile(Buffer.from(writeMt940(good)), 'application/x-mt940'), null)
   if (!read.ok) throw new Error(JSON.stringify(read))
   t.ok(read.value instanceof StatementsRead)
   t.equal(read.value.statements.length, 1)
-  t.match(read.value.statements[0], { statement_ref: 'S1', account: 'DE89370400440532013000', opening: { amount: 1000 }, closing: { amount: 1150 } })
+  t.match(read.value.statements[0], { statement_ref: 'S/1', account: 'DE89370400440532013000', opening: { amount: 1000 }, closing: { amount: 1150 } })
   t.same(read.value.statements[0].entries.map((line) => line.amount), [250, -100])
   const viaQuery = await readStatementFile(new StatementFile(Buffer.from(writeMt940(good)), 'application/octet-stream'), 'mt940')
   t.equal(viaQuery.ok, true, '?format= reads a file of a generic type')

@@ -28,7 +28,6 @@ const withoutOwnTest: readonly string[] = [
   'api/schemas/text.ts',
   'api/schemas/validate.ts',
   'api/statement-csv.ts',
-  'api/statement-worker-pool.ts',
   'api/statement-worker.ts',
   'api/surfaces.ts',
   'client/index.ts',
