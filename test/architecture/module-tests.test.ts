@@ -30,7 +30,6 @@ const withoutOwnTest: readonly string[] = [
   'api/statement-csv.ts',
   'api/statement-worker.ts',
   'api/surfaces.ts',
-  'client/index.ts',
   'client/types.ts',
   'cluster/pg-tail.ts',
   'data-dir.ts',
