@@ -39,7 +39,6 @@ const withoutOwnTest: readonly string[] = [
   'edge/stream.ts',
   'edge/thread-edge.ts',
   'edge/threaded-server.ts',
-  'edge/v2-pipeline.ts',
   'exports/seal-signature.ts',
   'index.ts',
   'ledger/commands.ts',
