@@ -33,7 +33,6 @@ const withoutOwnTest: readonly string[] = [
   'client/types.ts',
   'cluster/pg-tail.ts',
   'data-dir.ts',
-  'edge/http.ts',
   'edge/openapi-stream.ts',
   'edge/server.ts',
   'edge/stream.ts',
