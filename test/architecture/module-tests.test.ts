@@ -35,7 +35,6 @@ const withoutOwnTest: readonly string[] = [
   'data-dir.ts',
   'edge/openapi-stream.ts',
   'edge/server.ts',
-  'edge/threaded-server.ts',
   'exports/seal-signature.ts',
   'index.ts',
   'ledger/commands.ts',
