@@ -34,7 +34,6 @@ const withoutOwnTest: readonly string[] = [
   'cluster/pg-tail.ts',
   'data-dir.ts',
   'edge/openapi-stream.ts',
-  'edge/server.ts',
   'exports/seal-signature.ts',
   'index.ts',
   'ledger/commands.ts',
