@@ -1,7 +1,7 @@
 /** @module The admin API's route table (not under /v2): workspaces and API keys, behind ADMIN_TOKEN, never rate limited. */
 
 import type { Static } from 'typebox'
-import { randomBytes } from 'node:crypto'
+import { randomBytes, randomInt } from 'node:crypto'
 import { currencyDefault, limitsDefault, type Limits, type Scope, type SettingsUpdate } from '../ledger/system.js'
 import { canonicalTimeZone } from '../ledger/time-zone-name.js'
 import { newSealKeyFields } from '../exports/seal-signature.js'
@@ -18,12 +18,16 @@ const keyCreateBody = validator(keyCreate)
 const cursor = cursorQuery(256)
 const workspaceFilter = textQuery('workspace', 'Only this workspace\'s keys (404 not_found when there is no such workspace); absent: every workspace\'s', 64)
 
-/** Random lower-case base-36 text with at least `bits` bits of entropy. */
+/**
+ * Random lower-case base-36 text with at least `bits` bits of entropy: one uniform base-36 digit (log2 36 bits)
+ * per character. A byte per character (`byte % 36`) gave one character per byte and sliced to the length wanted,
+ * so there were fewer characters than the bits asked (a key id 14, not 19: 72 bits, not 96), each one biased.
+ */
 export function randomText(bits: number): string {
-  const bytes = randomBytes(Math.ceil(bits / 8) + 2)
+  const length = Math.ceil(bits / Math.log2(36))
   let text = ''
-  for (const byte of bytes) text += (byte % 36).toString(36)
-  return text.slice(0, Math.ceil(bits / Math.log2(36)))
+  for (let index = 0; index < length; index++) text += randomInt(36).toString(36)
+  return text
 }
 
 export function newKeySecret(): string {
