@@ -47,7 +47,6 @@ const withoutOwnTest: readonly string[] = [
   'edge/v2-pipeline.ts',
   'exports/seal-signature.ts',
   'index.ts',
-  'ledger/commands.ts',
   'ledger/matching-rules.ts',
   'ledger/outcome.ts',
   'ledger/pack-pages.ts',
