@@ -54,7 +54,6 @@ const withoutOwnTest: readonly string[] = [
   'ledger/proposal-items.ts',
   'ledger/proposal-work.ts',
   'ledger/queries.ts',
-  'ledger/state.ts',
   'ledger/webhooks-state.ts',
   'ledger/windows-state.ts',
   'ledger/workspace.ts',
