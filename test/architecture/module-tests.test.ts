@@ -56,7 +56,6 @@ const withoutOwnTest: readonly string[] = [
   'ledger/queries.ts',
   'ledger/webhooks-state.ts',
   'ledger/windows-state.ts',
-  'ledger/workspace.ts',
   'log/doctor.ts',
   'log/record-store.ts',
   'log/store-file.ts',
