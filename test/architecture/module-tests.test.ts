@@ -14,7 +14,6 @@ import { isTypesOnly, moduleTests } from '../../scripts/module-tests.ts'
  * `node --import=tsx scripts/module-tests.ts --list` shows how many test files import each directly.
  */
 const withoutOwnTest: readonly string[] = [
-  'actor/workspace-actor.ts',
   'api/admin-routes.ts',
   'api/route-table.ts',
   'api/route.ts',
