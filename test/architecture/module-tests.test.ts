@@ -73,7 +73,6 @@ const withoutOwnTest: readonly string[] = [
   'statements/limits.ts',
   'statements/read.ts',
   'statements/text.ts',
-  'statements/types.ts',
   'stream/message-schemas.ts',
   'stream/messages.ts',
   'stream/subscriptions.ts',
