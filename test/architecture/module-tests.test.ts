@@ -61,7 +61,6 @@ const withoutOwnTest: readonly string[] = [
   'main.ts',
   'service.ts',
   'shard/live-watch.ts',
-  'shard/local-node.ts',
   'shard/local-shard.ts',
   'shard/operation.ts',
   'shard/port-batch.ts',
