@@ -66,7 +66,6 @@ const withoutOwnTest: readonly string[] = [
   'shard/port-batch.ts',
   'shard/probe.ts',
   'shard/shard-set.ts',
-  'shard/shard-worker.ts',
   'shard/worker-shard.ts',
   'statements/balance.ts',
   'statements/limits.ts',
