@@ -35,7 +35,6 @@ const withoutOwnTest: readonly string[] = [
   'api/surfaces.ts',
   'client/index.ts',
   'client/types.ts',
-  'cluster/pg-tail.ts',
   'data-dir.ts',
   'edge/http.ts',
   'edge/openapi-stream.ts',
