@@ -58,7 +58,6 @@ const withoutOwnTest: readonly string[] = [
   'log/record-store.ts',
   'log/store-file.ts',
   'main.ts',
-  'service.ts',
   'shard/live-watch.ts',
   'shard/local-shard.ts',
   'shard/operation.ts',
