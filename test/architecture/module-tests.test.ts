@@ -44,7 +44,6 @@ const withoutOwnTest: readonly string[] = [
   'edge/threaded-server.ts',
   'edge/v2-pipeline.ts',
   'exports/seal-signature.ts',
-  'index.ts',
   'ledger/matching-rules.ts',
   'ledger/outcome.ts',
   'ledger/pack-pages.ts',
