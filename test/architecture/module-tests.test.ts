@@ -56,7 +56,6 @@ const withoutOwnTest: readonly string[] = [
   'log/doctor.ts',
   'log/record-store.ts',
   'log/store-file.ts',
-  'main.ts',
   'shard/live-watch.ts',
   'shard/local-shard.ts',
   'shard/operation.ts',
