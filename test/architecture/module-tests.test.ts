@@ -34,7 +34,6 @@ const withoutOwnTest: readonly string[] = [
   'api/statement-worker.ts',
   'api/surfaces.ts',
   'client/index.ts',
-  'client/types.ts',
   'data-dir.ts',
   'edge/http.ts',
   'edge/openapi-stream.ts',
