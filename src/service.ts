@@ -7,7 +7,7 @@ import type { LogRetention } from './actor/log-retention.js'
 import type { Runtime, ReplayReport } from './actor/runtime.js'
 import type { Config } from './config.js'
 import type { DestinationStream } from 'pino'
-import { createKeyCommand, newKeySecret, randomText } from './api/admin-routes.js'
+import { createKeyCommand, newKeySecret, randomText, workspaceTagBits } from './api/admin-routes.js'
 import { newSealKeyFields } from './exports/seal-signature.js'
 import { Metrics } from './edge/metrics.js'
 import type { DrainReport } from './edge/drain.js'
@@ -157,7 +157,7 @@ async function submitted(shard: Shard, command: SystemCommand): Promise<void> {
 /** On an empty data dir: workspace `default` in UTC and one key with every scope, printed once; returns its secret (once both are durable). */
 async function firstStart(shard: Shard, clock: () => number, print: (line: string) => void): Promise<string | null> {
   if (shard.system.workspaces.size > 0) return null
-  await submitted(shard, { type: 'workspace.create', at_ms: clock(), id: 'default', time_zone: 'UTC', limits: limitsDefault, tag: randomText(40), ...newSealKeyFields() })
+  await submitted(shard, { type: 'workspace.create', at_ms: clock(), id: 'default', time_zone: 'UTC', limits: limitsDefault, tag: randomText(workspaceTagBits), ...newSealKeyFields() })
   const secret = newKeySecret()
   await submitted(shard, createKeyCommand(clock(), 'default', scopes, null, 'default', secret))
   print('First start: created workspace "default" (timezone UTC) and an API key with every scope.')

@@ -21,8 +21,20 @@ const workspaceFilter = textQuery('workspace', 'Only this workspace\'s keys (404
 /**
  * Random lower-case base-36 text with at least `bits` bits of entropy: one uniform base-36 digit (log2 36 bits)
  * per character. A byte per character (`byte % 36`) gave one character per byte and sliced to the length wanted,
- * so there were fewer characters than the bits asked (a key id 14, not 19: 72 bits, not 96), each one biased.
+ * so there could be fewer characters than the bits asked, each one biased.
  */
+/**
+ * A workspace's tag: 7 base-36 characters (36 bits), part of every id of the workspace (`acc_` + tag + 9 digits): its
+ * ids have had that 20-character shape since the start, and the exports' and the PDF's columns are laid out for it.
+ */
+export const workspaceTagBits = 36
+
+/**
+ * An API key's id: `key_` and 14 base-36 characters (72 bits: an id, not a secret; unique enough by far), 18
+ * characters as since the start, the width of the key column of the audit pack's PDF history (src/exports/pack-pdf.ts).
+ */
+export const keyIdBits = 72
+
 export function randomText(bits: number): string {
   const length = Math.ceil(bits / Math.log2(36))
   let text = ''
@@ -35,7 +47,7 @@ export function newKeySecret(): string {
 }
 
 export function createKeyCommand(atMs: number, workspace: string, scopes: readonly Scope[], accounts: readonly string[] | null, name: string | null, secret: string) {
-  return { type: 'key.create' as const, at_ms: atMs, id: `key_${randomText(96)}`, workspace, scopes: [...new Set(scopes)], accounts, name, secret_hash: hashSecret(secret) }
+  return { type: 'key.create' as const, at_ms: atMs, id: `key_${randomText(keyIdBits)}`, workspace, scopes: [...new Set(scopes)], accounts, name, secret_hash: hashSecret(secret) }
 }
 
 /** The settings a PATCH names, each field given (docs/API.md, "The workspace"); undefined when it names none. */
@@ -57,7 +69,7 @@ export const adminRoutes: readonly AdminRoute[] = [
     method: 'POST', pattern: '/admin/workspaces', body: { validate: workspaceCreateBody }, summary: 'Create a workspace',
     errors: ['request_invalid', 'workspace_exists'], response: { status: 201, description: 'The workspace', schema: workspace },
     handle: ({ body, atMs }) => ({
-      type: 'workspace.create', at_ms: atMs, id: body.id, time_zone: canonicalTimeZone(body.timezone) ?? body.timezone, tag: randomText(40), currency: body.currency ?? currencyDefault, ...newSealKeyFields(),
+      type: 'workspace.create', at_ms: atMs, id: body.id, time_zone: canonicalTimeZone(body.timezone) ?? body.timezone, tag: randomText(workspaceTagBits), currency: body.currency ?? currencyDefault, ...newSealKeyFields(),
       limits: body.limits === undefined ? limitsDefault : { writes_per_minute: body.limits.writes_per_minute, reads_per_minute: body.limits.reads_per_minute },
     }),
   }),

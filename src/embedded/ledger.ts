@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict'
 import type { Static } from 'typebox'
 import { resolveConfig, type Config, type ConfigInput } from '../config.js'
-import { randomText } from '../api/admin-routes.js'
+import { randomText, workspaceTagBits } from '../api/admin-routes.js'
 import { Lifecycle, type Transport } from '../api/lifecycle.js'
 import type { V2Route } from '../api/route.js'
 import type { accountCreate, accountUpdate, entryPost, matchCreate, statementLine, windowOpen, workspaceCreate, workspaceUpdate } from '../api/schemas/ledger.js'
@@ -144,7 +144,7 @@ export class Ledger {
       // The service's own composition (src/shard/local-node.ts): log, replay, shard, snapshots, retention, webhooks.
       const node = await LocalNode.open(config, { clock, onLogFailure })
       try {
-        node.createFirstWorkspace(workspace, randomText(40))
+        node.createFirstWorkspace(workspace, randomText(workspaceTagBits))
         await node.durable()
       } catch (error) {
         await node.close()
