@@ -204,10 +204,7 @@ export class OwnedShard {
   }
 
   async #importNow(pages: Iterable<readonly Uint8Array[]>, leaseMs: number): Promise<{ readonly firstSeq: number; readonly lastSeq: number }> {
-    if (this.#lost || !await this.#renewFor(leaseMs)) {
-      this.#lost = true
-      throw new FencedError(this.shard, this.epoch)
-    }
+    if (!await this.renew(leaseMs)) throw new FencedError(this.shard, this.epoch)
     const client = await this.log.pool.connect()
     let failed = false
     try {
@@ -240,15 +237,10 @@ export class OwnedShard {
     }
   }
 
-  async #renewFor(leaseMs: number): Promise<boolean> {
-    const result = await this.log.pool.query(renewSql, [this.shard, this.log.node, this.epoch, leaseMs])
-    return result.rowCount === 1
-  }
-
-  /** Extends the lease by the log's leaseMs; false (and lost) when the shard is no longer ours at this epoch. */
-  async renew(): Promise<boolean> {
+  /** Extends the lease by leaseMs (the log's, unless given); false (and lost) when the shard is no longer ours at this epoch. */
+  async renew(leaseMs = this.log.leaseMs): Promise<boolean> {
     if (this.#lost) return false
-    const result = await this.log.pool.query(renewSql, [this.shard, this.log.node, this.epoch, this.log.leaseMs])
+    const result = await this.log.pool.query(renewSql, [this.shard, this.log.node, this.epoch, leaseMs])
     if (result.rowCount === 1) return true
     this.#lost = true
     return false
